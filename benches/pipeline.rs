@@ -1,0 +1,167 @@
+//! Benchmarks of the pipeline's stages. Figures go in notes and reports,
+//! never into assertions.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::hint::black_box;
+
+use neardup::algo::simhash::SimHash;
+use neardup::algo::{Detector, Direction, Document, ScoreScale, ScoredPair};
+use neardup::corpus::{demo::demo_corpus, Content, Page};
+use neardup::eval::{evaluate_at, Truth};
+use neardup::extract::{page_text, Extraction};
+use neardup::text::lang::detect_lang;
+use neardup::text::{tokenize, TokenizerConfig};
+
+/// A fixed-seed xorshift, so that every run benchmarks the same data.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// 200,000 pages in clusters of 1 to 5, and 1,000,000 scored pairs: half
+/// inside true clusters, half between random pages.
+fn synthetic(pages: usize, pairs: usize) -> (Truth, Vec<ScoredPair>) {
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let mut corpus = Vec::with_capacity(pages);
+    let mut cluster = 0;
+    while corpus.len() < pages {
+        let size = 1 + (rng.next() % 5) as usize;
+        for k in 0..size.min(pages - corpus.len()) {
+            corpus.push(Page {
+                id: format!("p{}", corpus.len()),
+                cluster: format!("c{cluster}"),
+                content: Content::Text(String::new()),
+                title: None,
+                url: None,
+                published: None,
+                category: Some(["news", "prose"][(rng.next() % 2) as usize].into()),
+                kind: Some(
+                    if k == 0 {
+                        "original"
+                    } else {
+                        ["full", "partial"][(rng.next() % 2) as usize]
+                    }
+                    .into(),
+                ),
+                lang: None,
+            });
+        }
+        cluster += 1;
+    }
+    let lens: Vec<usize> = (0..pages)
+        .map(|_| 100 + (rng.next() % 1000) as usize)
+        .collect();
+    let truth = Truth::new(&corpus, &lens);
+    let mut scored = Vec::with_capacity(pairs);
+    while scored.len() < pairs {
+        let a = (rng.next() % pages as u64) as u32;
+        let b = if scored.len() % 2 == 0 {
+            (a + 1).min(pages as u32 - 1)
+        } else {
+            (rng.next() % pages as u64) as u32
+        };
+        if a != b {
+            scored.push(ScoredPair {
+                a: a.min(b),
+                b: a.max(b),
+                score: (rng.next() % 17) as f32,
+            });
+        }
+    }
+    scored.sort_unstable_by_key(|p| (p.a, p.b));
+    scored.dedup_by_key(|p| (p.a, p.b));
+    (truth, scored)
+}
+
+fn bench_evaluate_at(c: &mut Criterion) {
+    let (truth, pairs) = synthetic(200_000, 1_000_000);
+    let scale = ScoreScale {
+        name: "hamming distance",
+        direction: Direction::AtMost,
+        min: 0.0,
+        max: 64.0,
+        floor: 16.0,
+    };
+    let mut group = c.benchmark_group("evaluate_at");
+    group.throughput(Throughput::Elements(pairs.len() as u64));
+    for threshold in [3.0, 16.0] {
+        group.bench_with_input(
+            BenchmarkId::new("1M pairs, 200k pages, k<=", threshold),
+            &threshold,
+            |b, &t| b.iter(|| black_box(evaluate_at(&truth, &pairs, &scale, t))),
+        );
+    }
+    group.finish();
+}
+
+fn demo_documents() -> (Vec<Document>, usize) {
+    let corpus = demo_corpus().expect("the demo corpus reads");
+    let bytes = corpus.content_bytes();
+    let docs = corpus
+        .pages
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let text = page_text(p, Extraction::FullText).text;
+            let lang = p.lang.unwrap_or_else(|| detect_lang(&text));
+            Document {
+                page: i as u32,
+                lang,
+                tokens: tokenize(&text, lang, &TokenizerConfig::default()),
+            }
+        })
+        .collect();
+    (docs, bytes)
+}
+
+fn bench_stages(c: &mut Criterion) {
+    let corpus = demo_corpus().expect("the demo corpus reads");
+    let bytes = corpus.content_bytes() as u64;
+    let mut group = c.benchmark_group("demo corpus (196 pages)");
+    group.throughput(Throughput::Bytes(bytes));
+    group.bench_function("extract full_text", |b| {
+        b.iter(|| {
+            corpus
+                .pages
+                .iter()
+                .map(|p| page_text(p, Extraction::FullText).text.len())
+                .sum::<usize>()
+        })
+    });
+    let texts: Vec<(String, _)> = corpus
+        .pages
+        .iter()
+        .map(|p| {
+            let t = page_text(p, Extraction::FullText).text;
+            let lang = detect_lang(&t);
+            (t, lang)
+        })
+        .collect();
+    group.bench_function("tokenize", |b| {
+        b.iter(|| {
+            texts
+                .iter()
+                .map(|(t, l)| tokenize(t, *l, &TokenizerConfig::default()).len())
+                .sum::<usize>()
+        })
+    });
+    let (docs, _) = demo_documents();
+    let simhash = SimHash::default();
+    group.bench_function("simhash signatures", |b| {
+        b.iter(|| {
+            docs.iter()
+                .filter_map(|d| simhash.sign(d))
+                .fold(0u64, |a, f| a ^ f)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_evaluate_at, bench_stages);
+criterion_main!(benches);

@@ -1,0 +1,163 @@
+//! The algorithms, all behind one trait.
+//!
+//! A [`Detector`] turns a page into a signature, generates candidate pairs
+//! from all signatures, and gives each candidate pair a score. Scores are
+//! computed once and kept down to a floor (a Hamming distance of 16, say),
+//! so that moving a threshold afterwards only re-filters the stored pairs.
+
+pub mod exact;
+pub mod simhash;
+
+use rayon::prelude::*;
+
+use crate::corpus::Lang;
+use crate::eval::throughput::{Stage, StageClock};
+use crate::text::Tokens;
+
+/// A page as the algorithms see it: extracted, normalised and tokenised.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// Index of the page in the corpus (and in the evaluation's truth).
+    pub page: u32,
+    pub lang: Lang,
+    pub tokens: Tokens,
+}
+
+/// Which way a score points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// A similarity: a pair is a duplicate when its score >= threshold.
+    AtLeast,
+    /// A distance: a pair is a duplicate when its score <= threshold.
+    AtMost,
+}
+
+/// What an algorithm's scores mean and which thresholds make sense.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreScale {
+    /// e.g. "hamming distance", "identical".
+    pub name: &'static str,
+    pub direction: Direction,
+    /// The least and most a threshold may be.
+    pub min: f64,
+    pub max: f64,
+    /// Pairs scoring past the floor are not kept at all.
+    pub floor: f64,
+}
+
+impl ScoreScale {
+    pub fn passes(&self, score: f32, threshold: f64) -> bool {
+        match self.direction {
+            Direction::AtLeast => f64::from(score) >= threshold,
+            Direction::AtMost => f64::from(score) <= threshold,
+        }
+    }
+
+    pub fn contains(&self, threshold: f64) -> bool {
+        threshold >= self.min && threshold <= self.max
+    }
+}
+
+/// One candidate pair with its score; `a < b` are page indices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScoredPair {
+    pub a: u32,
+    pub b: u32,
+    pub score: f32,
+}
+
+pub trait Detector: Send + Sync {
+    type Signature: Send + Sync;
+
+    /// Short name, e.g. `simhash`.
+    fn name(&self) -> &'static str;
+    /// Name with the parameters that shape its signatures.
+    fn label(&self) -> String;
+    fn scale(&self) -> ScoreScale;
+    /// `None` when the page gets no signature (too little text for it).
+    fn sign(&self, doc: &Document) -> Option<Self::Signature>;
+    /// Index pairs `(i, j)`, `i < j`, into `signatures`, each at most once,
+    /// that may score within the floor.
+    fn candidates(&self, signatures: &[Option<Self::Signature>]) -> Vec<(u32, u32)>;
+    fn score(&self, a: &Self::Signature, b: &Self::Signature) -> f32;
+}
+
+/// What one algorithm produced on one corpus.
+#[derive(Debug, Clone)]
+pub struct AlgorithmRun {
+    pub name: &'static str,
+    pub label: String,
+    pub scale: ScoreScale,
+    /// Sorted by (a, b), within the floor.
+    pub pairs: Vec<ScoredPair>,
+    /// Candidate pairs before the floor was applied.
+    pub candidates: usize,
+    /// Pages that got no signature.
+    pub unsigned: usize,
+}
+
+/// The object-safe face of a [`Detector`], so that an experiment can hold
+/// algorithms of different signature types in one list.
+pub trait Algorithm: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn label(&self) -> String;
+    fn scale(&self) -> ScoreScale;
+    fn run(&self, docs: &[Document], clock: &mut StageClock) -> AlgorithmRun;
+}
+
+impl<D: Detector> Algorithm for D {
+    fn name(&self) -> &'static str {
+        Detector::name(self)
+    }
+
+    fn label(&self) -> String {
+        Detector::label(self)
+    }
+
+    fn scale(&self) -> ScoreScale {
+        Detector::scale(self)
+    }
+
+    fn run(&self, docs: &[Document], clock: &mut StageClock) -> AlgorithmRun {
+        let started = clock.start();
+        let signatures: Vec<Option<D::Signature>> = docs.par_iter().map(|d| self.sign(d)).collect();
+        clock.stop(started, Stage::Signature, self.name());
+
+        let started = clock.start();
+        let candidates = self.candidates(&signatures);
+        clock.stop(started, Stage::Candidates, self.name());
+
+        let started = clock.start();
+        let scale = self.scale();
+        let mut pairs: Vec<ScoredPair> = candidates
+            .par_iter()
+            .filter_map(|&(i, j)| {
+                let (sa, sb) = (
+                    signatures[i as usize].as_ref()?,
+                    signatures[j as usize].as_ref()?,
+                );
+                let score = self.score(sa, sb);
+                scale.passes(score, scale.floor).then(|| {
+                    let (a, b) = (docs[i as usize].page, docs[j as usize].page);
+                    ScoredPair {
+                        a: a.min(b),
+                        b: a.max(b),
+                        score,
+                    }
+                })
+            })
+            .collect();
+        pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
+        pairs.dedup_by_key(|p| (p.a, p.b));
+        clock.stop(started, Stage::Verify, self.name());
+
+        AlgorithmRun {
+            name: self.name(),
+            label: self.label(),
+            scale,
+            pairs,
+            candidates: candidates.len(),
+            unsigned: signatures.iter().filter(|s| s.is_none()).count(),
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Labelled corpora (SPEC section 1): one row per page, with the ground-truth
+//! cluster that makes pages near-duplicates of each other.
+
+pub mod demo;
+pub mod import;
+mod reader;
+pub mod stats;
+mod writer;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub use reader::{read_corpus, read_corpus_bytes, Format};
+pub use writer::write_corpus;
+
+/// What a page carries: raw HTML (main text is extracted) or plain text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    Html(String),
+    Text(String),
+}
+
+impl Content {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Content::Html(s) | Content::Text(s) => s,
+        }
+    }
+}
+
+/// Publication time, for the retention rule (keep the earlier page).
+/// Integers (e.g. Unix seconds) and strings (ISO dates) are both accepted;
+/// within one corpus they are expected to be of one kind.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Published {
+    Int(i64),
+    Text(String),
+}
+
+impl fmt::Display for Published {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Published::Int(v) => write!(f, "{v}"),
+            Published::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Lang {
+    Zh,
+    En,
+}
+
+impl Lang {
+    pub fn parse(s: &str) -> Option<Lang> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "zh" | "zh-cn" | "zh-hans" | "zh-tw" | "zh-hant" | "chinese" => Some(Lang::Zh),
+            "en" | "en-us" | "en-gb" | "english" => Some(Lang::En),
+            _ => None,
+        }
+    }
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::Zh => "zh",
+            Lang::En => "en",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    pub id: String,
+    pub cluster: String,
+    pub content: Content,
+    pub title: Option<String>,
+    pub url: Option<String>,
+    pub published: Option<Published>,
+    pub category: Option<String>,
+    pub kind: Option<String>,
+    /// Declared language; `None` means "decide by script".
+    pub lang: Option<Lang>,
+}
+
+impl Page {
+    /// The reporting slice, category x kind; absent parts show as `-`.
+    pub fn slice(&self) -> String {
+        format!(
+            "{}/{}",
+            self.category.as_deref().unwrap_or("-"),
+            self.kind.as_deref().unwrap_or("-")
+        )
+    }
+}
+
+/// A corpus as read: the pages kept, and what was skipped on the way.
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    /// Where it came from (a path, or `demo` for the embedded corpus).
+    pub source: String,
+    pub pages: Vec<Page>,
+    /// Rows whose `html`/`text` was empty or whitespace: counted and skipped.
+    pub skipped_empty: usize,
+    /// Rows with no `cluster`, when the reader was told to allow them; each
+    /// such page is put in a cluster of its own (it is unlabelled).
+    pub unlabelled: usize,
+}
+
+impl Corpus {
+    pub fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pages.is_empty()
+    }
+
+    /// Total bytes of page content, the denominator of MB/s figures.
+    pub fn content_bytes(&self) -> usize {
+        self.pages.iter().map(|p| p.content.as_str().len()).sum()
+    }
+}
+
+/// How strict the reader is. Experiments need labels; `corpus stats` does
+/// not (People's Daily, for instance, carries no clusters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    pub require_cluster: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            require_cluster: true,
+        }
+    }
+}
+
+/// Where in a file a problem is: JSONL counts lines, tables count rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    Line(usize),
+    Row(usize),
+    File,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CorpusError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}{}: {message}", path.display(), fmt_location(location, field))]
+    Invalid {
+        path: PathBuf,
+        location: Location,
+        field: Option<String>,
+        message: String,
+    },
+}
+
+fn fmt_location(location: &Location, field: &Option<String>) -> String {
+    let loc = match location {
+        Location::Line(n) => format!(":{n}"),
+        Location::Row(n) => format!(": row {n}"),
+        Location::File => String::new(),
+    };
+    match field {
+        Some(f) => format!("{loc}: field `{f}`"),
+        None => loc,
+    }
+}
+
+impl CorpusError {
+    pub(crate) fn invalid(
+        path: &Path,
+        location: Location,
+        field: Option<&str>,
+        message: impl Into<String>,
+    ) -> Self {
+        CorpusError::Invalid {
+            path: path.to_path_buf(),
+            location,
+            field: field.map(str::to_string),
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,470 @@
+//! Readers for JSONL (optionally gzipped), CSV and Parquet corpora.
+//!
+//! JSONL is parsed line by line with serde_json rather than through polars'
+//! NDJSON reader: polars infers one schema for the whole file and reports a
+//! bad record without its line, while a user with a broken line 7 needs
+//! `FILE:7: field ...`. Tables (CSV, Parquet) go through polars, with every
+//! column read as a string so that a numeric `id` or `published` keeps its
+//! exact spelling.
+
+use std::collections::HashMap;
+use std::io::{Cursor, Read};
+use std::path::Path;
+
+use polars::prelude::*;
+use serde_json::Value;
+
+use super::{Content, Corpus, CorpusError, Lang, Location, Page, Published, ReadOptions};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Jsonl,
+    Csv,
+    Parquet,
+}
+
+impl Format {
+    /// Decided by the name, ignoring a trailing `.gz`.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+        let name = name.strip_suffix(".gz").unwrap_or(&name);
+        if name.ends_with(".jsonl") || name.ends_with(".ndjson") || name.ends_with(".json") {
+            Some(Format::Jsonl)
+        } else if name.ends_with(".csv") {
+            Some(Format::Csv)
+        } else if name.ends_with(".parquet") {
+            Some(Format::Parquet)
+        } else {
+            None
+        }
+    }
+}
+
+pub fn read_corpus(path: &Path, options: ReadOptions) -> Result<Corpus, CorpusError> {
+    let bytes = std::fs::read(path).map_err(|source| CorpusError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let format = Format::from_path(path).ok_or_else(|| {
+        CorpusError::invalid(
+            path,
+            Location::File,
+            None,
+            "unknown corpus format: expected .jsonl, .jsonl.gz, .csv or .parquet",
+        )
+    })?;
+    read_corpus_bytes(path, &bytes, format, options)
+}
+
+/// Reads a corpus held in memory; `path` names it in errors.
+pub fn read_corpus_bytes(
+    path: &Path,
+    bytes: &[u8],
+    format: Format,
+    options: ReadOptions,
+) -> Result<Corpus, CorpusError> {
+    let bytes = gunzip_if_needed(path, bytes)?;
+    let mut builder = CorpusBuilder::new(path, options);
+    match format {
+        Format::Jsonl => read_jsonl(path, &bytes, &mut builder)?,
+        Format::Csv => {
+            check_utf8_by_line(path, &bytes)?;
+            let df = CsvReadOptions::default()
+                .with_has_header(true)
+                .with_infer_schema_length(Some(0))
+                .into_reader_with_file_handle(Cursor::new(bytes.as_ref()))
+                .finish()
+                .map_err(|e| polars_error(path, e))?;
+            read_table(path, &df, &mut builder)?;
+        }
+        Format::Parquet => {
+            let df = ParquetReader::new(Cursor::new(bytes.as_ref()))
+                .finish()
+                .map_err(|e| polars_error(path, e))?;
+            read_table(path, &df, &mut builder)?;
+        }
+    }
+    Ok(builder.finish())
+}
+
+fn polars_error(path: &Path, e: PolarsError) -> CorpusError {
+    CorpusError::invalid(path, Location::File, None, e.to_string())
+}
+
+fn gunzip_if_needed<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+) -> Result<std::borrow::Cow<'a, [u8]>, CorpusError> {
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(bytes)
+            .read_to_end(&mut out)
+            .map_err(|e| {
+                CorpusError::invalid(path, Location::File, None, format!("bad gzip data: {e}"))
+            })?;
+        Ok(out.into())
+    } else {
+        Ok(bytes.into())
+    }
+}
+
+/// Names the first line that is not UTF-8 (charset decoding of raw HTML
+/// bytes belongs to the extraction stage, not to the table itself).
+fn check_utf8_by_line(path: &Path, bytes: &[u8]) -> Result<(), CorpusError> {
+    if let Err(e) = std::str::from_utf8(bytes) {
+        let at = e.valid_up_to();
+        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        return Err(CorpusError::invalid(
+            path,
+            Location::Line(line),
+            None,
+            format!("bytes are not valid UTF-8 (file offset {at})"),
+        ));
+    }
+    Ok(())
+}
+
+fn read_jsonl(path: &Path, bytes: &[u8], builder: &mut CorpusBuilder) -> Result<(), CorpusError> {
+    for (index, raw_line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line_no = index + 1;
+        let loc = Location::Line(line_no);
+        let line = match std::str::from_utf8(raw_line) {
+            Ok(s) => s,
+            Err(e) => return Err(non_utf8_line(path, line_no, raw_line, e)),
+        };
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(line).map_err(|e| {
+            CorpusError::invalid(
+                path,
+                loc.clone(),
+                None,
+                format!(
+                    "malformed JSON at column {}: {}",
+                    e.column(),
+                    without_position(&e)
+                ),
+            )
+        })?;
+        let Value::Object(map) = value else {
+            return Err(CorpusError::invalid(
+                path,
+                loc,
+                None,
+                "expected a JSON object per line",
+            ));
+        };
+        let record = RawRecord::from_json(path, &loc, &map)?;
+        builder.push(record, loc)?;
+    }
+    Ok(())
+}
+
+/// serde_json's message without its " at line L column C" suffix, which
+/// would repeat the location we name ourselves.
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rsplit_once(" at line ") {
+        Some((message, _)) => message.to_string(),
+        None => text,
+    }
+}
+
+/// Says which field holds the bytes that are not UTF-8, when that can be told.
+fn non_utf8_line(path: &Path, line_no: usize, raw: &[u8], e: std::str::Utf8Error) -> CorpusError {
+    let lossy = String::from_utf8_lossy(raw);
+    let field = serde_json::from_str::<serde_json::Map<String, Value>>(&lossy)
+        .ok()
+        .and_then(|map| {
+            map.iter()
+                .find(|(_, v)| v.as_str().is_some_and(|s| s.contains('\u{FFFD}')))
+                .map(|(k, _)| k.clone())
+        });
+    CorpusError::invalid(
+        path,
+        Location::Line(line_no),
+        field.as_deref(),
+        format!(
+            "bytes are not valid UTF-8 (byte {} of the line); re-encode the file as UTF-8",
+            e.valid_up_to() + 1
+        ),
+    )
+}
+
+fn read_table(path: &Path, df: &DataFrame, builder: &mut CorpusBuilder) -> Result<(), CorpusError> {
+    let column = |name: &str| -> Result<Option<StringChunked>, CorpusError> {
+        match df.column(name) {
+            Ok(c) => {
+                let s = c
+                    .as_materialized_series()
+                    .cast(&DataType::String)
+                    .map_err(|e| polars_error(path, e))?;
+                Ok(Some(s.str().map_err(|e| polars_error(path, e))?.clone()))
+            }
+            Err(_) => Ok(None),
+        }
+    };
+    let cols: Vec<Option<StringChunked>> = TABLE_FIELDS
+        .iter()
+        .map(|f| column(f))
+        .collect::<Result<_, _>>()?;
+    for row in 0..df.height() {
+        let get = |i: usize| {
+            cols[i]
+                .as_ref()
+                .and_then(|c| c.get(row))
+                .map(str::to_string)
+        };
+        let record = RawRecord {
+            id: get(0),
+            cluster: get(1),
+            html: get(2),
+            text: get(3),
+            title: get(4),
+            url: get(5),
+            published: get(6).map(|s| parse_published_str(&s)),
+            category: get(7),
+            kind: get(8),
+            lang: get(9),
+        };
+        builder.push(record, Location::Row(row + 1))?;
+    }
+    Ok(())
+}
+
+const TABLE_FIELDS: [&str; 10] = [
+    "id",
+    "cluster",
+    "html",
+    "text",
+    "title",
+    "url",
+    "published",
+    "category",
+    "kind",
+    "lang",
+];
+
+fn parse_published_str(s: &str) -> Published {
+    match s.trim().parse::<i64>() {
+        Ok(v) => Published::Int(v),
+        Err(_) => Published::Text(s.to_string()),
+    }
+}
+
+/// One row as found, before validation.
+#[derive(Debug, Default)]
+struct RawRecord {
+    id: Option<String>,
+    cluster: Option<String>,
+    html: Option<String>,
+    text: Option<String>,
+    title: Option<String>,
+    url: Option<String>,
+    published: Option<Published>,
+    category: Option<String>,
+    kind: Option<String>,
+    lang: Option<String>,
+}
+
+impl RawRecord {
+    fn from_json(
+        path: &Path,
+        loc: &Location,
+        map: &serde_json::Map<String, Value>,
+    ) -> Result<Self, CorpusError> {
+        let wrong = |field: &str, want: &str, got: &Value| {
+            CorpusError::invalid(
+                path,
+                loc.clone(),
+                Some(field),
+                format!("expected {want}, found {}", json_type(got)),
+            )
+        };
+        // A string field; ids and clusters may also be integers.
+        let string = |field: &str, allow_int: bool| -> Result<Option<String>, CorpusError> {
+            match map.get(field) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(Value::Number(n)) if allow_int && n.is_i64() => Ok(Some(n.to_string())),
+                Some(v) => Err(wrong(field, "a string", v)),
+            }
+        };
+        let text = match map.get("text") {
+            None | Some(Value::Null) => paragraphs_as_text(path, loc, map)?,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(v) => return Err(wrong("text", "a string", v)),
+        };
+        let published = match map.get("published") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(Published::Text(s.clone())),
+            Some(Value::Number(n)) => match n.as_i64() {
+                Some(v) => Some(Published::Int(v)),
+                None => {
+                    return Err(wrong(
+                        "published",
+                        "an integer or a string",
+                        &map["published"],
+                    ))
+                }
+            },
+            Some(v) => return Err(wrong("published", "an integer or a string", v)),
+        };
+        Ok(RawRecord {
+            id: string("id", true)?,
+            cluster: string("cluster", true)?,
+            html: string("html", false)?,
+            text,
+            title: string("title", false)?,
+            url: string("url", false)?,
+            published,
+            category: string("category", false)?,
+            kind: string("kind", false)?,
+            lang: string("lang", false)?,
+        })
+    }
+}
+
+/// People's Daily-style records carry `paragraphs` (a list of strings)
+/// instead of `text`; they join into paragraphs of plain text.
+fn paragraphs_as_text(
+    path: &Path,
+    loc: &Location,
+    map: &serde_json::Map<String, Value>,
+) -> Result<Option<String>, CorpusError> {
+    let Some(Value::Array(items)) = map.get("paragraphs") else {
+        return Ok(None);
+    };
+    let mut parts = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            Value::String(s) => parts.push(s.as_str()),
+            other => {
+                return Err(CorpusError::invalid(
+                    path,
+                    loc.clone(),
+                    Some("paragraphs"),
+                    format!("expected a list of strings, found {}", json_type(other)),
+                ))
+            }
+        }
+    }
+    Ok(Some(parts.join("\n")))
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Validates records one by one and remembers ids to catch duplicates.
+struct CorpusBuilder<'a> {
+    path: &'a Path,
+    options: ReadOptions,
+    seen: HashMap<String, Location>,
+    corpus: Corpus,
+}
+
+impl<'a> CorpusBuilder<'a> {
+    fn new(path: &'a Path, options: ReadOptions) -> Self {
+        CorpusBuilder {
+            path,
+            options,
+            seen: HashMap::new(),
+            corpus: Corpus {
+                source: path.display().to_string(),
+                ..Corpus::default()
+            },
+        }
+    }
+
+    fn push(&mut self, r: RawRecord, loc: Location) -> Result<(), CorpusError> {
+        let path = self.path;
+        let id = match r.id {
+            Some(id) if !id.trim().is_empty() => id,
+            Some(_) => return Err(CorpusError::invalid(path, loc, Some("id"), "is empty")),
+            None => return Err(CorpusError::invalid(path, loc, Some("id"), "is missing")),
+        };
+        let cluster = match r.cluster {
+            Some(c) if !c.trim().is_empty() => c,
+            _ if !self.options.require_cluster => {
+                self.corpus.unlabelled += 1;
+                format!("\u{0}unlabelled:{id}")
+            }
+            Some(_) => return Err(CorpusError::invalid(path, loc, Some("cluster"), "is empty")),
+            None => {
+                return Err(CorpusError::invalid(
+                    path,
+                    loc,
+                    Some("cluster"),
+                    "is missing (a unique page needs a cluster of its own)",
+                ))
+            }
+        };
+        let content = match (r.html, r.text) {
+            (Some(html), _) => Content::Html(html),
+            (None, Some(text)) => Content::Text(text),
+            (None, None) => {
+                return Err(CorpusError::invalid(
+                    path,
+                    loc,
+                    Some("html/text"),
+                    "neither `html` nor `text` is present",
+                ))
+            }
+        };
+        let lang = match r.lang.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(s) => Some(Lang::parse(s).ok_or_else(|| {
+                CorpusError::invalid(
+                    path,
+                    loc.clone(),
+                    Some("lang"),
+                    format!("unknown language `{s}` (expected zh or en, or leave it out)"),
+                )
+            })?),
+        };
+        if let Some(first) = self.seen.get(&id) {
+            let first = match first {
+                Location::Line(n) => format!("line {n}"),
+                Location::Row(n) => format!("row {n}"),
+                Location::File => "earlier".into(),
+            };
+            return Err(CorpusError::invalid(
+                path,
+                loc,
+                Some("id"),
+                format!("duplicate id `{id}` (first seen at {first})"),
+            ));
+        }
+        self.seen.insert(id.clone(), loc);
+        if content.as_str().trim().is_empty() {
+            self.corpus.skipped_empty += 1;
+            return Ok(());
+        }
+        self.corpus.pages.push(Page {
+            id,
+            cluster,
+            content,
+            title: r.title,
+            url: r.url,
+            published: r.published,
+            category: r.category.filter(|s| !s.is_empty()),
+            kind: r.kind.filter(|s| !s.is_empty()),
+            lang,
+        });
+        Ok(())
+    }
+
+    fn finish(self) -> Corpus {
+        self.corpus
+    }
+}

@@ -1,0 +1,397 @@
+//! Scoring judgments against labels (SPEC section 2).
+//!
+//! [`Truth`] holds what the labels say, counted once: true pairs and actual
+//! duplicate pages per slice, computed combinatorially (a cluster of 10,000
+//! pages is a count, not 50 million pairs). [`evaluate_at`] then scores the
+//! pairs an algorithm stored at one threshold, in time linear in their
+//! number plus the number of pages, without touching signatures.
+
+pub mod throughput;
+
+use std::collections::HashMap;
+
+use crate::algo::{ScoreScale, ScoredPair};
+use crate::corpus::{Page, Published};
+
+/// The counts behind a precision/recall/F line, as in seed 001's tables.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub actual: u64,
+    pub detected: u64,
+    pub correct: u64,
+}
+
+impl Counts {
+    /// NaN when nothing was detected (undefined, shown as `-`).
+    pub fn precision(&self) -> f64 {
+        ratio(self.correct, self.detected)
+    }
+
+    /// NaN when there was nothing to find.
+    pub fn recall(&self) -> f64 {
+        ratio(self.correct, self.actual)
+    }
+
+    /// Harmonic mean of precision and recall; 0 when either is 0, NaN when
+    /// either is undefined.
+    pub fn f1(&self) -> f64 {
+        let (p, r) = (self.precision(), self.recall());
+        if p.is_nan() || r.is_nan() {
+            f64::NAN
+        } else if p + r == 0.0 {
+            0.0
+        } else {
+            2.0 * p * r / (p + r)
+        }
+    }
+
+    fn add(&mut self, other: &Counts) {
+        self.actual += other.actual;
+        self.detected += other.detected;
+        self.correct += other.correct;
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        f64::NAN
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// One metric level, overall and per slice (indexed like
+/// [`Truth::slice_names`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LevelMetrics {
+    pub overall: Counts,
+    pub slices: Vec<Counts>,
+}
+
+impl LevelMetrics {
+    fn from_slices(slices: Vec<Counts>) -> Self {
+        let mut overall = Counts::default();
+        slices.iter().for_each(|c| overall.add(c));
+        LevelMetrics { overall, slices }
+    }
+}
+
+/// The predicted cluster with the most pages, and how many true clusters
+/// transitive chaining merged into it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LargestCluster {
+    pub pages: u64,
+    pub true_clusters: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    pub threshold: f64,
+    /// Over the judged pairs themselves.
+    pub pairwise: LevelMetrics,
+    /// Over the transitive closure of the judged pairs.
+    pub clustered: LevelMetrics,
+    /// Seed 001's page-level counts, with the retention rule.
+    pub page: LevelMetrics,
+    pub largest_cluster: LargestCluster,
+}
+
+/// What the labels say, prepared once per corpus.
+#[derive(Debug, Clone)]
+pub struct Truth {
+    /// True cluster of each page, as a dense id.
+    pub cluster: Vec<u32>,
+    /// Slice of each page, indexing `slice_names`.
+    pub slice: Vec<u16>,
+    /// Slices sorted so that a pair belongs to the later slice of its two
+    /// pages: first the slices of pages that are nobody's copy (kind
+    /// `original` or none), then the others, each group by name. A pair of
+    /// an original and its partial copy is thus counted under the partial
+    /// copy's slice, as seed 001's table counts it.
+    pub slice_names: Vec<String>,
+    /// Position of each page in the retention order: in a group of
+    /// duplicates the page with the lowest rank is kept (earliest
+    /// `published`, then the longest text, then the smallest id).
+    pub retention_rank: Vec<u32>,
+    /// True duplicate pairs per slice.
+    pub actual_pairs: Vec<u64>,
+    /// Actual duplicate pages per slice: every page of a true cluster but
+    /// the one the retention rule keeps.
+    pub actual_pages: Vec<u64>,
+}
+
+impl Truth {
+    /// `text_len[i]` is the length of page i's text, for the retention rule.
+    pub fn new(pages: &[Page], text_len: &[usize]) -> Truth {
+        assert_eq!(pages.len(), text_len.len());
+        let n = pages.len();
+
+        let mut cluster_ids: HashMap<&str, u32> = HashMap::new();
+        let cluster: Vec<u32> = pages
+            .iter()
+            .map(|p| {
+                let next = cluster_ids.len() as u32;
+                *cluster_ids.entry(p.cluster.as_str()).or_insert(next)
+            })
+            .collect();
+
+        let mut names: Vec<(bool, String)> =
+            pages.iter().map(|p| (is_copy(p), p.slice())).collect();
+        names.sort();
+        names.dedup();
+        let slice_index: HashMap<&str, u16> = names
+            .iter()
+            .enumerate()
+            .map(|(i, (_, name))| (name.as_str(), i as u16))
+            .collect();
+        let slice: Vec<u16> = pages
+            .iter()
+            .map(|p| slice_index[p.slice().as_str()])
+            .collect();
+        let slice_names: Vec<String> = names.into_iter().map(|(_, name)| name).collect();
+
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by(|&a, &b| {
+            let (pa, pb) = (&pages[a as usize], &pages[b as usize]);
+            published_key(&pa.published)
+                .cmp(&published_key(&pb.published))
+                .then(text_len[b as usize].cmp(&text_len[a as usize]))
+                .then(pa.id.cmp(&pb.id))
+        });
+        let mut retention_rank = vec![0u32; n];
+        for (rank, &page) in order.iter().enumerate() {
+            retention_rank[page as usize] = rank as u32;
+        }
+
+        let mut truth = Truth {
+            cluster,
+            slice,
+            slice_names,
+            retention_rank,
+            actual_pairs: Vec::new(),
+            actual_pages: Vec::new(),
+        };
+        let groups = truth.group_by(|p| truth.cluster[p as usize], 0..n as u32);
+        let slices = truth.slice_names.len();
+        truth.actual_pairs = pairs_per_slice(&truth, &groups, slices);
+        truth.actual_pages = truth
+            .retained_counts(&groups)
+            .into_iter()
+            .map(|c| c.detected)
+            .collect();
+        truth
+    }
+
+    pub fn pages(&self) -> usize {
+        self.cluster.len()
+    }
+
+    pub fn true_pairs(&self) -> u64 {
+        self.actual_pairs.iter().sum()
+    }
+
+    /// The slice a pair is counted in: the later slice of its two pages.
+    pub fn pair_slice(&self, a: u32, b: u32) -> u16 {
+        self.slice[a as usize].max(self.slice[b as usize])
+    }
+
+    /// Pages grouped by a key, each group sorted by slice.
+    fn group_by(
+        &self,
+        key: impl Fn(u32) -> u32,
+        pages: impl Iterator<Item = u32>,
+    ) -> Vec<Vec<u32>> {
+        let mut keyed: Vec<(u32, u16, u32)> =
+            pages.map(|p| (key(p), self.slice[p as usize], p)).collect();
+        keyed.sort_unstable();
+        let mut groups: Vec<Vec<u32>> = Vec::new();
+        let mut last = None;
+        for (k, _, p) in keyed {
+            if last != Some(k) {
+                groups.push(Vec::new());
+                last = Some(k);
+            }
+            groups.last_mut().expect("pushed above").push(p);
+        }
+        groups
+    }
+
+    /// For groups of pages, the pages the retention rule does not keep
+    /// (`detected`) and those of them sharing a true cluster with the kept
+    /// page (`correct`), per slice.
+    fn retained_counts(&self, groups: &[Vec<u32>]) -> Vec<Counts> {
+        let mut counts = vec![Counts::default(); self.slice_names.len()];
+        for group in groups.iter().filter(|g| g.len() > 1) {
+            let kept = *group
+                .iter()
+                .min_by_key(|&&p| self.retention_rank[p as usize])
+                .expect("group is not empty");
+            for &p in group.iter().filter(|&&p| p != kept) {
+                let c = &mut counts[self.slice[p as usize] as usize];
+                c.detected += 1;
+                if self.cluster[p as usize] == self.cluster[kept as usize] {
+                    c.correct += 1;
+                }
+            }
+        }
+        counts
+    }
+}
+
+fn is_copy(page: &Page) -> bool {
+    !matches!(page.kind.as_deref(), None | Some("original"))
+}
+
+/// Pages with no publication time sort after every dated page.
+fn published_key(p: &Option<Published>) -> (bool, Option<&Published>) {
+    (p.is_none(), p.as_ref())
+}
+
+/// Pairs within each group, per slice of the pair, counted without
+/// enumerating them: in a group with c_s pages of slice s, the pairs whose
+/// later slice is s number c_s * (pages of earlier slices) + C(c_s, 2).
+fn pairs_per_slice(truth: &Truth, groups: &[Vec<u32>], slices: usize) -> Vec<u64> {
+    let mut out = vec![0u64; slices];
+    for group in groups {
+        let mut earlier = 0u64;
+        let mut i = 0;
+        while i < group.len() {
+            let s = truth.slice[group[i] as usize];
+            let mut c = 0u64;
+            while i < group.len() && truth.slice[group[i] as usize] == s {
+                c += 1;
+                i += 1;
+            }
+            out[s as usize] += c * earlier + c * (c.saturating_sub(1)) / 2;
+            earlier += c;
+        }
+    }
+    out
+}
+
+/// Union-find with path halving and union by size.
+struct DisjointSets {
+    parent: Vec<u32>,
+    size: Vec<u32>,
+}
+
+impl DisjointSets {
+    fn new(n: usize) -> Self {
+        DisjointSets {
+            parent: (0..n as u32).collect(),
+            size: vec![1; n],
+        }
+    }
+
+    fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let grandparent = self.parent[self.parent[x as usize] as usize];
+            self.parent[x as usize] = grandparent;
+            x = grandparent;
+        }
+        x
+    }
+
+    fn union(&mut self, a: u32, b: u32) {
+        let (mut ra, mut rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return;
+        }
+        if self.size[ra as usize] < self.size[rb as usize] {
+            std::mem::swap(&mut ra, &mut rb);
+        }
+        self.parent[rb as usize] = ra;
+        self.size[ra as usize] += self.size[rb as usize];
+    }
+}
+
+/// Scores the stored pairs of one algorithm at one threshold.
+pub fn evaluate_at(
+    truth: &Truth,
+    pairs: &[ScoredPair],
+    scale: &ScoreScale,
+    threshold: f64,
+) -> Evaluation {
+    let n = truth.pages();
+    let slices = truth.slice_names.len();
+    let mut pairwise = vec![Counts::default(); slices];
+    let mut sets = DisjointSets::new(n);
+    for pair in pairs.iter().filter(|p| scale.passes(p.score, threshold)) {
+        let c = &mut pairwise[truth.pair_slice(pair.a, pair.b) as usize];
+        c.detected += 1;
+        if truth.cluster[pair.a as usize] == truth.cluster[pair.b as usize] {
+            c.correct += 1;
+        }
+        sets.union(pair.a, pair.b);
+    }
+    for (c, &actual) in pairwise.iter_mut().zip(&truth.actual_pairs) {
+        c.actual = actual;
+    }
+
+    // Only pages in predicted clusters of two or more matter from here on.
+    let mut roots = vec![0u32; n];
+    let mut grouped = Vec::new();
+    for p in 0..n as u32 {
+        let r = sets.find(p);
+        roots[p as usize] = r;
+        if sets.size[r as usize] > 1 {
+            grouped.push(p);
+        }
+    }
+    let predicted = truth.group_by(|p| roots[p as usize], grouped.iter().copied());
+    let detected_pairs = pairs_per_slice(truth, &predicted, slices);
+    // Correct closure pairs: pairs inside (predicted cluster ∩ true cluster).
+    let intersections: Vec<Vec<u32>> = predicted
+        .iter()
+        .flat_map(|group| truth.group_by(|p| truth.cluster[p as usize], group.iter().copied()))
+        .collect();
+    let correct_pairs = pairs_per_slice(truth, &intersections, slices);
+    let clustered = (0..slices)
+        .map(|s| Counts {
+            actual: truth.actual_pairs[s],
+            detected: detected_pairs[s],
+            correct: correct_pairs[s],
+        })
+        .collect();
+
+    let mut page = truth.retained_counts(&predicted);
+    for (c, &actual) in page.iter_mut().zip(&truth.actual_pages) {
+        c.actual = actual;
+    }
+
+    let largest_cluster = predicted
+        .iter()
+        .max_by_key(|g| (g.len(), std::cmp::Reverse(g[0])))
+        .map(|g| {
+            let mut clusters: Vec<u32> = g.iter().map(|&p| truth.cluster[p as usize]).collect();
+            clusters.sort_unstable();
+            clusters.dedup();
+            LargestCluster {
+                pages: g.len() as u64,
+                true_clusters: clusters.len() as u64,
+            }
+        })
+        .unwrap_or_default();
+
+    Evaluation {
+        threshold,
+        pairwise: LevelMetrics::from_slices(pairwise),
+        clustered: LevelMetrics::from_slices(clustered),
+        page: LevelMetrics::from_slices(page),
+        largest_cluster,
+    }
+}
+
+/// True pairs that the candidate stage produced at all (at the floor): the
+/// recall no threshold can exceed.
+pub fn candidate_recall(truth: &Truth, pairs: &[ScoredPair]) -> Counts {
+    let correct = pairs
+        .iter()
+        .filter(|p| truth.cluster[p.a as usize] == truth.cluster[p.b as usize])
+        .count() as u64;
+    Counts {
+        actual: truth.true_pairs(),
+        detected: pairs.len() as u64,
+        correct,
+    }
+}

@@ -1,0 +1,110 @@
+//! Throughput per pipeline stage: wall and CPU seconds, pages/s and MB/s of
+//! input, and the process's peak memory.
+
+use std::time::Instant;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    DecodeExtract,
+    Tokenize,
+    Signature,
+    Candidates,
+    Verify,
+    Evaluate,
+}
+
+impl Stage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::DecodeExtract => "decode+extract",
+            Stage::Tokenize => "tokenize",
+            Stage::Signature => "signature",
+            Stage::Candidates => "candidate search",
+            Stage::Verify => "verification",
+            Stage::Evaluate => "evaluation",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageRecord {
+    pub stage: Stage,
+    /// Empty for stages shared by every algorithm.
+    pub algorithm: String,
+    pub pages: usize,
+    pub input_bytes: usize,
+    pub wall_seconds: f64,
+    pub cpu_seconds: f64,
+}
+
+impl StageRecord {
+    pub fn pages_per_second(&self) -> f64 {
+        self.pages as f64 / self.wall_seconds.max(1e-9)
+    }
+
+    pub fn megabytes_per_second(&self) -> f64 {
+        self.input_bytes as f64 / 1e6 / self.wall_seconds.max(1e-9)
+    }
+}
+
+/// Times stages over one corpus. Rates are per page and per byte of the
+/// corpus' input (raw HTML or text), so stages compare on one scale.
+#[derive(Debug, Clone)]
+pub struct StageClock {
+    pub pages: usize,
+    pub input_bytes: usize,
+    pub records: Vec<StageRecord>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Started {
+    wall: Instant,
+    cpu: f64,
+}
+
+impl StageClock {
+    pub fn new(pages: usize, input_bytes: usize) -> Self {
+        StageClock {
+            pages,
+            input_bytes,
+            records: Vec::new(),
+        }
+    }
+
+    pub fn start(&self) -> Started {
+        Started {
+            wall: Instant::now(),
+            cpu: process_cpu_seconds(),
+        }
+    }
+
+    pub fn stop(&mut self, started: Started, stage: Stage, algorithm: &str) {
+        self.records.push(StageRecord {
+            stage,
+            algorithm: algorithm.to_string(),
+            pages: self.pages,
+            input_bytes: self.input_bytes,
+            wall_seconds: started.wall.elapsed().as_secs_f64(),
+            cpu_seconds: (process_cpu_seconds() - started.cpu).max(0.0),
+        });
+    }
+}
+
+/// User plus system CPU time of the whole process (all threads).
+pub fn process_cpu_seconds() -> f64 {
+    // SAFETY: getrusage only writes into the struct we pass.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0.0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// Peak resident memory of the process in bytes (Linux `VmHWM`), if known.
+pub fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}

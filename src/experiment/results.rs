@@ -1,0 +1,326 @@
+//! Results as tables: the printed summary shaped like seed 001's tables, and
+//! the data frames written to `reports/NAME/` by the exporters.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+
+use super::config::format_threshold;
+use super::runner::ExperimentResult;
+use crate::eval::{Counts, Evaluation, LevelMetrics};
+
+fn pct(x: f64) -> String {
+    if x.is_nan() {
+        "-".into()
+    } else {
+        format!("{:.2}%", 100.0 * x)
+    }
+}
+
+fn counts_row(label: &str, c: &Counts) -> String {
+    format!(
+        "  {label:<26} {:>8} {:>9} {:>8} {:>10} {:>8} {:>8}\n",
+        c.actual,
+        c.detected,
+        c.correct,
+        pct(c.precision()),
+        pct(c.recall()),
+        pct(c.f1())
+    )
+}
+
+/// The summary printed by `neardup run`.
+pub fn render_summary(result: &ExperimentResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "experiment  {}", result.name);
+    let _ = writeln!(
+        out,
+        "corpus      {}: {} pages evaluated, {} true duplicate pairs; skipped {} empty rows and {} pages with no text after extraction",
+        result.corpus_source,
+        result.pages,
+        result.truth.true_pairs(),
+        result.skipped_empty,
+        result.empty_after_extraction
+    );
+    for a in &result.algorithms {
+        let e = a.at_threshold();
+        let _ = writeln!(
+            out,
+            "\n{}   {} {}   candidate recall {} ({} of {} true pairs stored, floor {})",
+            a.run.label,
+            a.run.scale.name,
+            format_threshold(&a.run.scale, a.threshold),
+            pct(a.candidates.recall()),
+            a.candidates.correct,
+            a.candidates.actual,
+            format_threshold(&a.run.scale, a.run.scale.floor),
+        );
+        let _ = writeln!(
+            out,
+            "  {:<26} {:>8} {:>9} {:>8} {:>10} {:>8} {:>8}",
+            "page level (seed 001)", "actual", "detected", "correct", "precision", "recall", "F"
+        );
+        for (s, name) in result.truth.slice_names.iter().enumerate() {
+            out.push_str(&counts_row(name, &e.page.slices[s]));
+        }
+        out.push_str(&counts_row("all pages", &e.page.overall));
+        out.push_str(&counts_row("pairwise, all", &e.pairwise.overall));
+        out.push_str(&counts_row("clustered, all", &e.clustered.overall));
+        let _ = writeln!(
+            out,
+            "  largest predicted cluster: {} pages from {} true clusters; {} pages without a signature",
+            e.largest_cluster.pages, e.largest_cluster.true_clusters, a.run.unsigned
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n{:<18} {:<12} {:>9} {:>9} {:>12} {:>9}",
+        "stage", "algorithm", "wall s", "cpu s", "pages/s", "MB/s"
+    );
+    for r in &result.throughput {
+        let _ = writeln!(
+            out,
+            "{:<18} {:<12} {:>9.4} {:>9.4} {:>12.0} {:>9.2}",
+            r.stage.name(),
+            if r.algorithm.is_empty() {
+                "(all)"
+            } else {
+                &r.algorithm
+            },
+            r.wall_seconds,
+            r.cpu_seconds,
+            r.pages_per_second(),
+            r.megabytes_per_second()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "total: {:.3} s wall, {:.3} s CPU, {:.2} MB input, peak memory {}",
+        result.wall_seconds,
+        result.cpu_seconds,
+        result.input_bytes as f64 / 1e6,
+        result
+            .peak_memory_bytes
+            .map(|b| format!("{:.1} MB", b as f64 / 1e6))
+            .unwrap_or_else(|| "unknown".into())
+    );
+    out
+}
+
+/// One row per algorithm x threshold x slice (`all` for the overall line),
+/// with the counts and P/R/F of the three metric levels side by side.
+pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
+    let mut algorithm = Vec::new();
+    let mut label = Vec::new();
+    let mut score = Vec::new();
+    let mut threshold = Vec::new();
+    let mut default = Vec::new();
+    let mut slice = Vec::new();
+    let mut largest_pages = Vec::new();
+    let mut largest_clusters = Vec::new();
+    let mut levels: [LevelColumns; 3] = Default::default();
+    for a in &result.algorithms {
+        for e in &a.evaluations {
+            let lines = std::iter::once(("all".to_string(), None)).chain(
+                result
+                    .truth
+                    .slice_names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| (n.clone(), Some(i))),
+            );
+            for (name, index) in lines {
+                algorithm.push(a.run.name.to_string());
+                label.push(a.run.label.clone());
+                score.push(a.run.scale.name.to_string());
+                threshold.push(e.threshold);
+                default.push(e.threshold == a.threshold);
+                slice.push(name);
+                largest_pages.push(e.largest_cluster.pages);
+                largest_clusters.push(e.largest_cluster.true_clusters);
+                for (cols, level) in levels.iter_mut().zip(level_metrics(e)) {
+                    cols.push(match index {
+                        None => &level.overall,
+                        Some(i) => &level.slices[i],
+                    });
+                }
+            }
+        }
+    }
+    let mut columns = vec![
+        Column::new("algorithm".into(), algorithm),
+        Column::new("label".into(), label),
+        Column::new("score".into(), score),
+        Column::new("threshold".into(), threshold),
+        Column::new("is_default".into(), default),
+        Column::new("slice".into(), slice),
+    ];
+    for (prefix, cols) in ["pair", "cluster", "page"].iter().zip(levels) {
+        columns.extend(cols.into_columns(prefix));
+    }
+    columns.push(Column::new("largest_cluster_pages".into(), largest_pages));
+    columns.push(Column::new(
+        "largest_cluster_true_clusters".into(),
+        largest_clusters,
+    ));
+    DataFrame::new_infer_height(columns)
+}
+
+fn level_metrics(e: &Evaluation) -> [&LevelMetrics; 3] {
+    [&e.pairwise, &e.clustered, &e.page]
+}
+
+#[derive(Default)]
+struct LevelColumns {
+    actual: Vec<u64>,
+    detected: Vec<u64>,
+    correct: Vec<u64>,
+    precision: Vec<Option<f64>>,
+    recall: Vec<Option<f64>>,
+    f1: Vec<Option<f64>>,
+}
+
+impl LevelColumns {
+    fn push(&mut self, c: &Counts) {
+        let defined = |x: f64| (!x.is_nan()).then_some(x);
+        self.actual.push(c.actual);
+        self.detected.push(c.detected);
+        self.correct.push(c.correct);
+        self.precision.push(defined(c.precision()));
+        self.recall.push(defined(c.recall()));
+        self.f1.push(defined(c.f1()));
+    }
+
+    fn into_columns(self, prefix: &str) -> Vec<Column> {
+        vec![
+            Column::new(format!("{prefix}_actual").into(), self.actual),
+            Column::new(format!("{prefix}_detected").into(), self.detected),
+            Column::new(format!("{prefix}_correct").into(), self.correct),
+            Column::new(format!("{prefix}_precision").into(), self.precision),
+            Column::new(format!("{prefix}_recall").into(), self.recall),
+            Column::new(format!("{prefix}_f1").into(), self.f1),
+        ]
+    }
+}
+
+/// One row per timed stage.
+pub fn throughput_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
+    let t = &result.throughput;
+    DataFrame::new_infer_height(vec![
+        Column::new(
+            "stage".into(),
+            t.iter().map(|r| r.stage.name()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "algorithm".into(),
+            t.iter().map(|r| r.algorithm.clone()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "pages".into(),
+            t.iter().map(|r| r.pages as u64).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "input_bytes".into(),
+            t.iter().map(|r| r.input_bytes as u64).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "wall_seconds".into(),
+            t.iter().map(|r| r.wall_seconds).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "cpu_seconds".into(),
+            t.iter().map(|r| r.cpu_seconds).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "pages_per_second".into(),
+            t.iter().map(|r| r.pages_per_second()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "mb_per_second".into(),
+            t.iter()
+                .map(|r| r.megabytes_per_second())
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "peak_memory_bytes".into(),
+            t.iter()
+                .map(|_| result.peak_memory_bytes)
+                .collect::<Vec<_>>(),
+        ),
+    ])
+}
+
+/// A file format results can be written in.
+pub trait Exporter {
+    fn extension(&self) -> &'static str;
+    fn write(&self, frame: &mut DataFrame, out: &mut Vec<u8>) -> PolarsResult<()>;
+}
+
+pub struct CsvExporter;
+
+impl Exporter for CsvExporter {
+    fn extension(&self) -> &'static str {
+        "csv"
+    }
+
+    fn write(&self, frame: &mut DataFrame, out: &mut Vec<u8>) -> PolarsResult<()> {
+        CsvWriter::new(out).finish(frame)
+    }
+}
+
+pub struct ParquetExporter;
+
+impl Exporter for ParquetExporter {
+    fn extension(&self) -> &'static str {
+        "parquet"
+    }
+
+    fn write(&self, frame: &mut DataFrame, out: &mut Vec<u8>) -> PolarsResult<()> {
+        ParquetWriter::new(out).finish(frame).map(|_| ())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("building {what}: {source}")]
+    Frame {
+        what: &'static str,
+        source: PolarsError,
+    },
+}
+
+/// Writes `results.*` and `throughput.*` in every format; returns the paths.
+pub fn write_reports(result: &ExperimentResult, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let frames = [
+        ("results", results_frame(result)),
+        ("throughput", throughput_frame(result)),
+    ];
+    let exporters: [&dyn Exporter; 2] = [&CsvExporter, &ParquetExporter];
+    let mut written = Vec::new();
+    for (what, frame) in frames {
+        let mut frame = frame.map_err(|source| ReportError::Frame { what, source })?;
+        for exporter in exporters {
+            let path = dir.join(format!("{what}.{}", exporter.extension()));
+            let mut bytes = Vec::new();
+            exporter
+                .write(&mut frame, &mut bytes)
+                .map_err(|source| ReportError::Frame { what, source })?;
+            std::fs::write(&path, bytes).map_err(|source| ReportError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            written.push(path);
+        }
+    }
+    Ok(written)
+}

@@ -1,0 +1,171 @@
+//! The `neardup` command line: one `run()`, one error print at the edge.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use neardup::corpus::{self, demo, stats::CorpusStats, CorpusError, ReadOptions};
+use neardup::experiment::{self, ExperimentConfig, ExperimentError};
+
+#[derive(Parser)]
+#[command(
+    name = "neardup",
+    version,
+    about = "A workbench for evaluating near-duplicate web page detection",
+    long_about = "A workbench for evaluating near-duplicate web page detection.\n\n\
+                  With no command, runs the demo experiment on the embedded demo corpus."
+)]
+struct Cli {
+    /// Worker threads (default: one per core). Results do not depend on it.
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an experiment file: print its table and write reports/NAME/.
+    Run {
+        /// The experiment YAML, e.g. experiments/demo.yaml.
+        experiment: PathBuf,
+        /// Where to write the results (default: reports/NAME).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+    },
+    /// Inspect and convert corpora.
+    Corpus {
+        #[command(subcommand)]
+        command: CorpusCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum CorpusCommand {
+    /// Pages, clusters, cluster sizes, languages and slices of a corpus
+    /// (JSONL, JSONL.gz, CSV or Parquet; `demo` for the embedded corpus).
+    Stats { path: PathBuf },
+    /// Convert a public corpus into neardup's format.
+    Import {
+        /// Which corpus the directory holds.
+        #[arg(value_enum)]
+        source: ImportSource,
+        /// Its directory, e.g. ../shared/corpora/clough_stevenson_short_answers.
+        dir: PathBuf,
+        /// Output file: .jsonl, .jsonl.gz, .csv or .parquet.
+        #[arg(long, short)]
+        out: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ImportSource {
+    /// Clough & Stevenson short answers: cut and light answers duplicate
+    /// their task's source; heavy and non answers are unique.
+    CloughStevenson,
+}
+
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    #[error(transparent)]
+    Experiment(#[from] ExperimentError),
+    #[error(transparent)]
+    Corpus(#[from] CorpusError),
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl CliError {
+    /// 2 for input the user can fix, 1 for failures of ours or the system's.
+    fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Experiment(ExperimentError::Report(_)) => 1,
+            _ => 2,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("internal error: {info}");
+    }));
+    let cli = Cli::parse();
+    match std::panic::catch_unwind(|| run(cli)) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+        Err(_) => ExitCode::from(1),
+    }
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    if let Some(threads) = cli.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build_global()
+            .map_err(|e| CliError::Usage(format!("--threads: {e}")))?;
+    }
+    match cli.command {
+        None => run_demo(),
+        Some(Command::Run { experiment, out }) => {
+            let config = ExperimentConfig::load(&experiment).map_err(ExperimentError::from)?;
+            run_experiment_file(&config, &experiment, out)
+        }
+        Some(Command::Corpus { command }) => match command {
+            CorpusCommand::Stats { path } => {
+                let corpus = if path == Path::new("demo") {
+                    demo::demo_corpus()?
+                } else {
+                    corpus::read_corpus(
+                        &path,
+                        ReadOptions {
+                            require_cluster: false,
+                        },
+                    )?
+                };
+                print!("{}", CorpusStats::of(&corpus));
+                Ok(())
+            }
+            CorpusCommand::Import { source, dir, out } => {
+                let pages = match source {
+                    ImportSource::CloughStevenson => corpus::import::clough_stevenson(&dir)?,
+                };
+                corpus::write_corpus(&pages, &out)?;
+                eprintln!("wrote {} pages to {}", pages.len(), out.display());
+                Ok(())
+            }
+        },
+    }
+}
+
+fn run_demo() -> Result<(), CliError> {
+    let path = Path::new(demo::DEMO_EXPERIMENT_NAME);
+    let config =
+        ExperimentConfig::parse(path, demo::DEMO_EXPERIMENT).map_err(ExperimentError::from)?;
+    run_experiment_file(&config, path, None)
+}
+
+fn run_experiment_file(
+    config: &ExperimentConfig,
+    path: &Path,
+    out: Option<PathBuf>,
+) -> Result<(), CliError> {
+    let name = experiment::experiment_name(config, path);
+    let corpus = experiment::load_corpus(config, path).map_err(ExperimentError::from)?;
+    let result = experiment::run_experiment(&name, config, corpus);
+    print!("{}", experiment::render_summary(&result));
+    let dir = out.unwrap_or_else(|| Path::new("reports").join(&name));
+    let written = experiment::write_reports(&result, &dir).map_err(ExperimentError::from)?;
+    println!(
+        "\nwrote {}",
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! Normalisation before tokenising: reprints of one article differ in
+//! full-width versus half-width digits and punctuation, in case, and in
+//! punctuation style, none of which makes them different articles.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NormalizeOptions {
+    /// Full-width ASCII forms (ＡＢＣ１２３，) and the ideographic space to
+    /// their half-width forms.
+    pub fullwidth: bool,
+    /// Lower-case letters.
+    pub case: bool,
+    /// Replace punctuation and symbols with spaces.
+    pub punctuation: bool,
+}
+
+impl Default for NormalizeOptions {
+    fn default() -> Self {
+        NormalizeOptions {
+            fullwidth: true,
+            case: true,
+            punctuation: true,
+        }
+    }
+}
+
+pub fn fullwidth_to_halfwidth(c: char) -> char {
+    match c as u32 {
+        0xFF01..=0xFF5E => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+        0x3000 => ' ',
+        _ => c,
+    }
+}
+
+/// Returns the normalised text with runs of whitespace folded to one space.
+pub fn normalize(text: &str, options: &NormalizeOptions) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut pending_space = false;
+    for c in text.chars() {
+        let c = if options.fullwidth {
+            fullwidth_to_halfwidth(c)
+        } else {
+            c
+        };
+        let c = if options.punctuation && !c.is_alphanumeric() && !c.is_whitespace() {
+            ' '
+        } else {
+            c
+        };
+        if c.is_whitespace() {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        if pending_space {
+            out.push(' ');
+            pending_space = false;
+        }
+        if options.case && !c.is_lowercase() {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_width_digits_and_punctuation_fold() {
+        let all = NormalizeOptions::default();
+        assert_eq!(normalize("１９９８年，ＡＢＣ！", &all), "1998年 abc");
+        assert_eq!(normalize("1998年,ABC!", &all), "1998年 abc");
+    }
+
+    #[test]
+    fn each_option_can_be_turned_off() {
+        let none = NormalizeOptions {
+            fullwidth: false,
+            case: false,
+            punctuation: false,
+        };
+        assert_eq!(normalize("Ａb，c", &none), "Ａb，c");
+        let case_only = NormalizeOptions { case: true, ..none };
+        assert_eq!(normalize("Ａb，C", &case_only), "ａb，c");
+    }
+
+    #[test]
+    fn whitespace_folds_and_trims() {
+        let all = NormalizeOptions::default();
+        assert_eq!(normalize("  a \n\t b\u{3000}c  ", &all), "a b c");
+    }
+}

@@ -1,0 +1,169 @@
+//! The binary as a user runs it: exit codes, one clear error line, and the
+//! demo experiment's outputs.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn neardup(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn broken_line_7_is_exit_2_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rows: Vec<String> = (0..6)
+        .map(|i| format!(r#"{{"id": "p{i}", "cluster": "c{i}", "text": "page {i}"}}"#))
+        .collect();
+    rows.push(r#"{"id": "p6", "cluster": "c6", "text": }"#.into());
+    std::fs::write(dir.path().join("broken.jsonl"), rows.join("\n")).unwrap();
+    std::fs::write(
+        dir.path().join("x.yaml"),
+        "corpus: broken.jsonl\nalgorithms: [{type: exact}]\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "x.yaml"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.starts_with("error: broken.jsonl:7: malformed JSON at column 39: expected value\n"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1, "one clear line, no backtrace: {e}");
+    assert!(!e.contains("panicked"));
+}
+
+#[test]
+fn bad_experiment_files_are_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("x.yaml"),
+        "corpus: demo\nalgorithms: [{type: simhash, k: 3}]\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "x.yaml"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown field `k`"), "{}", stderr(&o));
+    let o = neardup(&["run", "missing.yaml"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("error: missing.yaml: "),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn demo_runs_with_no_arguments_and_writes_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = neardup(&[], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for needle in [
+        "exact",
+        "simhash(words,tf)",
+        "news/full",
+        "news/partial",
+        "news/layout",
+        "prose/full",
+        "all pages",
+    ] {
+        assert!(out.contains(needle), "missing {needle} in:\n{out}");
+    }
+    for file in [
+        "results.csv",
+        "results.parquet",
+        "throughput.csv",
+        "throughput.parquet",
+    ] {
+        let path = dir.path().join("reports/demo").join(file);
+        assert!(
+            path.metadata().map(|m| m.len() > 0).unwrap_or(false),
+            "{}",
+            path.display()
+        );
+    }
+    let csv = std::fs::read_to_string(dir.path().join("reports/demo/results.csv")).unwrap();
+    // One row per algorithm x threshold x slice: exact has 1 threshold,
+    // simhash 17; each has the `all` row plus one per slice.
+    let slices = out
+        .lines()
+        .filter(|l| l.starts_with("  news/") || l.starts_with("  prose/"))
+        .count()
+        / 2;
+    assert_eq!(csv.lines().count() - 1, (1 + 17) * (slices + 1), "{csv}");
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("demo.yaml"),
+        "corpus: demo\nalgorithms: [{type: exact}, {type: simhash}]\n",
+    )
+    .unwrap();
+    let one = neardup(
+        &["--threads", "1", "run", "-o", "one", "demo.yaml"],
+        dir.path(),
+    );
+    let two = neardup(
+        &["--threads", "2", "run", "-o", "two", "demo.yaml"],
+        dir.path(),
+    );
+    assert!(
+        one.status.success() && two.status.success(),
+        "{}",
+        stderr(&one)
+    );
+    let a = std::fs::read_to_string(dir.path().join("one/results.csv")).unwrap();
+    let b = std::fs::read_to_string(dir.path().join("two/results.csv")).unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn corpus_stats_and_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = neardup(&["corpus", "stats", "demo"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("pages       196"), "{out}");
+    assert!(out.contains("news/layout"), "{out}");
+
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpora/clough_stevenson_short_answers");
+    if !shared.exists() {
+        eprintln!("skipping the import half: {} is not here", shared.display());
+        return;
+    }
+    let out_path = dir.path().join("cs.jsonl.gz");
+    let o = neardup(
+        &[
+            "corpus",
+            "import",
+            "clough-stevenson",
+            shared.to_str().unwrap(),
+            "-o",
+            out_path.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = neardup(&["corpus", "stats", out_path.to_str().unwrap()], dir.path());
+    let out = stdout(&o);
+    // 5 task clusters of orig + cut + light (5 sizes between 6 and 10 in
+    // this corpus), and 19 heavy + 38 non singletons.
+    assert!(out.contains("pages       100"), "{out}");
+    assert!(out.contains("answer/heavy"), "{out}");
+    assert!(out.contains("clusters    62"), "{out}");
+}

@@ -253,20 +253,33 @@ fn published_key(p: &Option<Published>) -> (bool, Option<&Published>) {
 fn pairs_per_slice(truth: &Truth, groups: &[Vec<u32>], slices: usize) -> Vec<u64> {
     let mut out = vec![0u64; slices];
     for group in groups {
-        let mut earlier = 0u64;
-        let mut i = 0;
-        while i < group.len() {
-            let s = truth.slice[group[i] as usize];
-            let mut c = 0u64;
-            while i < group.len() && truth.slice[group[i] as usize] == s {
-                c += 1;
-                i += 1;
-            }
-            out[s as usize] += c * earlier + c * (c.saturating_sub(1)) / 2;
-            earlier += c;
-        }
+        add_pairs_by_slice(group.iter().map(|&p| truth.slice[p as usize]), &mut out);
     }
     out
+}
+
+/// Adds one group's pairs per slice to `out`; `slices` are the slices of
+/// the group's pages, in ascending order.
+fn add_pairs_by_slice(slices: impl Iterator<Item = u16>, out: &mut [u64]) {
+    let mut earlier = 0u64;
+    let mut run: Option<(u16, u64)> = None;
+    let mut close = |s: u16, c: u64, earlier: &mut u64| {
+        out[s as usize] += c * *earlier + c * (c - 1) / 2;
+        *earlier += c;
+    };
+    for s in slices {
+        run = match run {
+            Some((r, c)) if r == s => Some((r, c + 1)),
+            Some((r, c)) => {
+                close(r, c, &mut earlier);
+                Some((s, 1))
+            }
+            None => Some((s, 1)),
+        };
+    }
+    if let Some((r, c)) = run {
+        close(r, c, &mut earlier);
+    }
 }
 
 /// Union-find with path halving and union by size.
@@ -329,23 +342,55 @@ pub fn evaluate_at(
     }
 
     // Only pages in predicted clusters of two or more matter from here on.
-    let mut roots = vec![0u32; n];
-    let mut grouped = Vec::new();
+    // Sorted by (predicted cluster, true cluster, slice): runs of the first
+    // key are predicted clusters, runs of the first two their intersections
+    // with true clusters, and each intersection is in slice order.
+    let mut members: Vec<(u32, u32, u16, u32)> = Vec::new();
+    let mut kept = vec![u32::MAX; n];
     for p in 0..n as u32 {
-        let r = sets.find(p);
-        roots[p as usize] = r;
-        if sets.size[r as usize] > 1 {
-            grouped.push(p);
+        let root = sets.find(p);
+        if sets.size[root as usize] < 2 {
+            continue;
+        }
+        members.push((root, truth.cluster[p as usize], truth.slice[p as usize], p));
+        let k = &mut kept[root as usize];
+        if *k == u32::MAX || truth.retention_rank[p as usize] < truth.retention_rank[*k as usize] {
+            *k = p;
         }
     }
-    let predicted = truth.group_by(|p| roots[p as usize], grouped.iter().copied());
-    let detected_pairs = pairs_per_slice(truth, &predicted, slices);
-    // Correct closure pairs: pairs inside (predicted cluster ∩ true cluster).
-    let intersections: Vec<Vec<u32>> = predicted
-        .iter()
-        .flat_map(|group| truth.group_by(|p| truth.cluster[p as usize], group.iter().copied()))
-        .collect();
-    let correct_pairs = pairs_per_slice(truth, &intersections, slices);
+    members.sort_unstable();
+
+    let mut detected_pairs = vec![0u64; slices];
+    let mut correct_pairs = vec![0u64; slices];
+    let mut page = vec![Counts::default(); slices];
+    let mut largest_cluster = LargestCluster::default();
+    let mut component_slices: Vec<u16> = Vec::new();
+    for component in members.chunk_by(|x, y| x.0 == y.0) {
+        let mut true_clusters = 0;
+        for part in component.chunk_by(|x, y| x.1 == y.1) {
+            true_clusters += 1;
+            add_pairs_by_slice(part.iter().map(|m| m.2), &mut correct_pairs);
+        }
+        component_slices.clear();
+        component_slices.extend(component.iter().map(|m| m.2));
+        component_slices.sort_unstable();
+        add_pairs_by_slice(component_slices.iter().copied(), &mut detected_pairs);
+
+        let keep = kept[component[0].0 as usize];
+        for &(_, cluster, slice, p) in component.iter().filter(|m| m.3 != keep) {
+            let c = &mut page[slice as usize];
+            c.detected += 1;
+            if cluster == truth.cluster[keep as usize] {
+                c.correct += 1;
+            }
+        }
+        if component.len() as u64 > largest_cluster.pages {
+            largest_cluster = LargestCluster {
+                pages: component.len() as u64,
+                true_clusters,
+            };
+        }
+    }
     let clustered = (0..slices)
         .map(|s| Counts {
             actual: truth.actual_pairs[s],
@@ -353,25 +398,9 @@ pub fn evaluate_at(
             correct: correct_pairs[s],
         })
         .collect();
-
-    let mut page = truth.retained_counts(&predicted);
     for (c, &actual) in page.iter_mut().zip(&truth.actual_pages) {
         c.actual = actual;
     }
-
-    let largest_cluster = predicted
-        .iter()
-        .max_by_key(|g| (g.len(), std::cmp::Reverse(g[0])))
-        .map(|g| {
-            let mut clusters: Vec<u32> = g.iter().map(|&p| truth.cluster[p as usize]).collect();
-            clusters.sort_unstable();
-            clusters.dedup();
-            LargestCluster {
-                pages: g.len() as u64,
-                true_clusters: clusters.len() as u64,
-            }
-        })
-        .unwrap_or_default();
 
     Evaluation {
         threshold,

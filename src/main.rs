@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use neardup::corpus::{self, demo, stats::CorpusStats, CorpusError, ReadOptions};
 use neardup::experiment::{self, ExperimentConfig, ExperimentError};
+use neardup::extract::{self, decode, Extraction};
 
 #[derive(Parser)]
 #[command(
@@ -34,6 +35,22 @@ enum Command {
         #[arg(long, short)]
         out: Option<PathBuf>,
     },
+    /// Extract one page: title, subtitles and main text.
+    Extract {
+        /// An HTML file (any charset; .gz is fine).
+        page: PathBuf,
+        /// Print the document structure (paragraphs, sentences with their
+        /// positions and flags) as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Strip tags only, instead of extracting the main content.
+        #[arg(long)]
+        full_text: bool,
+    },
+    /// Score the extractor against main-content gold in DIR: the article
+    /// extraction benchmark, trafilatura's evaluation set, or a folder of
+    /// unlabelled pages with a manifest.jsonl.
+    ExtractEval { dir: PathBuf },
     /// Inspect and convert corpora.
     Corpus {
         #[command(subcommand)]
@@ -72,6 +89,13 @@ enum CliError {
     Experiment(#[from] ExperimentError),
     #[error(transparent)]
     Corpus(#[from] CorpusError),
+    #[error(transparent)]
+    Gold(#[from] neardup::extract::gold::GoldError),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Usage(String),
 }
@@ -81,12 +105,19 @@ impl CliError {
     fn exit_code(&self) -> u8 {
         match self {
             CliError::Experiment(ExperimentError::Report(_)) => 1,
+            CliError::Io { .. } | CliError::Gold(_) => 2,
             _ => 2,
         }
     }
 }
 
 fn main() -> ExitCode {
+    // Like other Unix tools, stop quietly when the reader of our output
+    // goes away (`neardup run ... | head`), instead of panicking on EPIPE.
+    // SAFETY: setting a signal's disposition to the default is sound.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     std::panic::set_hook(Box::new(|info| {
         eprintln!("internal error: {info}");
     }));
@@ -113,6 +144,64 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Run { experiment, out }) => {
             let config = ExperimentConfig::load(&experiment).map_err(ExperimentError::from)?;
             run_experiment_file(&config, &experiment, out)
+        }
+        Some(Command::Extract {
+            page,
+            json,
+            full_text,
+        }) => {
+            let bytes = std::fs::read(&page).map_err(|source| CliError::Io {
+                path: page.clone(),
+                source,
+            })?;
+            let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+                let mut out = Vec::new();
+                std::io::Read::read_to_end(
+                    &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
+                    &mut out,
+                )
+                .map_err(|source| CliError::Io {
+                    path: page.clone(),
+                    source,
+                })?;
+                out
+            } else {
+                bytes
+            };
+            let decoded = decode::decode_html(&bytes);
+            let extraction = if full_text {
+                Extraction::FullText
+            } else {
+                Extraction::Main
+            };
+            let out = extract::extract_html(&decoded.text, extraction);
+            if json {
+                let value = serde_json::json!({
+                    "encoding": decoded.encoding.name(),
+                    "encoding_source": format!("{:?}", decoded.source).to_lowercase(),
+                    "structure": out.structure,
+                });
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&value).expect("plain data serialises")
+                );
+            } else {
+                println!("title: {}", out.structure.title.as_deref().unwrap_or(""));
+                for subtitle in &out.structure.subtitles {
+                    println!("subtitle: {subtitle}");
+                }
+                println!(
+                    "encoding: {} ({:?})\n",
+                    decoded.encoding.name(),
+                    decoded.source
+                );
+                println!("{}", out.text());
+            }
+            Ok(())
+        }
+        Some(Command::ExtractEval { dir }) => {
+            print!("{}", extract::gold::evaluate_dir(&dir)?);
+            Ok(())
         }
         Some(Command::Corpus { command }) => match command {
             CorpusCommand::Stats { path } => {

@@ -95,14 +95,23 @@ fn demo_runs_with_no_arguments_and_writes_reports() {
         );
     }
     let csv = std::fs::read_to_string(dir.path().join("reports/demo/results.csv")).unwrap();
-    // One row per algorithm x threshold x slice: exact has 1 threshold,
-    // simhash 17; each has the `all` row plus one per slice.
+    // One row per extraction x algorithm x threshold x slice: two
+    // extractions; exact has 1 threshold, simhash 17; each has the `all`
+    // row plus one per slice. The summary prints each slice once per
+    // extraction x algorithm block (four blocks).
     let slices = out
         .lines()
         .filter(|l| l.starts_with("  news/") || l.starts_with("  prose/"))
         .count()
-        / 2;
-    assert_eq!(csv.lines().count() - 1, (1 + 17) * (slices + 1), "{csv}");
+        / 4;
+    assert_eq!(
+        csv.lines().count() - 1,
+        2 * (1 + 17) * (slices + 1),
+        "{csv}"
+    );
+    assert!(
+        out.contains("simhash(words,tf) [main]") && out.contains("simhash(words,tf) [full_text]")
+    );
 }
 
 #[test]
@@ -166,4 +175,56 @@ fn corpus_stats_and_import() {
     assert!(out.contains("pages       100"), "{out}");
     assert!(out.contains("answer/heavy"), "{out}");
     assert!(out.contains("clusters    62"), "{out}");
+}
+
+#[test]
+fn extract_prints_title_and_main_text_of_any_charset() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = "<html><head><title>地铁开通_华夏资讯网</title></head><body>\
+        <div class='nav'><a href='/'>首页</a> <a href='/n'>国内</a></div><div class='article'>\
+        <p>本报讯 经过四年建设，江城地铁五号线今天上午九时正式开通试运营。</p>\
+        <p>据地铁公司介绍，五号线采用六节编组列车，高峰时段行车间隔为四分钟。</p></div></body></html>";
+    let (gbk, _, _) = encoding_rs::GBK.encode(page);
+    std::fs::write(dir.path().join("p.html"), &gbk).unwrap();
+    let o = neardup(&["extract", "p.html"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("title: 地铁开通\n"), "{out}");
+    assert!(
+        out.contains("GBK") && out.contains("本报讯") && !out.contains("首页"),
+        "{out}"
+    );
+    let o = neardup(&["extract", "--json", "p.html"], dir.path());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["structure"]["sentences"].as_array().unwrap().len(), 2);
+    assert_eq!(v["structure"]["sentences"][1]["last_in_article"], true);
+    let o = neardup(&["extract", "missing.html"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("error: missing.html: "),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn extract_eval_scores_a_gold_folder() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("html")).unwrap();
+    let body = "The first paragraph of the story, with a comma, and then a full stop here. \
+                The second sentence continues the story for a good while longer.";
+    let gold = serde_json::json!({"p1": {"articleBody": body, "url": "http://x"}});
+    std::fs::write(dir.path().join("ground-truth.json"), gold.to_string()).unwrap();
+    let html = format!("<html><body><div class='menu'><a href='/'>Home</a></div><article><p>{body}</p></article></body></html>");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(html.as_bytes()).unwrap();
+    std::fs::write(dir.path().join("html/p1.html.gz"), gz.finish().unwrap()).unwrap();
+    let o = neardup(&["extract-eval", "."], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().last(), Some("F1 1.000"), "{out}");
+    let o = neardup(&["extract-eval", "html"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no gold found"));
 }

@@ -249,3 +249,45 @@ fn unreadable_and_unknown_files_are_errors() {
     let path = write(dir.path(), "x.parquet", b"not parquet at all");
     assert!(err(&path).starts_with(&path.display().to_string()));
 }
+
+#[test]
+fn raw_html_bytes_come_as_base64_or_as_a_folder() {
+    use base64::Engine as _;
+    let dir = tempfile::tempdir().unwrap();
+    let (gbk, _, _) = encoding_rs::GBK.encode("<p>中文网页</p>");
+    let encoded = base64::engine::general_purpose::STANDARD.encode(&gbk);
+    let path = write(
+        dir.path(),
+        "b.jsonl",
+        &lines(&[&format!(
+            r#"{{"id": "a", "cluster": "x", "html_base64": "{encoded}"}}"#
+        )]),
+    );
+    let c = read_corpus(&path, ReadOptions::default()).unwrap();
+    assert_eq!(c.pages[0].content, Content::HtmlBytes(gbk.to_vec()));
+    let path = write(
+        dir.path(),
+        "bad.jsonl",
+        &lines(&[r#"{"id": "a", "cluster": "x", "html_base64": "%%%"}"#]),
+    );
+    assert!(err(&path).contains(":1: field `html_base64`: not valid base64"));
+
+    let pages = dir.path().join("pages");
+    std::fs::create_dir_all(pages.join("sub")).unwrap();
+    std::fs::write(pages.join("one.html"), &gbk[..]).unwrap();
+    std::fs::write(pages.join("sub/two.htm"), b"<p>two</p>").unwrap();
+    std::fs::write(pages.join("notes.txt"), b"not a page").unwrap();
+    let c = read_corpus(
+        &pages,
+        ReadOptions {
+            require_cluster: false,
+        },
+    )
+    .unwrap();
+    let ids: Vec<&str> = c.pages.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, ["one.html", "sub/two.htm"]);
+    assert!(read_corpus(&pages, ReadOptions::default())
+        .unwrap_err()
+        .to_string()
+        .contains("no labels"));
+}

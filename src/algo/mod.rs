@@ -102,7 +102,8 @@ pub trait Algorithm: Send + Sync {
     fn name(&self) -> &'static str;
     fn label(&self) -> String;
     fn scale(&self) -> ScoreScale;
-    fn run(&self, docs: &[Document], clock: &mut StageClock) -> AlgorithmRun;
+    /// `variant` names the input in throughput records (e.g. the extraction).
+    fn run(&self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun;
 }
 
 impl<D: Detector> Algorithm for D {
@@ -118,14 +119,15 @@ impl<D: Detector> Algorithm for D {
         Detector::scale(self)
     }
 
-    fn run(&self, docs: &[Document], clock: &mut StageClock) -> AlgorithmRun {
+    fn run(&self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun {
+        let who = format!("{} [{variant}]", Detector::name(self));
         let started = clock.start();
         let signatures: Vec<Option<D::Signature>> = docs.par_iter().map(|d| self.sign(d)).collect();
-        clock.stop(started, Stage::Signature, self.name());
+        clock.stop(started, Stage::Signature, &who);
 
         let started = clock.start();
         let candidates = self.candidates(&signatures);
-        clock.stop(started, Stage::Candidates, self.name());
+        clock.stop(started, Stage::Candidates, &who);
 
         let started = clock.start();
         let scale = self.scale();
@@ -149,7 +151,7 @@ impl<D: Detector> Algorithm for D {
             .collect();
         pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
         pairs.dedup_by_key(|p| (p.a, p.b));
-        clock.stop(started, Stage::Verify, self.name());
+        clock.stop(started, Stage::Verify, &who);
 
         AlgorithmRun {
             name: self.name(),

@@ -13,18 +13,37 @@ use std::path::{Path, PathBuf};
 pub use reader::{read_corpus, read_corpus_bytes, Format};
 pub use writer::write_corpus;
 
-/// What a page carries: raw HTML (main text is extracted) or plain text.
+/// What a page carries: HTML (main text is extracted), HTML as raw bytes
+/// in some charset (decoded first), or plain text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Content {
     Html(String),
+    HtmlBytes(Vec<u8>),
     Text(String),
 }
 
 impl Content {
-    pub fn as_str(&self) -> &str {
+    pub fn len(&self) -> usize {
         match self {
-            Content::Html(s) | Content::Text(s) => s,
+            Content::Html(s) | Content::Text(s) => s.len(),
+            Content::HtmlBytes(b) => b.len(),
         }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Empty or only whitespace (raw bytes: only ASCII whitespace).
+    pub fn is_blank(&self) -> bool {
+        match self {
+            Content::Html(s) | Content::Text(s) => s.trim().is_empty(),
+            Content::HtmlBytes(b) => b.iter().all(u8::is_ascii_whitespace),
+        }
+    }
+
+    pub fn is_html(&self) -> bool {
+        !matches!(self, Content::Text(_))
     }
 }
 
@@ -118,7 +137,7 @@ impl Corpus {
 
     /// Total bytes of page content, the denominator of MB/s figures.
     pub fn content_bytes(&self) -> usize {
-        self.pages.iter().map(|p| p.content.as_str().len()).sum()
+        self.pages.iter().map(|p| p.content.len()).sum()
     }
 }
 

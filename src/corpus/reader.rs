@@ -11,6 +11,8 @@ use std::collections::HashMap;
 use std::io::{Cursor, Read};
 use std::path::Path;
 
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
 use polars::prelude::*;
 use serde_json::Value;
 
@@ -41,6 +43,9 @@ impl Format {
 }
 
 pub fn read_corpus(path: &Path, options: ReadOptions) -> Result<Corpus, CorpusError> {
+    if path.is_dir() {
+        return read_html_folder(path, options);
+    }
     let bytes = std::fs::read(path).map_err(|source| CorpusError::Io {
         path: path.to_path_buf(),
         source,
@@ -228,13 +233,14 @@ fn read_table(path: &Path, df: &DataFrame, builder: &mut CorpusBuilder) -> Resul
             category: get(7),
             kind: get(8),
             lang: get(9),
+            html_base64: get(10),
         };
         builder.push(record, Location::Row(row + 1))?;
     }
     Ok(())
 }
 
-const TABLE_FIELDS: [&str; 10] = [
+const TABLE_FIELDS: [&str; 11] = [
     "id",
     "cluster",
     "html",
@@ -245,6 +251,7 @@ const TABLE_FIELDS: [&str; 10] = [
     "category",
     "kind",
     "lang",
+    "html_base64",
 ];
 
 fn parse_published_str(s: &str) -> Published {
@@ -260,6 +267,7 @@ struct RawRecord {
     id: Option<String>,
     cluster: Option<String>,
     html: Option<String>,
+    html_base64: Option<String>,
     text: Option<String>,
     title: Option<String>,
     url: Option<String>,
@@ -316,6 +324,7 @@ impl RawRecord {
             id: string("id", true)?,
             cluster: string("cluster", true)?,
             html: string("html", false)?,
+            html_base64: string("html_base64", false)?,
             text,
             title: string("title", false)?,
             url: string("url", false)?,
@@ -386,7 +395,40 @@ impl<'a> CorpusBuilder<'a> {
         }
     }
 
-    fn push(&mut self, r: RawRecord, loc: Location) -> Result<(), CorpusError> {
+    fn push(&mut self, mut r: RawRecord, loc: Location) -> Result<(), CorpusError> {
+        let path = self.path;
+        let content = match (r.html.take(), r.html_base64.take(), r.text.take()) {
+            (Some(html), _, _) => Content::Html(html),
+            (None, Some(encoded), _) => match BASE64.decode(encoded.trim()) {
+                Ok(bytes) => Content::HtmlBytes(bytes),
+                Err(e) => {
+                    return Err(CorpusError::invalid(
+                        path,
+                        loc.clone(),
+                        Some("html_base64"),
+                        format!("not valid base64: {e}"),
+                    ))
+                }
+            },
+            (None, None, Some(text)) => Content::Text(text),
+            (None, None, None) => {
+                return Err(CorpusError::invalid(
+                    path,
+                    loc.clone(),
+                    Some("html/text"),
+                    "neither `html`, `html_base64` nor `text` is present",
+                ))
+            }
+        };
+        self.push_content(r, content, loc)
+    }
+
+    fn push_content(
+        &mut self,
+        r: RawRecord,
+        content: Content,
+        loc: Location,
+    ) -> Result<(), CorpusError> {
         let path = self.path;
         let id = match r.id {
             Some(id) if !id.trim().is_empty() => id,
@@ -406,18 +448,6 @@ impl<'a> CorpusBuilder<'a> {
                     loc,
                     Some("cluster"),
                     "is missing (a unique page needs a cluster of its own)",
-                ))
-            }
-        };
-        let content = match (r.html, r.text) {
-            (Some(html), _) => Content::Html(html),
-            (None, Some(text)) => Content::Text(text),
-            (None, None) => {
-                return Err(CorpusError::invalid(
-                    path,
-                    loc,
-                    Some("html/text"),
-                    "neither `html` nor `text` is present",
                 ))
             }
         };
@@ -446,7 +476,7 @@ impl<'a> CorpusBuilder<'a> {
             ));
         }
         self.seen.insert(id.clone(), loc);
-        if content.as_str().trim().is_empty() {
+        if content.is_blank() {
             self.corpus.skipped_empty += 1;
             return Ok(());
         }
@@ -467,4 +497,63 @@ impl<'a> CorpusBuilder<'a> {
     fn finish(self) -> Corpus {
         self.corpus
     }
+}
+
+/// A folder of `.html`/`.htm` files (optionally `.gz`), read as raw bytes
+/// and decoded at extraction. Each page is its own cluster: a folder
+/// carries no labels.
+fn read_html_folder(dir: &Path, options: ReadOptions) -> Result<Corpus, CorpusError> {
+    if options.require_cluster {
+        return Err(CorpusError::invalid(
+            dir,
+            Location::File,
+            Some("cluster"),
+            "a folder of HTML files has no labels; give a JSONL, CSV or Parquet corpus with `cluster`",
+        ));
+    }
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|source| CorpusError::Io {
+            path: d.clone(),
+            source,
+        })?;
+        for entry in entries {
+            let entry = entry.map_err(|source| CorpusError::Io {
+                path: d.clone(),
+                source,
+            })?;
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let name = path.to_string_lossy().to_ascii_lowercase();
+                let name = name.strip_suffix(".gz").unwrap_or(&name);
+                if name.ends_with(".html") || name.ends_with(".htm") {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    files.sort();
+    let mut builder = CorpusBuilder::new(dir, options);
+    for (i, file) in files.iter().enumerate() {
+        let bytes = std::fs::read(file).map_err(|source| CorpusError::Io {
+            path: file.clone(),
+            source,
+        })?;
+        let bytes = gunzip_if_needed(file, &bytes)?.into_owned();
+        let id = file
+            .strip_prefix(dir)
+            .unwrap_or(file)
+            .to_string_lossy()
+            .into_owned();
+        let record = RawRecord {
+            id: Some(id),
+            html_base64: None,
+            ..RawRecord::default()
+        };
+        builder.push_content(record, Content::HtmlBytes(bytes), Location::Row(i + 1))?;
+    }
+    Ok(builder.finish())
 }

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
-use super::{Content, Corpus};
+use super::Corpus;
 use crate::text::lang::detect_lang;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -47,7 +47,7 @@ impl CorpusStats {
         for page in &corpus.pages {
             *sizes.entry(page.cluster.as_str()).or_default() += 1;
             *slices.entry(page.slice()).or_default() += 1;
-            if matches!(page.content, Content::Html(_)) {
+            if page.content.is_html() {
                 html_pages += 1;
             }
             match page.lang {

@@ -4,6 +4,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
 use polars::prelude::*;
 use serde_json::{Map, Value};
 
@@ -63,6 +65,7 @@ fn page_to_json(page: &Page) -> Value {
     m.insert("cluster".into(), page.cluster.clone().into());
     match &page.content {
         Content::Html(h) => m.insert("html".into(), h.clone().into()),
+        Content::HtmlBytes(b) => m.insert("html_base64".into(), BASE64.encode(b).into()),
         Content::Text(t) => m.insert("text".into(), t.clone().into()),
     };
     let mut opt = |k: &str, v: &Option<String>| {
@@ -96,11 +99,15 @@ fn pages_to_frame(pages: &[Page]) -> PolarsResult<DataFrame> {
         col("cluster", &|p| Some(p.cluster.clone())),
         col("html", &|p| match &p.content {
             Content::Html(h) => Some(h.clone()),
-            Content::Text(_) => None,
+            _ => None,
+        }),
+        col("html_base64", &|p| match &p.content {
+            Content::HtmlBytes(b) => Some(BASE64.encode(b)),
+            _ => None,
         }),
         col("text", &|p| match &p.content {
             Content::Text(t) => Some(t.clone()),
-            Content::Html(_) => None,
+            _ => None,
         }),
         col("title", &|p| p.title.clone()),
         col("url", &|p| p.url.clone()),

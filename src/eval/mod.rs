@@ -377,7 +377,7 @@ pub fn evaluate_at(
         add_pairs_by_slice(component_slices.iter().copied(), &mut detected_pairs);
 
         let keep = kept[component[0].0 as usize];
-        for &(_, cluster, slice, p) in component.iter().filter(|m| m.3 != keep) {
+        for &(_, cluster, slice, _) in component.iter().filter(|m| m.3 != keep) {
             let c = &mut page[slice as usize];
             c.detected += 1;
             if cluster == truth.cluster[keep as usize] {

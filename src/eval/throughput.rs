@@ -29,7 +29,8 @@ impl Stage {
 #[derive(Debug, Clone, PartialEq)]
 pub struct StageRecord {
     pub stage: Stage,
-    /// Empty for stages shared by every algorithm.
+    /// The algorithm (with its input, e.g. `simhash [main]`), or for shared
+    /// stages the extraction they prepare (`main`).
     pub algorithm: String,
     pub pages: usize,
     pub input_bytes: usize,

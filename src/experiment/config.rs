@@ -23,11 +23,40 @@ pub struct ExperimentConfig {
     /// A corpus path, relative to the experiment file, or `demo` for the
     /// corpus embedded in the binary.
     pub corpus: String,
-    #[serde(default)]
-    pub extract: Extraction,
+    /// `main`, `full_text`, or a list of both to compare them in one run.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub extract: Vec<Extraction>,
     #[serde(default)]
     pub tokenizer: TokenizerConfig,
     pub algorithms: Vec<AlgorithmConfig>,
+}
+
+/// Accepts `extract: main` as well as `extract: [main, full_text]`.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Extraction>, D::Error> {
+    struct Visitor;
+    impl<'de> serde::de::Visitor<'de> for Visitor {
+        type Value = Vec<Extraction>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("`main`, `full_text`, or a list of them")
+        }
+
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Extraction::deserialize(serde::de::value::StrDeserializer::<E>::new(v)).map(|e| vec![e])
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(e) = seq.next_element()? {
+                out.push(e);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_any(Visitor)
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -123,6 +152,16 @@ impl ExperimentConfig {
             key,
             message,
         };
+        let mut seen = Vec::new();
+        for (i, e) in self.extract.iter().enumerate() {
+            if seen.contains(e) {
+                return Err(invalid(
+                    format!("extract[{i}]"),
+                    format!("`{}` is listed twice", e.name()),
+                ));
+            }
+            seen.push(*e);
+        }
         if self.algorithms.is_empty() {
             return Err(invalid(
                 "algorithms".into(),
@@ -185,6 +224,15 @@ impl ExperimentConfig {
                 .unwrap_or(Path::new("."))
                 .join(corpus)
         })
+    }
+
+    /// The extractions to run, `main` when none is named.
+    pub fn extractions(&self) -> Vec<Extraction> {
+        if self.extract.is_empty() {
+            vec![Extraction::Main]
+        } else {
+            self.extract.clone()
+        }
     }
 
     pub fn prepare(&self) -> Vec<PreparedAlgorithm> {
@@ -296,6 +344,25 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("`algorithms`"), "{e}");
+    }
+
+    #[test]
+    fn extract_takes_one_or_a_list() {
+        let c = parse("corpus: demo\nalgorithms: [{type: exact}]\n").unwrap();
+        assert_eq!(c.extractions(), [Extraction::Main]);
+        let c = parse("corpus: demo\nextract: full_text\nalgorithms: [{type: exact}]\n").unwrap();
+        assert_eq!(c.extractions(), [Extraction::FullText]);
+        let c = parse("corpus: demo\nextract: [main, full_text]\nalgorithms: [{type: exact}]\n")
+            .unwrap();
+        assert_eq!(c.extractions(), [Extraction::Main, Extraction::FullText]);
+        let e = parse("corpus: demo\nextract: mian\nalgorithms: [{type: exact}]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("mian") && e.contains("full_text"), "{e}");
+        let e = parse("corpus: demo\nextract: [main, main]\nalgorithms: [{type: exact}]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("extract[1]"), "{e}");
     }
 
     #[test]

@@ -36,19 +36,26 @@ pub fn render_summary(result: &ExperimentResult) -> String {
     let _ = writeln!(out, "experiment  {}", result.name);
     let _ = writeln!(
         out,
-        "corpus      {}: {} pages evaluated, {} true duplicate pairs; skipped {} empty rows and {} pages with no text after extraction",
+        "corpus      {}: {} pages evaluated, {} true duplicate pairs; skipped {} empty rows",
         result.corpus_source,
         result.pages,
         result.truth.true_pairs(),
         result.skipped_empty,
-        result.empty_after_extraction
     );
+    for (extraction, empty) in &result.empty_after_extraction {
+        let _ = writeln!(
+            out,
+            "extract     {}: {empty} pages with no text",
+            extraction.name()
+        );
+    }
     for a in &result.algorithms {
         let e = a.at_threshold();
         let _ = writeln!(
             out,
-            "\n{}   {} {}   candidate recall {} ({} of {} true pairs stored, floor {})",
+            "\n{} [{}]   {} {}   candidate recall {} ({} of {} true pairs stored, floor {})",
             a.run.label,
+            a.extraction.name(),
             a.run.scale.name,
             format_threshold(&a.run.scale, a.threshold),
             pct(a.candidates.recall()),
@@ -75,13 +82,13 @@ pub fn render_summary(result: &ExperimentResult) -> String {
     }
     let _ = writeln!(
         out,
-        "\n{:<18} {:<12} {:>9} {:>9} {:>12} {:>9}",
+        "\n{:<18} {:<20} {:>9} {:>9} {:>12} {:>9}",
         "stage", "algorithm", "wall s", "cpu s", "pages/s", "MB/s"
     );
     for r in &result.throughput {
         let _ = writeln!(
             out,
-            "{:<18} {:<12} {:>9.4} {:>9.4} {:>12.0} {:>9.2}",
+            "{:<18} {:<20} {:>9.4} {:>9.4} {:>12.0} {:>9.2}",
             r.stage.name(),
             if r.algorithm.is_empty() {
                 "(all)"
@@ -112,6 +119,7 @@ pub fn render_summary(result: &ExperimentResult) -> String {
 /// with the counts and P/R/F of the three metric levels side by side.
 pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
     let mut algorithm = Vec::new();
+    let mut extract = Vec::new();
     let mut label = Vec::new();
     let mut score = Vec::new();
     let mut threshold = Vec::new();
@@ -132,6 +140,7 @@ pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
             );
             for (name, index) in lines {
                 algorithm.push(a.run.name.to_string());
+                extract.push(a.extraction.name());
                 label.push(a.run.label.clone());
                 score.push(a.run.scale.name.to_string());
                 threshold.push(e.threshold);
@@ -150,6 +159,7 @@ pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
     }
     let mut columns = vec![
         Column::new("algorithm".into(), algorithm),
+        Column::new("extract".into(), extract),
         Column::new("label".into(), label),
         Column::new("score".into(), score),
         Column::new("threshold".into(), threshold),

@@ -10,12 +10,14 @@ use crate::eval::throughput::{
     peak_memory_bytes, process_cpu_seconds, Stage, StageClock, StageRecord,
 };
 use crate::eval::{candidate_recall, evaluate_at, Counts, Evaluation, Truth};
-use crate::extract::page_text;
+use crate::extract::{page_text, Extraction};
 use crate::text::lang::detect_lang;
 use crate::text::tokenize;
 
 #[derive(Debug, Clone)]
 pub struct AlgorithmResult {
+    /// The text the algorithm read.
+    pub extraction: Extraction,
     pub run: AlgorithmRun,
     /// The threshold the table is printed at.
     pub threshold: f64,
@@ -38,13 +40,14 @@ impl AlgorithmResult {
 pub struct ExperimentResult {
     pub name: String,
     pub corpus_source: String,
-    /// Pages evaluated (after both kinds of empty documents were skipped).
+    /// Pages evaluated.
     pub pages: usize,
     pub input_bytes: usize,
     /// Rows the reader skipped because `html`/`text` was empty.
     pub skipped_empty: usize,
-    /// Pages whose extracted text was empty (HTML with no text in it).
-    pub empty_after_extraction: usize,
+    /// Per extraction, pages whose extracted text was empty. They stay in
+    /// the evaluation (a miss is a miss) without a signature.
+    pub empty_after_extraction: Vec<(Extraction, usize)>,
     pub truth: Truth,
     pub algorithms: Vec<AlgorithmResult>,
     pub throughput: Vec<StageRecord>,
@@ -58,27 +61,61 @@ pub fn run_experiment(name: &str, config: &ExperimentConfig, corpus: Corpus) -> 
     let cpu = process_cpu_seconds();
     let input_bytes = corpus.content_bytes();
     let mut clock = StageClock::new(corpus.len(), input_bytes);
-
-    let started = clock.start();
-    let extracted: Vec<_> = corpus
-        .pages
-        .par_iter()
-        .map(|p| page_text(p, config.extract))
-        .collect();
-    clock.stop(started, Stage::DecodeExtract, "");
-
-    let (pages, texts): (Vec<Page>, Vec<String>) = corpus
-        .pages
-        .into_iter()
-        .zip(extracted)
-        .filter(|(_, e)| !e.text.trim().is_empty())
-        .map(|(p, e)| (p, e.text))
-        .unzip();
-    let empty_after_extraction = clock.pages - pages.len();
-
     // The jieba dictionary loads once per process (~0.1 s); keep that out
     // of the tokeniser's throughput.
     crate::text::tokenize::jieba();
+
+    let mut truth = None;
+    let mut algorithms = Vec::new();
+    let mut empty_after_extraction = Vec::new();
+    for extraction in config.extractions() {
+        let (texts, docs) = prepare_documents(&corpus.pages, extraction, config, &mut clock);
+        empty_after_extraction.push((
+            extraction,
+            texts.iter().filter(|t| t.trim().is_empty()).count(),
+        ));
+        // Retention ("keep the longer page") reads the first extraction's text.
+        let truth = truth.get_or_insert_with(|| {
+            let text_len: Vec<usize> = texts.iter().map(|t| t.chars().count()).collect();
+            Truth::new(&corpus.pages, &text_len)
+        });
+        for prepared in config.prepare() {
+            algorithms.push(run_algorithm(
+                prepared, extraction, &docs, truth, &mut clock,
+            ));
+        }
+    }
+
+    ExperimentResult {
+        name: name.to_string(),
+        pages: corpus.pages.len(),
+        truth: truth.unwrap_or_else(|| Truth::new(&[], &[])),
+        corpus_source: corpus.source,
+        input_bytes,
+        skipped_empty: corpus.skipped_empty,
+        empty_after_extraction,
+        algorithms,
+        throughput: clock.records,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+        cpu_seconds: process_cpu_seconds() - cpu,
+        peak_memory_bytes: peak_memory_bytes(),
+    }
+}
+
+/// Decode+extract and tokenise every page, timed as two stages.
+fn prepare_documents(
+    pages: &[Page],
+    extraction: Extraction,
+    config: &ExperimentConfig,
+    clock: &mut StageClock,
+) -> (Vec<String>, Vec<Document>) {
+    let started = clock.start();
+    let texts: Vec<String> = pages
+        .par_iter()
+        .map(|p| page_text(p, extraction).text)
+        .collect();
+    clock.stop(started, Stage::DecodeExtract, extraction.name());
+
     let started = clock.start();
     let docs: Vec<Document> = pages
         .par_iter()
@@ -93,48 +130,31 @@ pub fn run_experiment(name: &str, config: &ExperimentConfig, corpus: Corpus) -> 
             }
         })
         .collect();
-    clock.stop(started, Stage::Tokenize, "");
-
-    let text_len: Vec<usize> = texts.iter().map(|t| t.chars().count()).collect();
-    let truth = Truth::new(&pages, &text_len);
-
-    let algorithms = config
-        .prepare()
-        .into_iter()
-        .map(|prepared| run_algorithm(prepared, &docs, &truth, &mut clock))
-        .collect();
-
-    ExperimentResult {
-        name: name.to_string(),
-        corpus_source: corpus.source,
-        pages: pages.len(),
-        input_bytes,
-        skipped_empty: corpus.skipped_empty,
-        empty_after_extraction,
-        truth,
-        algorithms,
-        throughput: clock.records,
-        wall_seconds: wall.elapsed().as_secs_f64(),
-        cpu_seconds: process_cpu_seconds() - cpu,
-        peak_memory_bytes: peak_memory_bytes(),
-    }
+    clock.stop(started, Stage::Tokenize, extraction.name());
+    (texts, docs)
 }
 
 fn run_algorithm(
     prepared: PreparedAlgorithm,
+    extraction: Extraction,
     docs: &[Document],
     truth: &Truth,
     clock: &mut StageClock,
 ) -> AlgorithmResult {
-    let run = prepared.algorithm.run(docs, clock);
+    let run = prepared.algorithm.run(docs, extraction.name(), clock);
     let started = clock.start();
     let evaluations = prepared
         .grid
         .iter()
         .map(|&t| evaluate_at(truth, &run.pairs, &run.scale, t))
         .collect();
-    clock.stop(started, Stage::Evaluate, run.name);
+    clock.stop(
+        started,
+        Stage::Evaluate,
+        &format!("{} [{}]", run.name, extraction.name()),
+    );
     AlgorithmResult {
+        extraction,
         candidates: candidate_recall(truth, &run.pairs),
         threshold: prepared.threshold,
         evaluations,

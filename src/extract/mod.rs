@@ -1,27 +1,87 @@
-//! From a page's content to the text the algorithms read.
+//! From a page's content to the text the algorithms read: charset decoding,
+//! main-content extraction, document structure.
 //!
-//! This stage strips tags (`full_text`). HTML is parsed with html5ever
-//! (through scraper) and walked with an explicit iterator, never by
-//! recursion, so a page nested a hundred thousand levels deep cannot
-//! overflow the stack.
+//! HTML is parsed with html5ever (through scraper) and walked as a flat
+//! event list, never by recursion, so a page nested a hundred thousand
+//! levels deep cannot overflow the stack.
 
+pub mod decode;
+pub mod dom;
+pub mod gold;
+pub mod main_content;
 mod nesting;
+pub mod structure;
 
-use ego_tree::iter::Edge;
-use scraper::{Html, Node};
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::{Content, Page};
+use dom::{Dom, LineKind};
+pub use structure::DocumentStructure;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Extraction {
-    /// Every text node of the body, tags stripped, block elements on lines
-    /// of their own.
+    /// The article: the main block by text density, chrome left out.
     #[default]
+    Main,
+    /// Every text node of the body, tags stripped, one block per line.
     FullText,
 }
 
+impl Extraction {
+    pub fn name(self) -> &'static str {
+        match self {
+            Extraction::Main => "main",
+            Extraction::FullText => "full_text",
+        }
+    }
+}
+
+/// A page after extraction.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ExtractedPage {
+    pub structure: DocumentStructure,
+    /// The encoding the bytes were decoded from, for raw-byte pages.
+    pub encoding: Option<&'static str>,
+}
+
+impl ExtractedPage {
+    pub fn text(&self) -> String {
+        self.structure.text()
+    }
+}
+
+/// Extracts a corpus page. Plain-text pages are split into paragraphs by
+/// line; their title is the corpus' `title`, if any.
+pub fn extract_page(page: &Page, extraction: Extraction) -> ExtractedPage {
+    let mut out = match &page.content {
+        Content::Text(text) => ExtractedPage {
+            structure: DocumentStructure::new(
+                None,
+                Vec::new(),
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            ),
+            encoding: None,
+        },
+        Content::Html(html) => extract_html(html, extraction),
+        Content::HtmlBytes(bytes) => {
+            let decoded = decode::decode_html(bytes);
+            let mut out = extract_html(&decoded.text, extraction);
+            out.encoding = Some(decoded.encoding.name());
+            out
+        }
+    };
+    if page.title.is_some() {
+        out.structure.title = page.title.clone();
+    }
+    out
+}
+
+/// Compatibility view for callers that only need title and text.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ExtractedText {
     pub title: Option<String>,
@@ -29,123 +89,58 @@ pub struct ExtractedText {
 }
 
 pub fn page_text(page: &Page, extraction: Extraction) -> ExtractedText {
-    match (&page.content, extraction) {
-        (Content::Text(text), _) => ExtractedText {
-            title: page.title.clone(),
-            text: text.clone(),
-        },
-        (Content::Html(html), Extraction::FullText) => {
-            let mut out = html_full_text(html);
-            if page.title.is_some() {
-                out.title = page.title.clone();
-            }
-            out
-        }
-    }
-}
-
-/// Elements whose text is never page content.
-const SKIPPED: [&str; 7] = [
-    "script", "style", "noscript", "template", "iframe", "head", "svg",
-];
-
-const BLOCKS: [&str; 30] = [
-    "p",
-    "div",
-    "br",
-    "li",
-    "ul",
-    "ol",
-    "tr",
-    "td",
-    "th",
-    "table",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "section",
-    "article",
-    "header",
-    "footer",
-    "nav",
-    "aside",
-    "blockquote",
-    "pre",
-    "dd",
-    "dt",
-    "dl",
-    "hr",
-    "main",
-    "form",
-];
-
-pub fn html_full_text(html: &str) -> ExtractedText {
-    let document = Html::parse_document(&nesting::cap_nesting(html, nesting::MAX_DEPTH));
-    let mut title = None;
-    let mut text = String::new();
-    let mut skip_depth = 0usize;
-    let mut in_title = false;
-    for edge in document.tree.root().traverse() {
-        match edge {
-            Edge::Open(node) => match node.value() {
-                Node::Element(e) => {
-                    let name = e.name();
-                    if name == "title" {
-                        in_title = true;
-                    }
-                    if SKIPPED.contains(&name) {
-                        skip_depth += 1;
-                    } else if BLOCKS.contains(&name) {
-                        text.push('\n');
-                    }
-                }
-                Node::Text(t) => {
-                    if in_title && title.is_none() {
-                        let t = collapse_whitespace(t);
-                        if !t.is_empty() {
-                            title = Some(t);
-                        }
-                    } else if skip_depth == 0 {
-                        text.push_str(t);
-                    }
-                }
-                _ => {}
-            },
-            Edge::Close(node) => {
-                if let Node::Element(e) = node.value() {
-                    let name = e.name();
-                    if name == "title" {
-                        in_title = false;
-                    }
-                    if SKIPPED.contains(&name) {
-                        skip_depth = skip_depth.saturating_sub(1);
-                    } else if BLOCKS.contains(&name) {
-                        text.push('\n');
-                    }
-                }
-            }
-        }
-    }
+    let out = extract_page(page, extraction);
     ExtractedText {
-        title,
-        text: tidy_lines(&text),
+        text: out.text(),
+        title: out.structure.title,
     }
 }
 
-fn collapse_whitespace(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+pub fn extract_html(html: &str, extraction: Extraction) -> ExtractedPage {
+    let dom = Dom::parse(&nesting::cap_nesting(html, nesting::MAX_DEPTH));
+    let h1 = first_h1(&dom);
+    let title = structure::clean_title(dom.title.as_deref(), h1.as_deref());
+    let (subtitles, paragraphs) = match extraction {
+        Extraction::Main => {
+            let lines = main_content::article_lines(&dom);
+            let subtitles = lines
+                .iter()
+                .filter(|l| l.kind == LineKind::Heading)
+                .map(|l| l.text.clone())
+                .collect();
+            let paragraphs = lines
+                .into_iter()
+                .filter(|l| l.kind == LineKind::Paragraph)
+                .map(|l| l.text)
+                .collect();
+            (subtitles, paragraphs)
+        }
+        Extraction::FullText => {
+            let lines = match dom.body.or((!dom.elements.is_empty()).then_some(0)) {
+                Some(root) => dom.render(root, &|_| false),
+                None => Vec::new(),
+            };
+            (Vec::new(), lines.into_iter().map(|l| l.text).collect())
+        }
+    };
+    ExtractedPage {
+        structure: DocumentStructure::new(title, subtitles, paragraphs),
+        encoding: None,
+    }
 }
 
-/// One line per block, whitespace folded inside lines, no empty lines.
-fn tidy_lines(text: &str) -> String {
-    text.lines()
-        .map(collapse_whitespace)
-        .filter(|l| !l.is_empty())
+fn first_h1(dom: &Dom) -> Option<String> {
+    let h1 = dom
+        .elements
+        .iter()
+        .position(|e| e.tag == "h1" && !e.dropped && e.stats.chars > 0)?;
+    let text = dom
+        .render(h1 as u32, &|_| false)
+        .into_iter()
+        .map(|l| l.text)
         .collect::<Vec<_>>()
-        .join("\n")
+        .join(" ");
+    (!text.is_empty()).then_some(text)
 }
 
 #[cfg(test)]
@@ -153,23 +148,58 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tags_scripts_and_styles_are_stripped() {
+    fn full_text_strips_tags_scripts_and_styles() {
         let html = "<html><head><title> 标题 </title><style>p{}</style></head>\
                     <body><script>var x=1;</script><p>第一段。</p><div>Second <b>para</b>.</div></body></html>";
-        let out = html_full_text(html);
-        assert_eq!(out.title.as_deref(), Some("标题"));
-        assert_eq!(out.text, "第一段。\nSecond para.");
+        let out = extract_html(html, Extraction::FullText);
+        assert_eq!(out.structure.title.as_deref(), Some("标题"));
+        assert_eq!(out.text(), "第一段。\nSecond para.");
     }
 
     #[test]
     fn deep_nesting_does_not_overflow_the_stack() {
         let depth = 100_000;
         let html = format!(
-            "{}deep text{}",
+            "{}deep text.{}",
             "<div>".repeat(depth),
             "</div>".repeat(depth)
         );
-        let out = html_full_text(&html);
-        assert_eq!(out.text, "deep text");
+        for extraction in [Extraction::Main, Extraction::FullText] {
+            assert_eq!(extract_html(&html, extraction).text(), "deep text.");
+        }
+    }
+
+    #[test]
+    fn main_extraction_keeps_subtitles_apart() {
+        let html = "<html><head><title>Storm hits coast - The Post</title></head><body>\
+            <div class='nav'><a href='/'>Home</a> <a href='/n'>News</a></div><article>\
+            <h1>Storm hits coast</h1><p>Thousands of homes lost power on Sunday, officials said.</p>\
+            <h2>Clean-up begins</h2><p>Engineers worked through the night, and by Monday most were back.</p>\
+            <p><strong>What next</strong></p><p>Another warning, for Wednesday, has been issued.</p>\
+            </article></body></html>";
+        let out = extract_html(html, Extraction::Main);
+        assert_eq!(out.structure.title.as_deref(), Some("Storm hits coast"));
+        assert_eq!(out.structure.subtitles, ["Clean-up begins", "What next"]);
+        assert_eq!(out.structure.paragraphs.len(), 3);
+        assert!(!out.text().contains("Home"));
+    }
+
+    #[test]
+    fn broken_and_empty_pages_give_a_result() {
+        for html in [
+            "",
+            "<",
+            "<html><body></body></html>",
+            "<p>unclosed <b>bold <i>text",
+            "\u{0}\u{1}<<>>&&;;",
+        ] {
+            for extraction in [Extraction::Main, Extraction::FullText] {
+                let _ = extract_html(html, extraction);
+            }
+        }
+        assert_eq!(
+            extract_html("<p>unclosed <b>bold", Extraction::FullText).text(),
+            "unclosed bold"
+        );
     }
 }

@@ -1,0 +1,183 @@
+//! Turning page bytes into text: BOM, then the page's own `<meta>`
+//! declaration, then statistical detection (chardetng) when there is none
+//! or it lies. Chinese sites still serve GBK, often undeclared.
+
+use encoding_rs::{Encoding, UTF_8};
+
+/// What decided the encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EncodingSource {
+    Bom,
+    Meta,
+    /// chardetng's guess (no declaration, or one the bytes contradict).
+    Detected,
+}
+
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    pub text: String,
+    pub encoding: &'static Encoding,
+    pub source: EncodingSource,
+    /// Bytes that no decoding could map (replaced by U+FFFD).
+    pub had_errors: bool,
+}
+
+/// How far into the page a `<meta>` declaration is looked for (the HTML
+/// standard's prescan reads 1024 bytes; real pages put comments and
+/// scripts first, so we read further).
+const PRESCAN_BYTES: usize = 4096;
+
+pub fn decode_html(bytes: &[u8]) -> Decoded {
+    if let Some((encoding, bom_len)) = Encoding::for_bom(bytes) {
+        let (text, had_errors) = encoding.decode_without_bom_handling(&bytes[bom_len..]);
+        return Decoded {
+            text: text.into_owned(),
+            encoding,
+            source: EncodingSource::Bom,
+            had_errors,
+        };
+    }
+    if let Some(declared) = meta_charset(&bytes[..bytes.len().min(PRESCAN_BYTES)]) {
+        let (text, had_errors) = declared.decode_without_bom_handling(bytes);
+        if !had_errors {
+            return Decoded {
+                text: text.into_owned(),
+                encoding: declared,
+                source: EncodingSource::Meta,
+                had_errors,
+            };
+        }
+    }
+    let mut detector = chardetng::EncodingDetector::new();
+    detector.feed(bytes, true);
+    let encoding = detector.guess(None, true);
+    let (text, had_errors) = encoding.decode_without_bom_handling(bytes);
+    Decoded {
+        text: text.into_owned(),
+        encoding,
+        source: EncodingSource::Detected,
+        had_errors,
+    }
+}
+
+/// The encoding a `<meta charset>` or `<meta http-equiv content>` names.
+pub fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
+    let lower: Vec<u8> = head.iter().map(u8::to_ascii_lowercase).collect();
+    let mut from = 0;
+    while let Some(at) = find(&lower[from..], b"<meta").map(|i| from + i) {
+        let end = lower[at..]
+            .iter()
+            .position(|&b| b == b'>')
+            .map(|i| at + i)
+            .unwrap_or(lower.len());
+        let tag = &lower[at..end];
+        if let Some(c) = find(tag, b"charset") {
+            let rest = &tag[c + 7..];
+            let rest = skip_while(rest, |b| b.is_ascii_whitespace());
+            if let Some(rest) = rest.strip_prefix(b"=") {
+                let rest = skip_while(rest, |b| b.is_ascii_whitespace() || b == b'"' || b == b'\'');
+                let label_end = rest
+                    .iter()
+                    .position(|&b| {
+                        b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b';' | b'/' | b'>')
+                    })
+                    .unwrap_or(rest.len());
+                if let Some(encoding) = Encoding::for_label(&rest[..label_end]) {
+                    // The standard: a page cannot declare UTF-16 in itself
+                    // (it would not be ASCII-readable); it means UTF-8.
+                    let utf16 =
+                        encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE;
+                    return Some(if utf16 { UTF_8 } else { encoding });
+                }
+            }
+        }
+        from = end.max(at + 5);
+    }
+    None
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn skip_while(s: &[u8], f: impl Fn(u8) -> bool) -> &[u8] {
+    let n = s.iter().position(|&b| !f(b)).unwrap_or(s.len());
+    &s[n..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use encoding_rs::{BIG5, GBK, SHIFT_JIS, WINDOWS_1252};
+
+    const ARTICLE: &str = "<html><head><title>江城地铁五号线今日开通</title></head><body>\
+        <p>本报讯 经过四年建设，江城地铁五号线今天上午九时正式开通试运营。这条线路全长三十二公里，\
+        设车站二十四座，连接城市东部新区和西部老城。据地铁公司介绍，五号线采用六节编组列车，\
+        高峰时段行车间隔为四分钟。</p></body></html>";
+
+    #[test]
+    fn gbk_without_a_declaration_round_trips() {
+        let (bytes, _, unmappable) = GBK.encode(ARTICLE);
+        assert!(!unmappable);
+        assert!(
+            std::str::from_utf8(&bytes).is_err(),
+            "the bytes really are not UTF-8"
+        );
+        let decoded = decode_html(&bytes);
+        assert_eq!(decoded.text, ARTICLE);
+        assert_eq!(decoded.source, EncodingSource::Detected);
+        assert!(!decoded.had_errors);
+    }
+
+    #[test]
+    fn a_meta_declaration_is_followed() {
+        let page = format!(
+            "<meta http-equiv=\"Content-Type\" content=\"text/html; charset=gb2312\">{ARTICLE}"
+        );
+        let (bytes, _, _) = GBK.encode(&page);
+        let decoded = decode_html(&bytes);
+        assert_eq!(
+            (decoded.text.as_str(), decoded.source),
+            (page.as_str(), EncodingSource::Meta)
+        );
+        let page = "<meta charset='big5'><p>臺灣的天氣很好，今天適合出門走走。</p>";
+        let (bytes, _, _) = BIG5.encode(page);
+        assert_eq!(decode_html(&bytes).text, page);
+    }
+
+    #[test]
+    fn a_lying_declaration_is_overruled() {
+        // Declared UTF-8, served as GBK, as misconfigured servers do.
+        let page = format!("<meta charset=\"utf-8\">{ARTICLE}");
+        let (bytes, _, _) = GBK.encode(&page);
+        let decoded = decode_html(&bytes);
+        assert_eq!(decoded.text, page);
+        assert_eq!(decoded.source, EncodingSource::Detected);
+    }
+
+    #[test]
+    fn boms_win_and_other_encodings_decode() {
+        let mut bytes = vec![0xEF, 0xBB, 0xBF];
+        bytes.extend_from_slice("<p>héllo</p>".as_bytes());
+        let decoded = decode_html(&bytes);
+        assert_eq!(
+            (decoded.text.as_str(), decoded.source),
+            ("<p>héllo</p>", EncodingSource::Bom)
+        );
+        let page = "<p>日本語のページです。今日はいい天気ですね。東京の桜が満開になりました。</p>";
+        let (bytes, _, _) = SHIFT_JIS.encode(page);
+        assert_eq!(decode_html(&bytes).text, page);
+        let page = "<p>Déjà vu: café, naïve, façade — the old résumé again.</p>";
+        let (bytes, _, _) = WINDOWS_1252.encode(page);
+        assert_eq!(decode_html(&bytes).text, page);
+    }
+
+    #[test]
+    fn binary_junk_decodes_to_something_without_panicking() {
+        let junk: Vec<u8> = (0..5000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let _ = decode_html(&junk);
+        let _ = decode_html(&[]);
+    }
+}

@@ -1,0 +1,372 @@
+//! A flat view of a parsed page for scoring: elements in an arena, and the
+//! page as a sequence of open/text/close events, so that every walk is a
+//! loop over a slice (a page nested deeply costs no stack).
+
+use ego_tree::iter::Edge;
+use scraper::{Html, Node};
+
+use crate::text::lang::is_han;
+
+/// Elements whose content is never page text.
+const DROPPED: [&str; 14] = [
+    "script", "style", "noscript", "template", "iframe", "svg", "canvas", "button", "select",
+    "input", "textarea", "object", "embed", "head",
+];
+
+/// Elements that start a new line of text.
+const BLOCKS: [&str; 34] = [
+    "p",
+    "div",
+    "br",
+    "li",
+    "ul",
+    "ol",
+    "tr",
+    "td",
+    "th",
+    "table",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "nav",
+    "aside",
+    "blockquote",
+    "pre",
+    "dd",
+    "dt",
+    "dl",
+    "hr",
+    "main",
+    "form",
+    "figure",
+    "figcaption",
+    "address",
+    "center",
+];
+
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    /// Characters of text that are not whitespace.
+    pub chars: u32,
+    /// Of those, inside links.
+    pub link_chars: u32,
+    pub han: u32,
+    /// Commas and sentence punctuation, Latin and CJK.
+    pub punct: u32,
+    /// Elements inside, this one included.
+    pub tags: u32,
+    /// `<p>` elements inside.
+    pub paragraphs: u32,
+    /// Block elements inside (not counting this one).
+    pub blocks: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Element {
+    pub tag: String,
+    /// `class` and `id`, lower-cased, space separated.
+    pub class_id: String,
+    /// `itemprop`, lower-cased.
+    pub itemprop: String,
+    pub parent: Option<u32>,
+    pub depth: u32,
+    /// Event range `[open, close]` of this element.
+    pub open: u32,
+    pub close: u32,
+    pub stats: Stats,
+    /// Inside a dropped element (script, style, ...) or itself one.
+    pub dropped: bool,
+    /// Inside an `<a>`, or itself one.
+    pub in_link: bool,
+    /// Inside a `<b>` or `<strong>`, or itself one.
+    pub in_bold: bool,
+    pub is_block: bool,
+}
+
+#[derive(Debug, Clone)]
+pub enum Event {
+    Open(u32),
+    Close(u32),
+    /// A byte range of [`Dom::text`].
+    Text(u32, u32),
+}
+
+#[derive(Debug, Default)]
+pub struct Dom {
+    pub elements: Vec<Element>,
+    pub events: Vec<Event>,
+    pub text: String,
+    pub title: Option<String>,
+    /// Index of `<body>`, if the page has one.
+    pub body: Option<u32>,
+}
+
+fn count_text(text: &str, stats: &mut Stats) {
+    for c in text.chars() {
+        if c.is_whitespace() {
+            continue;
+        }
+        stats.chars += 1;
+        if is_han(c) {
+            stats.han += 1;
+        } else if matches!(
+            c,
+            ',' | '.' | '!' | '?' | ';' | '，' | '。' | '！' | '？' | '；' | '、'
+        ) {
+            stats.punct += 1;
+        }
+    }
+}
+
+impl Dom {
+    pub fn parse(html: &str) -> Dom {
+        let document = Html::parse_document(html);
+        let mut dom = Dom::default();
+        // Open elements, innermost last.
+        let mut stack: Vec<u32> = Vec::new();
+        for edge in document.tree.root().traverse() {
+            match edge {
+                Edge::Open(node) => match node.value() {
+                    Node::Element(e) => {
+                        let tag = e.name().to_ascii_lowercase();
+                        let parent = stack.last().copied();
+                        let (parent_dropped, parent_link, parent_bold, depth) = parent
+                            .map(|p| {
+                                let p = &dom.elements[p as usize];
+                                (p.dropped, p.in_link, p.in_bold, p.depth + 1)
+                            })
+                            .unwrap_or((false, false, false, 0));
+                        let mut class_id = String::new();
+                        for attr in ["class", "id"] {
+                            if let Some(v) = e.attr(attr) {
+                                class_id.push_str(&v.to_ascii_lowercase());
+                                class_id.push(' ');
+                            }
+                        }
+                        let index = dom.elements.len() as u32;
+                        if tag == "body" && dom.body.is_none() {
+                            dom.body = Some(index);
+                        }
+                        dom.elements.push(Element {
+                            dropped: parent_dropped || DROPPED.contains(&tag.as_str()),
+                            in_link: parent_link || tag == "a",
+                            in_bold: parent_bold || tag == "b" || tag == "strong",
+                            is_block: BLOCKS.contains(&tag.as_str()),
+                            itemprop: e.attr("itemprop").unwrap_or("").to_ascii_lowercase(),
+                            tag,
+                            class_id,
+                            parent,
+                            depth,
+                            open: dom.events.len() as u32,
+                            close: 0,
+                            stats: Stats {
+                                tags: 1,
+                                ..Stats::default()
+                            },
+                        });
+                        dom.events.push(Event::Open(index));
+                        stack.push(index);
+                    }
+                    Node::Text(t) => {
+                        let Some(&owner) = stack.last() else { continue };
+                        let owner_el = &dom.elements[owner as usize];
+                        if owner_el.tag == "title" {
+                            if dom.title.is_none() {
+                                let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                                if !t.is_empty() {
+                                    dom.title = Some(t);
+                                }
+                            }
+                            continue;
+                        }
+                        if owner_el.dropped {
+                            continue;
+                        }
+                        let start = dom.text.len() as u32;
+                        dom.text.push_str(t);
+                        let end = dom.text.len() as u32;
+                        let mut stats = Stats::default();
+                        count_text(t, &mut stats);
+                        if owner_el.in_link {
+                            stats.link_chars = stats.chars;
+                        }
+                        let own = &mut dom.elements[owner as usize].stats;
+                        own.chars += stats.chars;
+                        own.link_chars += stats.link_chars;
+                        own.han += stats.han;
+                        own.punct += stats.punct;
+                        dom.events.push(Event::Text(start, end));
+                    }
+                    _ => {}
+                },
+                Edge::Close(node) => {
+                    if let Node::Element(_) = node.value() {
+                        let Some(index) = stack.pop() else { continue };
+                        dom.elements[index as usize].close = dom.events.len() as u32;
+                        dom.events.push(Event::Close(index));
+                        let el = &dom.elements[index as usize];
+                        let (stats, is_p, dropped, is_block) =
+                            (el.stats.clone(), el.tag == "p", el.dropped, el.is_block);
+                        let tag_of_child = el.tag.clone();
+                        if let Some(parent) = el.parent {
+                            let p = &mut dom.elements[parent as usize].stats;
+                            if !dropped {
+                                p.chars += stats.chars;
+                                p.link_chars += stats.link_chars;
+                                p.han += stats.han;
+                                p.punct += stats.punct;
+                                p.paragraphs += stats.paragraphs + u32::from(is_p);
+                                // Lines broken by <br> still make one paragraph block.
+                                let counts =
+                                    is_block && !matches!(tag_of_child.as_str(), "br" | "hr");
+                                p.blocks += stats.blocks + u32::from(counts);
+                            }
+                            p.tags += stats.tags;
+                        }
+                    }
+                }
+            }
+        }
+        dom
+    }
+
+    /// The text of an element's subtree, one line per block, skipping
+    /// dropped elements and those `skip` says to leave out.
+    pub fn render(&self, element: u32, skip: &dyn Fn(u32) -> bool) -> Vec<Line> {
+        let el = &self.elements[element as usize];
+        let mut lines = Vec::new();
+        let mut line = LineBuilder::default();
+        let mut blocks: Vec<u32> = vec![element];
+        let mut i = el.open as usize;
+        let end = el.close as usize;
+        while i <= end && i < self.events.len() {
+            match self.events[i] {
+                Event::Open(e) => {
+                    let child = &self.elements[e as usize];
+                    if e != element && (child.dropped || skip(e)) {
+                        i = child.close as usize + 1;
+                        continue;
+                    }
+                    if child.is_block && e != element {
+                        line.flush(self, &mut lines);
+                        blocks.push(e);
+                    }
+                }
+                Event::Close(e) => {
+                    if self.elements[e as usize].is_block && e != element {
+                        line.flush(self, &mut lines);
+                        blocks.pop();
+                    }
+                }
+                Event::Text(a, b) => {
+                    let text = &self.text[a as usize..b as usize];
+                    if !text.trim().is_empty() {
+                        line.owner.get_or_insert(*blocks.last().unwrap_or(&element));
+                        // The text's own element is the innermost open one;
+                        // find it from the event just before.
+                        let bold = self.text_is_bold(i);
+                        line.all_bold = line.all_bold.map(|b| b && bold).or(Some(bold));
+                    }
+                    line.text.push_str(text);
+                }
+            }
+            i += 1;
+        }
+        line.flush(self, &mut lines);
+        lines
+    }
+
+    /// Whether the text event at `i` sits inside `<b>`/`<strong>`.
+    fn text_is_bold(&self, i: usize) -> bool {
+        // Walk back to the nearest open or close event: an Open(e) means the
+        // text is in e; a Close(e) means it is in e's parent.
+        let mut j = i;
+        while j > 0 {
+            j -= 1;
+            match self.events[j] {
+                Event::Open(e) => return self.elements[e as usize].in_bold,
+                Event::Close(e) => {
+                    return self.elements[e as usize]
+                        .parent
+                        .map(|p| self.elements[p as usize].in_bold)
+                        .unwrap_or(false)
+                }
+                Event::Text(..) => {}
+            }
+        }
+        false
+    }
+
+    pub fn link_density(&self, element: u32) -> f64 {
+        let s = &self.elements[element as usize].stats;
+        if s.chars == 0 {
+            0.0
+        } else {
+            f64::from(s.link_chars) / f64::from(s.chars)
+        }
+    }
+
+    /// Whether `inner` is `outer` or inside it.
+    pub fn contains(&self, outer: u32, inner: u32) -> bool {
+        let (o, i) = (
+            &self.elements[outer as usize],
+            &self.elements[inner as usize],
+        );
+        o.open <= i.open && i.close <= o.close
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    Paragraph,
+    /// An `h2`-`h6` line, or a short line all in bold.
+    Heading,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub text: String,
+    pub kind: LineKind,
+}
+
+#[derive(Default)]
+struct LineBuilder {
+    text: String,
+    owner: Option<u32>,
+    all_bold: Option<bool>,
+}
+
+impl LineBuilder {
+    fn flush(&mut self, dom: &Dom, lines: &mut Vec<Line>) {
+        let folded = self.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !folded.is_empty() {
+            let tag = self
+                .owner
+                .map(|o| dom.elements[o as usize].tag.as_str())
+                .unwrap_or("");
+            let short = folded.chars().count() <= 40;
+            let heading = matches!(tag, "h2" | "h3" | "h4" | "h5" | "h6")
+                || (short
+                    && self.all_bold == Some(true)
+                    && !folded.ends_with(['.', '。', ':', '：']));
+            lines.push(Line {
+                text: folded,
+                kind: if heading {
+                    LineKind::Heading
+                } else {
+                    LineKind::Paragraph
+                },
+            });
+        }
+        self.text.clear();
+        self.owner = None;
+        self.all_bold = None;
+    }
+}

@@ -1,0 +1,431 @@
+//! Main-content extraction by text density (seed 001 section 4.1,
+//! generalised).
+//!
+//! Seed 001 picks the DOM node holding the most Chinese characters. Counting
+//! characters alone favours whole-page wrappers and works only for Chinese,
+//! so blocks are scored as readability does, from their paragraphs: each
+//! paragraph-like block gives its ancestors a score from its length and
+//! punctuation (sentences, not link lists), discounted by link density and
+//! moved by class/id names that say "article" or "sidebar". The best block
+//! and its sibling paragraphs are the article; inside it, link lists,
+//! share bars and other chrome are left out.
+
+use super::dom::{Dom, Line};
+
+/// Tags whose text is a paragraph for scoring.
+const PARAGRAPH_TAGS: [&str; 5] = ["p", "pre", "td", "blockquote", "li"];
+
+/// Always chrome, wherever they are.
+const CHROME_TAGS: [&str; 5] = ["nav", "aside", "footer", "form", "menu"];
+
+/// class/id words that mark chrome.
+const NEGATIVE_WORDS: [&str; 38] = [
+    "ad",
+    "ads",
+    "advert",
+    "advertisement",
+    "banner",
+    "breadcrumb",
+    "breadcrumbs",
+    "byline",
+    "comment",
+    "comments",
+    "cookie",
+    "disqus",
+    "foot",
+    "footer",
+    "header",
+    "hidden",
+    "login",
+    "masthead",
+    "menu",
+    "modal",
+    "nav",
+    "navbar",
+    "navigation",
+    "newsletter",
+    "outbrain",
+    "pagination",
+    "pager",
+    "popup",
+    "promo",
+    "related",
+    "share",
+    "sharing",
+    "sidebar",
+    "social",
+    "sponsor",
+    "subscribe",
+    "taboola",
+    "widget",
+];
+
+/// class/id substrings that mark chrome even inside compound names.
+const NEGATIVE_PARTS: [&str; 10] = [
+    "comment",
+    "sidebar",
+    "related",
+    "recommend",
+    "advert",
+    "social",
+    "newsletter",
+    "subscribe",
+    "breadcrumb",
+    "sharing",
+];
+
+/// class/id words that mark the article.
+const POSITIVE_WORDS: [&str; 12] = [
+    "article",
+    "articlebody",
+    "body",
+    "content",
+    "entry",
+    "main",
+    "post",
+    "story",
+    "text",
+    "blog",
+    "zhengwen",
+    "detail",
+];
+
+/// Names sites give the element holding exactly the article body.
+const ARTICLE_BODY_NAMES: [&str; 12] = [
+    "articlebody",
+    "article-body",
+    "article_body",
+    "article__body",
+    "story-body",
+    "storybody",
+    "entry-content",
+    "post-content",
+    "post-body",
+    "article-content",
+    "article-text",
+    "story-content",
+];
+
+fn words(class_id: &str) -> impl Iterator<Item = &str> {
+    class_id
+        .split(|c: char| c.is_whitespace() || c == '-' || c == '_')
+        .filter(|w| !w.is_empty())
+}
+
+/// -25, 0 or +25 from the class and id names, as readability weighs them.
+pub fn class_weight(class_id: &str) -> f64 {
+    let negative = words(class_id).any(|w| NEGATIVE_WORDS.contains(&w))
+        || NEGATIVE_PARTS.iter().any(|p| class_id.contains(p));
+    let positive = words(class_id).any(|w| POSITIVE_WORDS.contains(&w));
+    match (negative, positive) {
+        (true, false) => -25.0,
+        (false, true) => 25.0,
+        _ => 0.0,
+    }
+}
+
+/// Text weight: a Han character carries about as much as a short word.
+fn weighted_chars(dom: &Dom, e: u32) -> f64 {
+    let s = &dom.elements[e as usize].stats;
+    f64::from(s.chars) + 2.0 * f64::from(s.han)
+}
+
+fn is_paragraph_like(dom: &Dom, e: u32) -> bool {
+    let el = &dom.elements[e as usize];
+    PARAGRAPH_TAGS.contains(&el.tag.as_str())
+        || (matches!(
+            el.tag.as_str(),
+            "div" | "section" | "span" | "font" | "center"
+        ) && el.stats.blocks == 0)
+}
+
+fn initial_score(dom: &Dom, e: u32) -> f64 {
+    let el = &dom.elements[e as usize];
+    let by_tag = match el.tag.as_str() {
+        "div" | "article" | "main" | "section" => 5.0,
+        "pre" | "td" | "blockquote" => 3.0,
+        "address" | "ol" | "ul" | "dl" | "dd" | "dt" | "li" | "form" => -3.0,
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "th" => -5.0,
+        _ => 0.0,
+    };
+    by_tag + class_weight(&el.class_id)
+}
+
+/// Chrome inside the chosen article: left out when rendering it.
+fn is_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
+    let el = &dom.elements[e as usize];
+    if CHROME_TAGS.contains(&el.tag.as_str()) {
+        // An ASP.NET-style <form> around the whole page is not chrome.
+        return !(el.tag == "form" && el.stats.chars * 2 > article_text);
+    }
+    if el.tag == "h1" {
+        // The headline is the title, not body text.
+        return true;
+    }
+    let weight = class_weight(&el.class_id);
+    if weight < 0.0 && el.stats.chars * 2 < article_text {
+        return true;
+    }
+    // Link lists and the like: mostly link text, little prose. Prose with
+    // inline links (documentation, wikis) keeps its sentence punctuation,
+    // and a block holding much of the article is judged by its parts.
+    if matches!(
+        el.tag.as_str(),
+        "ul" | "ol" | "div" | "table" | "section" | "dl" | "p" | "li"
+    ) {
+        let density = dom.link_density(e);
+        let chars = el.stats.chars;
+        let prose = el.stats.punct >= 2 && el.stats.punct * 40 >= chars;
+        let small = chars * 3 < article_text;
+        if density > 0.5 && weight <= 0.0 && small && !prose {
+            return true;
+        }
+        if density > 0.25 && el.stats.punct < 2 && chars < 200 && weight <= 0.0 {
+            return true;
+        }
+    }
+    false
+}
+
+/// The element a site marks as the article body, when it holds real text.
+fn marked_article_body(dom: &Dom) -> Option<u32> {
+    let mut best: Option<(u32, u32)> = None;
+    for (i, el) in dom.elements.iter().enumerate() {
+        if el.dropped || el.stats.chars < 100 || matches!(el.tag.as_str(), "html" | "body") {
+            continue;
+        }
+        let marked = el.itemprop.split_whitespace().any(|p| p == "articlebody")
+            || el
+                .class_id
+                .split_whitespace()
+                .any(|w| ARTICLE_BODY_NAMES.contains(&w));
+        if marked && best.is_none_or(|(_, chars)| el.stats.chars > chars) {
+            best = Some((i as u32, el.stats.chars));
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+/// Elements that cannot hold the article: chrome tags, and (when
+/// `strict`) blocks whose class or id says comment, sidebar, related, ...
+/// as readability's "unlikely candidates". Inherited by descendants.
+fn unlikely(dom: &Dom, strict: bool) -> Vec<bool> {
+    let mut out = vec![false; dom.elements.len()];
+    for (i, el) in dom.elements.iter().enumerate() {
+        let inherited = el.parent.is_some_and(|p| out[p as usize]);
+        let tag = el.tag.as_str();
+        let own = !matches!(tag, "html" | "body" | "article" | "main")
+            && (CHROME_TAGS.contains(&tag) && tag != "form"
+                || strict && class_weight(&el.class_id) < 0.0);
+        out[i] = el.dropped || inherited || own;
+    }
+    out
+}
+
+/// The elements that make up the article, in document order.
+pub fn select_article(dom: &Dom) -> Vec<u32> {
+    select_article_with(dom, true)
+}
+
+fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
+    if dom.elements.is_empty() {
+        return Vec::new();
+    }
+    let n = dom.elements.len();
+    let unlikely = unlikely(dom, strict);
+    let mut score = vec![f64::NAN; n];
+    for e in 0..n as u32 {
+        let el = &dom.elements[e as usize];
+        if unlikely[e as usize] || !is_paragraph_like(dom, e) {
+            continue;
+        }
+        let length = weighted_chars(dom, e);
+        if length < 25.0 {
+            continue;
+        }
+        let contribution = 1.0 + f64::from(el.stats.punct) + (length / 100.0).floor().min(3.0);
+        let mut ancestor = el.parent;
+        let mut level = 0;
+        while let (Some(a), true) = (ancestor, level < 5) {
+            if score[a as usize].is_nan() {
+                score[a as usize] = initial_score(dom, a);
+            }
+            let divider = match level {
+                0 => 1.0,
+                1 => 2.0,
+                _ => f64::from(level) * 3.0,
+            };
+            score[a as usize] += contribution / divider;
+            ancestor = dom.elements[a as usize].parent;
+            level += 1;
+        }
+    }
+    let mut top: Option<(u32, f64)> = None;
+    for e in 0..n {
+        if score[e].is_nan() || unlikely[e] {
+            continue;
+        }
+        let tag = dom.elements[e].tag.as_str();
+        if matches!(tag, "html" | "head" | "body") {
+            continue;
+        }
+        score[e] *= 1.0 - dom.link_density(e as u32);
+        if top.is_none_or(|(_, s)| score[e] > s) {
+            top = Some((e as u32, score[e]));
+        }
+    }
+
+    if let Some(marked) = marked_article_body(dom) {
+        // A site's own article-body marker wins unless the scored block
+        // around it holds clearly more prose outside it.
+        let keep_marked = match top {
+            Some((t, _)) if t != marked && dom.contains(t, marked) => {
+                let top = &dom.elements[t as usize].stats;
+                dom.elements[marked as usize].stats.chars * 3 >= top.chars - top.link_chars
+            }
+            _ => true,
+        };
+        if keep_marked {
+            return vec![marked];
+        }
+    }
+
+    let Some((top, top_score)) = top else {
+        return dom.body.into_iter().collect();
+    };
+    // Sibling blocks of the best one that belong to the article too.
+    let Some(parent) = dom.elements[top as usize].parent else {
+        return vec![top];
+    };
+    let threshold = (top_score * 0.2).max(10.0);
+    let top_class = dom.elements[top as usize].class_id.clone();
+    let mut chosen = Vec::new();
+    for e in 0..n as u32 {
+        let el = &dom.elements[e as usize];
+        if el.parent != Some(parent) || unlikely[e as usize] {
+            continue;
+        }
+        if e == top {
+            chosen.push(e);
+            continue;
+        }
+        let mut s = score[e as usize];
+        if !top_class.trim().is_empty() && el.class_id == top_class {
+            s += top_score * 0.2;
+        }
+        let ok = if !s.is_nan() && s >= threshold {
+            true
+        } else if el.tag == "p" {
+            let length = weighted_chars(dom, e);
+            let density = dom.link_density(e);
+            (length > 80.0 && density < 0.25)
+                || (length > 0.0 && density == 0.0 && el.stats.punct > 0)
+        } else {
+            false
+        };
+        if ok {
+            chosen.push(e);
+        }
+    }
+    chosen
+}
+
+/// The article's lines: paragraphs and headings, chrome left out. When
+/// the strict pass finds next to nothing (a page whose article sits in a
+/// block named like chrome), a second pass without class-based exclusion
+/// is taken if it finds more.
+pub fn article_lines(dom: &Dom) -> Vec<Line> {
+    let strict = lines_of(dom, &select_article_with(dom, true));
+    let chars = |lines: &[Line]| lines.iter().map(|l| l.text.chars().count()).sum::<usize>();
+    if chars(&strict) >= 250 {
+        return strict;
+    }
+    let relaxed = lines_of(dom, &select_article_with(dom, false));
+    if chars(&relaxed) > chars(&strict) {
+        relaxed
+    } else {
+        strict
+    }
+}
+
+fn lines_of(dom: &Dom, chosen: &[u32]) -> Vec<Line> {
+    let chosen = chosen.to_vec();
+    let article_text: u32 = chosen
+        .iter()
+        .map(|&e| dom.elements[e as usize].stats.chars)
+        .sum();
+    let skip = |e: u32| is_chrome(dom, e, article_text);
+    chosen.iter().flat_map(|&e| dom.render(e, &skip)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_names_weigh_as_words() {
+        assert_eq!(class_weight("article-body"), 25.0);
+        assert_eq!(class_weight("sidebar-left"), -25.0);
+        assert_eq!(class_weight("headline"), 0.0, "`head` is not `header`");
+        assert_eq!(
+            class_weight("downloads"),
+            0.0,
+            "`ads` inside a word is not an ad"
+        );
+        assert_eq!(class_weight("post-comments"), 0.0, "both signs cancel");
+    }
+
+    fn text_of(html: &str) -> String {
+        let dom = Dom::parse(html);
+        article_lines(&dom)
+            .into_iter()
+            .map(|l| l.text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn picks_the_article_over_navigation_and_links() {
+        let links: String = (0..30)
+            .map(|i| format!("<li><a href='/{i}'>Related headline number {i} here</a></li>"))
+            .collect();
+        let html = format!(
+            "<html><body><div class='nav'><ul>{links}</ul></div>\
+             <div class='content'><h1>Title</h1>\
+             <p>The first paragraph of the story, with a comma, and a full stop.</p>\
+             <p>The second paragraph goes on, and on, for a while longer than that.</p>\
+             <ul class='share'><li><a href='#'>Share</a></li></ul></div>\
+             <div class='footer'>Copyright, all rights reserved.</div></body></html>"
+        );
+        assert_eq!(
+            text_of(&html),
+            "The first paragraph of the story, with a comma, and a full stop.\n\
+             The second paragraph goes on, and on, for a while longer than that."
+        );
+    }
+
+    #[test]
+    fn chinese_pages_are_scored_by_their_characters() {
+        let nav: String = (0..20)
+            .map(|i| format!("<a href='/{i}'>栏目{i}</a> "))
+            .collect();
+        let html = format!(
+            "<html><body><div id='top'>{nav}</div><div id='zhengwen'>\
+             <p>本报讯，经过四年建设，江城地铁五号线今天上午九时正式开通试运营。</p>\
+             <p>据地铁公司介绍，五号线采用六节编组列车，高峰时段行车间隔为四分钟。</p></div>\
+             <div id='foot'>版权所有，未经授权禁止转载</div></body></html>"
+        );
+        let text = text_of(&html);
+        assert!(text.starts_with("本报讯"), "{text}");
+        assert!(!text.contains("栏目") && !text.contains("版权"), "{text}");
+    }
+
+    #[test]
+    fn navigation_only_pages_give_little_or_nothing() {
+        let links: String = (0..40)
+            .map(|i| format!("<a href='/{i}'>Section {i}</a> "))
+            .collect();
+        let html = format!("<html><body><nav>{links}</nav></body></html>");
+        assert_eq!(text_of(&html), "");
+    }
+}

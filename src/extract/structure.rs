@@ -1,0 +1,271 @@
+//! Document structure for the algorithms: title, subtitles, paragraphs and
+//! sentences with their positions, which the semantic method's sentence
+//! weights read (seed 001 section 4.3).
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sentence {
+    pub text: String,
+    /// Byte offsets into the page's main text (paragraphs joined by `\n`).
+    pub start: usize,
+    pub end: usize,
+    pub paragraph: usize,
+    pub first_in_paragraph: bool,
+    pub last_in_paragraph: bool,
+    pub first_in_article: bool,
+    pub last_in_article: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct DocumentStructure {
+    pub title: Option<String>,
+    pub subtitles: Vec<String>,
+    pub paragraphs: Vec<String>,
+    pub sentences: Vec<Sentence>,
+}
+
+impl DocumentStructure {
+    pub fn new(title: Option<String>, subtitles: Vec<String>, paragraphs: Vec<String>) -> Self {
+        let mut sentences = Vec::new();
+        let mut offset = 0;
+        for (index, paragraph) in paragraphs.iter().enumerate() {
+            let spans = split_sentences(paragraph);
+            let count = spans.len();
+            for (k, (a, b)) in spans.into_iter().enumerate() {
+                sentences.push(Sentence {
+                    text: paragraph[a..b].to_string(),
+                    start: offset + a,
+                    end: offset + b,
+                    paragraph: index,
+                    first_in_paragraph: k == 0,
+                    last_in_paragraph: k + 1 == count,
+                    first_in_article: false,
+                    last_in_article: false,
+                });
+            }
+            offset += paragraph.len() + 1;
+        }
+        if let Some(first) = sentences.first_mut() {
+            first.first_in_article = true;
+        }
+        if let Some(last) = sentences.last_mut() {
+            last.last_in_article = true;
+        }
+        DocumentStructure {
+            title,
+            subtitles,
+            paragraphs,
+            sentences,
+        }
+    }
+
+    /// The main text: paragraphs, one per line.
+    pub fn text(&self) -> String {
+        self.paragraphs.join("\n")
+    }
+}
+
+fn ends_sentence(c: char, next: Option<char>) -> bool {
+    match c {
+        '。' | '！' | '？' | '；' | '!' | '?' | ';' => true,
+        // A full stop ends an English sentence when a space follows (not in
+        // 3.14 or e.g.), and so does the end of the text.
+        '.' => next.is_none_or(|n| n.is_whitespace() || is_closing(n)),
+        _ => false,
+    }
+}
+
+fn is_closing(c: char) -> bool {
+    matches!(
+        c,
+        '”' | '’' | '"' | '\'' | '」' | '』' | '）' | ')' | '】' | '》' | '〕'
+    )
+}
+
+/// Sentence byte spans in one paragraph, trimmed, closing quotes kept with
+/// the sentence they close.
+pub fn split_sentences(text: &str) -> Vec<(usize, usize)> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut spans = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < chars.len() {
+        let (_, c) = chars[i];
+        let next = chars.get(i + 1).map(|&(_, n)| n);
+        if c == '\n' || ends_sentence(c, next) {
+            let mut j = i + 1;
+            if c != '\n' {
+                // Closing quotes and doubled marks (?!) stay with the sentence.
+                while j < chars.len()
+                    && (is_closing(chars[j].1)
+                        || matches!(chars[j].1, '。' | '！' | '？' | '；' | '!' | '?' | ';'))
+                {
+                    j += 1;
+                }
+            }
+            let end = chars.get(j).map(|&(b, _)| b).unwrap_or(text.len());
+            push_trimmed(
+                text,
+                start,
+                if c == '\n' { chars[i].0 } else { end },
+                &mut spans,
+            );
+            start = end;
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    push_trimmed(text, start, text.len(), &mut spans);
+    spans
+}
+
+fn push_trimmed(text: &str, a: usize, b: usize, spans: &mut Vec<(usize, usize)>) {
+    let piece = &text[a..b];
+    let lead = piece.len() - piece.trim_start().len();
+    let trimmed = piece.trim();
+    if !trimmed.is_empty() {
+        spans.push((a + lead, a + lead + trimmed.len()));
+    }
+}
+
+/// Site names that pages append to their `<title>`.
+const TITLE_SEPARATORS: [&str; 9] = [" | ", " - ", " – ", " — ", "_", "｜", "--", " :: ", " · "];
+
+/// The headline from `<title>` without the site's suffix (`_新浪网`,
+/// ` - 人民网`), or from the `<h1>` when the title contains it.
+pub fn clean_title(title: Option<&str>, h1: Option<&str>) -> Option<String> {
+    let h1 = h1.map(str::trim).filter(|h| !h.is_empty());
+    let Some(title) = title.map(str::trim).filter(|t| !t.is_empty()) else {
+        return h1.map(str::to_string);
+    };
+    if let Some(h) = h1 {
+        if title.contains(h) {
+            return Some(h.to_string());
+        }
+    }
+    let mut parts = vec![title.to_string()];
+    for sep in TITLE_SEPARATORS {
+        parts = parts
+            .iter()
+            .flat_map(|p| {
+                p.split(sep)
+                    .map(str::trim)
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .filter(|p| !p.is_empty())
+            .collect();
+    }
+    // The headline comes first and site names last, but a short section
+    // name may lead ("Home | ..."): take the first part that is not much
+    // shorter than the longest.
+    let longest = parts.iter().map(|p| p.chars().count()).max().unwrap_or(0);
+    parts
+        .into_iter()
+        .find(|p| p.chars().count() * 5 >= longest * 3)
+        .or_else(|| Some(title.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sentences(text: &str) -> Vec<&str> {
+        split_sentences(text)
+            .into_iter()
+            .map(|(a, b)| &text[a..b])
+            .collect()
+    }
+
+    #[test]
+    fn chinese_sentences_keep_their_closing_quotes() {
+        assert_eq!(
+            sentences("他说：“今天开通。”大家很高兴！真的吗？是的；好"),
+            [
+                "他说：“今天开通。”",
+                "大家很高兴！",
+                "真的吗？",
+                "是的；",
+                "好"
+            ]
+        );
+    }
+
+    #[test]
+    fn english_sentences_split_on_stops_followed_by_space() {
+        assert_eq!(
+            sentences("Pi is 3.14 today. Really?! Yes (he said.) Done"),
+            ["Pi is 3.14 today.", "Really?!", "Yes (he said.)", "Done"]
+        );
+    }
+
+    #[test]
+    fn structure_flags_and_offsets() {
+        let s = DocumentStructure::new(
+            Some("T".into()),
+            vec![],
+            vec!["第一句。第二句。".into(), "第三句！".into()],
+        );
+        let text = s.text();
+        assert_eq!(s.sentences.len(), 3);
+        for sentence in &s.sentences {
+            assert_eq!(&text[sentence.start..sentence.end], sentence.text);
+        }
+        let flags: Vec<_> = s
+            .sentences
+            .iter()
+            .map(|x| {
+                (
+                    x.paragraph,
+                    x.first_in_paragraph,
+                    x.last_in_paragraph,
+                    x.first_in_article,
+                    x.last_in_article,
+                )
+            })
+            .collect();
+        assert_eq!(
+            flags,
+            [
+                (0, true, false, true, false),
+                (0, false, true, false, false),
+                (1, true, true, false, true)
+            ]
+        );
+    }
+
+    #[test]
+    fn site_suffixes_leave_the_title() {
+        assert_eq!(
+            clean_title(Some("地铁五号线开通_新浪网"), None).as_deref(),
+            Some("地铁五号线开通")
+        );
+        assert_eq!(
+            clean_title(Some("地铁五号线今日开通 - 人民网"), None).as_deref(),
+            Some("地铁五号线今日开通")
+        );
+        assert_eq!(
+            clean_title(Some("Cycle lanes approved | News | Riverside Herald"), None).as_deref(),
+            Some("Cycle lanes approved")
+        );
+        assert_eq!(
+            clean_title(Some("A - B site"), Some("A")).as_deref(),
+            Some("A")
+        );
+        assert_eq!(
+            clean_title(None, Some("Only h1")).as_deref(),
+            Some("Only h1")
+        );
+        assert_eq!(
+            clean_title(Some("地铁开通_华夏资讯网"), None).as_deref(),
+            Some("地铁开通")
+        );
+        assert_eq!(
+            clean_title(Some("Home | A much longer headline about the storm"), None).as_deref(),
+            Some("A much longer headline about the storm")
+        );
+        assert_eq!(clean_title(None, None), None);
+    }
+}

@@ -8,7 +8,8 @@ use neardup::algo::simhash::SimHash;
 use neardup::algo::{Detector, Direction, Document, ScoreScale, ScoredPair};
 use neardup::corpus::{demo::demo_corpus, Content, Page};
 use neardup::eval::{evaluate_at, Truth};
-use neardup::extract::{page_text, Extraction};
+use neardup::extract::decode::decode_html;
+use neardup::extract::{extract_html, page_text, Extraction};
 use neardup::text::lang::detect_lang;
 use neardup::text::{tokenize, TokenizerConfig};
 
@@ -163,5 +164,62 @@ fn bench_stages(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_evaluate_at, bench_stages);
+/// The 181 real pages of the article-extraction benchmark, when
+/// `../shared/corpora` is beside the checkout.
+fn article_benchmark_pages() -> Vec<Vec<u8>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpora/article_extraction_benchmark/html");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!(
+            "{} is not here: skipping the extraction benchmark",
+            dir.display()
+        );
+        return Vec::new();
+    };
+    let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| {
+            let mut out = Vec::new();
+            let bytes = std::fs::read(p).expect("readable page");
+            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut out)
+                .expect("gzip page");
+            out
+        })
+        .collect()
+}
+
+fn bench_decode_extract(c: &mut Criterion) {
+    let pages = article_benchmark_pages();
+    if pages.is_empty() {
+        return;
+    }
+    let bytes: usize = pages.iter().map(Vec::len).sum();
+    let mut group = c.benchmark_group(format!(
+        "article benchmark ({} pages, {:.1} MB)",
+        pages.len(),
+        bytes as f64 / 1e6
+    ));
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(bytes as u64));
+    for extraction in [Extraction::Main, Extraction::FullText] {
+        group.bench_function(format!("decode+extract {}", extraction.name()), |b| {
+            b.iter(|| {
+                pages
+                    .iter()
+                    .map(|p| extract_html(&decode_html(p).text, extraction).text().len())
+                    .sum::<usize>()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_evaluate_at,
+    bench_stages,
+    bench_decode_extract
+);
 criterion_main!(benches);

@@ -291,3 +291,22 @@ fn raw_html_bytes_come_as_base64_or_as_a_folder() {
         .to_string()
         .contains("no labels"));
 }
+
+#[test]
+fn language_tags_beyond_zh_and_en_are_kept() {
+    assert_eq!(Lang::parse("zh-CN"), Some(Lang::Zh));
+    assert_eq!(Lang::parse("en_US"), Some(Lang::En));
+    assert_eq!(
+        Lang::parse("pt-BR")
+            .map(|l| l.code().to_string())
+            .as_deref(),
+        Some("pt")
+    );
+    assert_eq!(
+        Lang::parse("ko").map(|l| l.code().to_string()).as_deref(),
+        Some("ko")
+    );
+    for bad in ["klingon", "", "x", "e1", "en-", "zh-toolongsubtag"] {
+        assert_eq!(Lang::parse(bad), None, "{bad}");
+    }
+}

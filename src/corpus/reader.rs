@@ -458,7 +458,7 @@ impl<'a> CorpusBuilder<'a> {
                     path,
                     loc.clone(),
                     Some("lang"),
-                    format!("unknown language `{s}` (expected zh or en, or leave it out)"),
+                    format!("unknown language `{s}` (expected a language tag such as zh, en or pt-BR, or leave it out)"),
                 )
             })?),
         };

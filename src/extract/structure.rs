@@ -130,6 +130,28 @@ fn push_trimmed(text: &str, a: usize, b: usize, spans: &mut Vec<(usize, usize)>)
     }
 }
 
+/// Chinese sites append `-新华网` without spaces; a hyphen touching a Han
+/// character or CJK punctuation separates, one inside `COVID-19` does not.
+fn cjk_hyphens_as_separators(title: &str) -> String {
+    let chars: Vec<char> = title.chars().collect();
+    let cjk = |c: Option<&char>| {
+        c.is_some_and(|&c| {
+            crate::text::lang::is_han(c)
+                || ('\u{3000}'..='\u{303F}').contains(&c)
+                || ('\u{FF00}'..='\u{FFEF}').contains(&c)
+        })
+    };
+    let mut out = String::with_capacity(title.len());
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '-' && (cjk(i.checked_sub(1).and_then(|j| chars.get(j))) || cjk(chars.get(i + 1))) {
+            out.push_str(" - ");
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Site names that pages append to their `<title>`.
 const TITLE_SEPARATORS: [&str; 9] = [" | ", " - ", " – ", " — ", "_", "｜", "--", " :: ", " · "];
 
@@ -145,7 +167,7 @@ pub fn clean_title(title: Option<&str>, h1: Option<&str>) -> Option<String> {
             return Some(h.to_string());
         }
     }
-    let mut parts = vec![title.to_string()];
+    let mut parts = vec![cjk_hyphens_as_separators(title)];
     for sep in TITLE_SEPARATORS {
         parts = parts
             .iter()

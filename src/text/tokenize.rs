@@ -81,7 +81,7 @@ pub fn tokenize(text: &str, lang: Lang, config: &TokenizerConfig) -> Tokens {
     let normalized = normalize(text, &config.normalize);
     let kind = match (config.kind, lang) {
         (TokenKind::Auto, Lang::Zh) => TokenKind::Jieba,
-        (TokenKind::Auto, Lang::En) => TokenKind::Words,
+        (TokenKind::Auto, Lang::En | Lang::Other(_)) => TokenKind::Words,
         (kind, _) => kind,
     };
     match kind {

@@ -51,6 +51,7 @@ fn synthetic(pages: usize, pairs: usize) -> (Truth, Vec<ScoredPair>) {
                     .into(),
                 ),
                 lang: None,
+                op: None,
             });
         }
         cluster += 1;

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use neardup::corpus::build::{self, BuildConfig, BuildError};
 use neardup::corpus::{self, demo, stats::CorpusStats, CorpusError, ReadOptions};
 use neardup::experiment::{self, ExperimentConfig, ExperimentError};
 use neardup::extract::{self, decode, Extraction};
@@ -63,6 +64,21 @@ enum CorpusCommand {
     /// Pages, clusters, cluster sizes, languages and slices of a corpus
     /// (JSONL, JSONL.gz, CSV or Parquet; `demo` for the embedded corpus).
     Stats { path: PathBuf },
+    /// Build a labelled corpus from real text and page templates (see
+    /// datasets/README.md), seeded and deterministic.
+    Build {
+        /// The builder YAML, e.g. datasets/fan2008.yaml.
+        config: PathBuf,
+        /// Output file: .jsonl, .jsonl.gz, .csv or .parquet.
+        #[arg(long, short)]
+        out: PathBuf,
+        /// Multiply every count (overrides the file's `scale`).
+        #[arg(long)]
+        scale: Option<f64>,
+        /// Override the file's `seed`.
+        #[arg(long)]
+        seed: Option<u64>,
+    },
     /// Convert a public corpus into neardup's format.
     Import {
         /// Which corpus the directory holds.
@@ -89,6 +105,8 @@ enum CliError {
     Experiment(#[from] ExperimentError),
     #[error(transparent)]
     Corpus(#[from] CorpusError),
+    #[error(transparent)]
+    Build(#[from] BuildError),
     #[error(transparent)]
     Gold(#[from] neardup::extract::gold::GoldError),
     #[error("{}: {source}", path.display())]
@@ -216,6 +234,30 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     )?
                 };
                 print!("{}", CorpusStats::of(&corpus));
+                Ok(())
+            }
+            CorpusCommand::Build {
+                config,
+                out,
+                scale,
+                seed,
+            } => {
+                let mut build = BuildConfig::load(&config)?;
+                if let Some(scale) = scale {
+                    if !(scale > 0.0 && scale <= 10.0) {
+                        return Err(CliError::Usage(format!(
+                            "--scale: {scale} is out of range (0, 10]"
+                        )));
+                    }
+                    build.scale = scale;
+                }
+                if let Some(seed) = seed {
+                    build.seed = seed;
+                }
+                let base = config.parent().unwrap_or(Path::new("."));
+                let pages = build::build_corpus(&build, base)?;
+                corpus::write_corpus(&pages, &out)?;
+                eprintln!("wrote {} pages to {}", pages.len(), out.display());
                 Ok(())
             }
             CorpusCommand::Import { source, dir, out } => {

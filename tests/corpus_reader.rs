@@ -218,6 +218,7 @@ fn corpora_round_trip_through_every_format() {
             category: Some("news".into()),
             kind: Some("full".into()),
             lang: Some(Lang::Zh),
+            op: None,
         },
         Page {
             id: "b".into(),
@@ -229,6 +230,7 @@ fn corpora_round_trip_through_every_format() {
             category: None,
             kind: None,
             lang: None,
+            op: None,
         },
     ];
     for name in ["o.jsonl", "o.jsonl.gz", "o.csv", "o.parquet"] {

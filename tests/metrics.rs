@@ -16,6 +16,7 @@ fn page(id: &str, cluster: &str, kind: &str, published: i64) -> Page {
         category: Some("news".into()),
         kind: Some(kind.into()),
         lang: None,
+        op: None,
     }
 }
 

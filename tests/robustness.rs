@@ -57,6 +57,7 @@ fn binary_junk_and_empty_pages() {
         category: None,
         kind: None,
         lang: None,
+        op: None,
     };
     for e in [Extraction::Main, Extraction::FullText] {
         let _ = extract_page(&page(Content::HtmlBytes(junk.clone())), e);

@@ -82,6 +82,7 @@ pub fn clough_stevenson(dir: &Path) -> Result<Vec<Page>, CorpusError> {
             category: Some("answer".into()),
             kind: Some(kind.into()),
             lang: Some(Lang::En),
+            op: None,
         });
     }
     pages.sort_by(|a, b| a.id.cmp(&b.id));

@@ -1,10 +1,12 @@
 //! Labelled corpora (SPEC section 1): one row per page, with the ground-truth
 //! cluster that makes pages near-duplicates of each other.
 
+pub mod build;
 pub mod demo;
 pub mod import;
 mod reader;
 pub mod stats;
+pub mod templates;
 mod writer;
 
 use std::fmt;
@@ -137,6 +139,9 @@ pub struct Page {
     pub kind: Option<String>,
     /// Declared language; `None` means "decide by script".
     pub lang: Option<Lang>,
+    /// How a built corpus made this page (`original`, `reprint`,
+    /// `lead_block`, `synonyms`, ...); free text for other corpora.
+    pub op: Option<String>,
 }
 
 impl Page {
@@ -183,6 +188,15 @@ impl Corpus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadOptions {
     pub require_cluster: bool,
+}
+
+impl ReadOptions {
+    /// Pages without `cluster` are allowed (each its own cluster).
+    pub fn unlabelled() -> Self {
+        ReadOptions {
+            require_cluster: false,
+        }
+    }
 }
 
 impl Default for ReadOptions {

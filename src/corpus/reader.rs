@@ -234,13 +234,14 @@ fn read_table(path: &Path, df: &DataFrame, builder: &mut CorpusBuilder) -> Resul
             kind: get(8),
             lang: get(9),
             html_base64: get(10),
+            op: get(11),
         };
         builder.push(record, Location::Row(row + 1))?;
     }
     Ok(())
 }
 
-const TABLE_FIELDS: [&str; 11] = [
+const TABLE_FIELDS: [&str; 12] = [
     "id",
     "cluster",
     "html",
@@ -252,6 +253,7 @@ const TABLE_FIELDS: [&str; 11] = [
     "kind",
     "lang",
     "html_base64",
+    "op",
 ];
 
 fn parse_published_str(s: &str) -> Published {
@@ -275,6 +277,7 @@ struct RawRecord {
     category: Option<String>,
     kind: Option<String>,
     lang: Option<String>,
+    op: Option<String>,
 }
 
 impl RawRecord {
@@ -331,6 +334,7 @@ impl RawRecord {
             published,
             category: string("category", false)?,
             kind: string("kind", false)?,
+            op: string("op", false)?,
             lang: string("lang", false)?,
         })
     }
@@ -489,6 +493,7 @@ impl<'a> CorpusBuilder<'a> {
             published: r.published,
             category: r.category.filter(|s| !s.is_empty()),
             kind: r.kind.filter(|s| !s.is_empty()),
+            op: r.op.filter(|s| !s.is_empty()),
             lang,
         });
         Ok(())

@@ -3,6 +3,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
+use rayon::prelude::*;
+
 use super::Corpus;
 use crate::text::lang::detect_lang;
 
@@ -23,6 +25,86 @@ pub struct CorpusStats {
     pub slices: BTreeMap<String, usize>,
     pub skipped_empty: usize,
     pub unlabelled: usize,
+    /// How built pages were made: each `+`-joined part of `op` counted.
+    pub ops: BTreeMap<String, usize>,
+    /// Main-text length in characters: p10, p50, p90, max.
+    pub text_chars: [usize; 4],
+    /// Character 5-gram Jaccard of main texts for a sample of pairs, by
+    /// what the pair is (`true full`, `layout`, ...): (pairs, p10, p50, p90).
+    pub jaccard: BTreeMap<String, (usize, f64, f64, f64)>,
+}
+
+/// Pairs sampled per group for the Jaccard figures.
+const JACCARD_SAMPLE: usize = 200;
+
+fn char_5grams(text: &str) -> std::collections::HashSet<u64> {
+    let chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+    chars
+        .windows(5.min(chars.len().max(1)))
+        .map(|w| xxhash_rust::xxh3::xxh3_64(w.iter().collect::<String>().as_bytes()))
+        .collect()
+}
+
+pub fn char5_jaccard(a: &str, b: &str) -> f64 {
+    let (x, y) = (char_5grams(a), char_5grams(b));
+    let union = x.union(&y).count();
+    if union == 0 {
+        return 0.0;
+    }
+    x.intersection(&y).count() as f64 / union as f64
+}
+
+fn percentile<T: Copy>(sorted: &[T], q: f64) -> Option<T> {
+    (!sorted.is_empty()).then(|| sorted[((sorted.len() - 1) as f64 * q).round() as usize])
+}
+
+/// Sample pairs: within clusters (first page with each other), layout pages
+/// with the next one in the same template, hard negatives with the
+/// original of the cluster they sat next to.
+fn sample_pairs(corpus: &Corpus) -> BTreeMap<String, Vec<(usize, usize)>> {
+    let mut groups: BTreeMap<String, Vec<(usize, usize)>> = BTreeMap::new();
+    let mut first_of: HashMap<&str, usize> = HashMap::new();
+    let mut last_layout: HashMap<&str, usize> = HashMap::new();
+    for (i, page) in corpus.pages.iter().enumerate() {
+        let kind = page.kind.as_deref().unwrap_or("-");
+        match first_of.get(page.cluster.as_str()) {
+            Some(&f) => groups
+                .entry(format!("true {kind}"))
+                .or_default()
+                .push((f, i)),
+            None => {
+                first_of.insert(&page.cluster, i);
+            }
+        }
+        let op = page.op.as_deref().unwrap_or("");
+        if let Some(template) = op.strip_prefix("layout:") {
+            if let Some(&prev) = last_layout.get(template) {
+                groups
+                    .entry("layout (same template)".into())
+                    .or_default()
+                    .push((prev, i));
+            }
+            last_layout.insert(template, i);
+        }
+    }
+    for (i, page) in corpus.pages.iter().enumerate() {
+        if let Some(cluster) = page
+            .op
+            .as_deref()
+            .and_then(|o| o.strip_prefix("hard_negative:"))
+        {
+            if let Some(&f) = first_of.get(cluster) {
+                groups
+                    .entry("hard negative (next in source)".into())
+                    .or_default()
+                    .push((f, i));
+            }
+        }
+    }
+    for pairs in groups.values_mut() {
+        pairs.truncate(JACCARD_SAMPLE);
+    }
+    groups
 }
 
 const BUCKETS: [(usize, usize, &str); 10] = [
@@ -44,7 +126,34 @@ impl CorpusStats {
         let mut languages: BTreeMap<String, (usize, usize)> = BTreeMap::new();
         let mut slices: BTreeMap<String, usize> = BTreeMap::new();
         let mut html_pages = 0;
-        for page in &corpus.pages {
+        let texts: Vec<String> = corpus
+            .pages
+            .par_iter()
+            .map(|p| crate::extract::page_text(p, crate::extract::Extraction::Main).text)
+            .collect();
+        let mut lengths: Vec<usize> = texts.iter().map(|t| t.chars().count()).collect();
+        lengths.sort_unstable();
+        let text_chars = [0.1, 0.5, 0.9, 1.0].map(|q| percentile(&lengths, q).unwrap_or(0));
+        let mut ops: BTreeMap<String, usize> = BTreeMap::new();
+        for op in corpus.pages.iter().filter_map(|p| p.op.as_deref()) {
+            for part in op.split('+') {
+                let part = part.split(':').next().unwrap_or(part);
+                *ops.entry(part.to_string()).or_default() += 1;
+            }
+        }
+        let jaccard = sample_pairs(corpus)
+            .into_iter()
+            .map(|(group, pairs)| {
+                let mut values: Vec<f64> = pairs
+                    .par_iter()
+                    .map(|&(a, b)| char5_jaccard(&texts[a], &texts[b]))
+                    .collect();
+                values.sort_by(f64::total_cmp);
+                let q = |x| percentile(&values, x).unwrap_or(f64::NAN);
+                (group, (values.len(), q(0.1), q(0.5), q(0.9)))
+            })
+            .collect();
+        for (index, page) in corpus.pages.iter().enumerate() {
             *sizes.entry(page.cluster.as_str()).or_default() += 1;
             *slices.entry(page.slice()).or_default() += 1;
             if page.content.is_html() {
@@ -53,9 +162,7 @@ impl CorpusStats {
             match page.lang {
                 Some(lang) => languages.entry(lang.code().into()).or_default().0 += 1,
                 None => {
-                    let text =
-                        crate::extract::page_text(page, crate::extract::Extraction::FullText);
-                    let lang = detect_lang(&text.text);
+                    let lang = detect_lang(&texts[index]);
                     languages.entry(lang.code().into()).or_default().1 += 1;
                 }
             }
@@ -90,6 +197,9 @@ impl CorpusStats {
             slices,
             skipped_empty: corpus.skipped_empty,
             unlabelled: corpus.unlabelled,
+            ops,
+            text_chars,
+            jaccard,
         }
     }
 }
@@ -129,6 +239,26 @@ impl fmt::Display for CorpusStats {
         writeln!(f, "\nslice (category/kind)          pages")?;
         for (slice, n) in &self.slices {
             writeln!(f, "  {slice:<28} {n:>6}")?;
+        }
+        let [p10, p50, p90, max] = self.text_chars;
+        writeln!(
+            f,
+            "\nmain text chars  p10 {p10}  p50 {p50}  p90 {p90}  max {max}"
+        )?;
+        if !self.ops.is_empty() {
+            writeln!(f, "\noperation (op)                 pages")?;
+            for (op, n) in &self.ops {
+                writeln!(f, "  {op:<28} {n:>6}")?;
+            }
+        }
+        if !self.jaccard.is_empty() {
+            writeln!(
+                f,
+                "\nchar 5-gram Jaccard of main texts (sample)   pairs     p10     p50     p90"
+            )?;
+            for (group, (n, p10, p50, p90)) in &self.jaccard {
+                writeln!(f, "  {group:<40} {n:>6} {p10:>7.3} {p50:>7.3} {p90:>7.3}")?;
+            }
         }
         Ok(())
     }

@@ -77,6 +77,7 @@ fn page_to_json(page: &Page) -> Value {
     opt("url", &page.url);
     opt("category", &page.category);
     opt("kind", &page.kind);
+    opt("op", &page.op);
     opt("lang", &page.lang.map(|l| l.code().to_string()));
     match &page.published {
         Some(Published::Int(v)) => {
@@ -117,5 +118,6 @@ fn pages_to_frame(pages: &[Page]) -> PolarsResult<DataFrame> {
         col("category", &|p| p.category.clone()),
         col("kind", &|p| p.kind.clone()),
         col("lang", &|p| p.lang.map(|l| l.code().to_string())),
+        col("op", &|p| p.op.clone()),
     ])
 }

@@ -125,23 +125,47 @@ pub enum ConfigError {
     },
 }
 
+/// Reads a YAML file into `T`; errors name the file, line and column.
+pub fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_yaml(path, &text)
+}
+
+/// Parses YAML text into `T`; `path` names it in errors.
+pub fn parse_yaml<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    text: &str,
+) -> Result<T, ConfigError> {
+    serde_yaml::from_str(text).map_err(|e| ConfigError::Parse {
+        path: path.to_path_buf(),
+        location: e.location().map(|l| (l.line(), l.column())),
+        message: e.to_string(),
+    })
+}
+
+impl ConfigError {
+    pub fn invalid(path: &Path, key: impl Into<String>, message: impl Into<String>) -> Self {
+        ConfigError::Invalid {
+            path: path.to_path_buf(),
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}
+
 impl ExperimentConfig {
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::parse(path, &text)
+        let config: ExperimentConfig = read_yaml(path)?;
+        config.validate(path)?;
+        Ok(config)
     }
 
     /// `path` names the file in errors.
     pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
-        let config: ExperimentConfig =
-            serde_yaml::from_str(text).map_err(|e| ConfigError::Parse {
-                path: path.to_path_buf(),
-                location: e.location().map(|l| (l.line(), l.column())),
-                message: e.to_string(),
-            })?;
+        let config: ExperimentConfig = parse_yaml(path, text)?;
         config.validate(path)?;
         Ok(config)
     }

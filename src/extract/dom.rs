@@ -70,6 +70,8 @@ pub struct Stats {
 
 #[derive(Debug, Clone)]
 pub struct Element {
+    /// The node in scraper's tree, for callers that edit the page.
+    pub node: ego_tree::NodeId,
     pub tag: String,
     /// `class` and `id`, lower-cased, space separated.
     pub class_id: String,
@@ -127,7 +129,11 @@ fn count_text(text: &str, stats: &mut Stats) {
 
 impl Dom {
     pub fn parse(html: &str) -> Dom {
-        let document = Html::parse_document(html);
+        Dom::of(&Html::parse_document(html))
+    }
+
+    /// The flat view of a parsed document.
+    pub fn of(document: &Html) -> Dom {
         let mut dom = Dom::default();
         // Open elements, innermost last.
         let mut stack: Vec<u32> = Vec::new();
@@ -155,6 +161,7 @@ impl Dom {
                             dom.body = Some(index);
                         }
                         dom.elements.push(Element {
+                            node: node.id(),
                             dropped: parent_dropped || DROPPED.contains(&tag.as_str()),
                             in_link: parent_link || tag == "a",
                             in_bold: parent_bold || tag == "b" || tag == "strong",

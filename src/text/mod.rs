@@ -1,6 +1,7 @@
 //! Text preparation shared by every algorithm: script-based language
 //! detection, normalisation and tokenisation.
 
+pub mod cilin;
 pub mod lang;
 pub mod normalize;
 pub mod tokenize;

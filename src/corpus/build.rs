@@ -89,7 +89,7 @@ pub struct TemplateConfig {
     pub portals: bool,
     /// Folders or corpora of real pages whose main content is cut out.
     pub real: Vec<PathBuf>,
-    /// At most this many real pages are used as templates.
+    /// At most this many real pages of each source are used as templates.
     pub max_real: usize,
     /// Real templates larger than this (after scripts are removed) are
     /// passed over, to keep built corpora a sensible size.
@@ -401,19 +401,35 @@ fn load_templates(
     };
     let mut real = Vec::new();
     for path in &config.real {
-        let corpus = read_corpus(&base.join(path), ReadOptions::unlabelled())?;
-        for page in &corpus.pages {
-            if real.len() >= config.max_real {
+        let path = base.join(path);
+        // trafilatura's evaluation set is read from its archive; anything
+        // else is a corpus or a folder of pages.
+        let mut pages: Vec<(String, Vec<u8>)> = if path.join("evaldata.json").is_file() {
+            let pages = crate::extract::gold::trafilatura_pages(&path)
+                .map_err(|e| ConfigError::invalid(&path, "templates.real", e.to_string()))?;
+            pages.into_iter().collect()
+        } else {
+            read_corpus(&path, ReadOptions::unlabelled())?
+                .pages
+                .into_iter()
+                .filter_map(|p| match p.content {
+                    Content::Html(h) => Some((p.id, h.into_bytes())),
+                    Content::HtmlBytes(b) => Some((p.id, b)),
+                    Content::Text(_) => None,
+                })
+                .collect()
+        };
+        pages.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut taken = 0;
+        for (id, bytes) in pages {
+            if taken >= config.max_real {
                 break;
             }
-            let html = match &page.content {
-                Content::Html(h) => h.clone(),
-                Content::HtmlBytes(b) => crate::extract::decode::decode_html(b).text,
-                Content::Text(_) => continue,
-            };
-            if let Some(t) = cut_template(&page.id, &html) {
+            let html = crate::extract::decode::decode_html(&bytes).text;
+            if let Some(t) = cut_template(&id, &html) {
                 if t.render("", &[]).len() <= config.max_real_bytes {
                     real.push(t);
+                    taken += 1;
                 }
             }
         }

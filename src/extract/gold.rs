@@ -239,7 +239,7 @@ struct SnippetGold {
 }
 
 /// Pages by file name: from `eval/` and `cache/`, or from the archive.
-fn trafilatura_pages(dir: &Path) -> Result<HashMap<String, Vec<u8>>, GoldError> {
+pub fn trafilatura_pages(dir: &Path) -> Result<HashMap<String, Vec<u8>>, GoldError> {
     let mut pages = HashMap::new();
     for sub in ["eval", "cache"] {
         let folder = dir.join(sub);

@@ -168,24 +168,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
             json,
             full_text,
         }) => {
-            let bytes = std::fs::read(&page).map_err(|source| CliError::Io {
+            let bytes = corpus::read_maybe_gzipped(&page).map_err(|source| CliError::Io {
                 path: page.clone(),
                 source,
             })?;
-            let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
-                let mut out = Vec::new();
-                std::io::Read::read_to_end(
-                    &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
-                    &mut out,
-                )
-                .map_err(|source| CliError::Io {
-                    path: page.clone(),
-                    source,
-                })?;
-                out
-            } else {
-                bytes
-            };
             let decoded = decode::decode_html(&bytes);
             let extraction = if full_text {
                 Extraction::FullText

@@ -922,19 +922,10 @@ pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, Buil
 }
 
 fn read_page_bytes(path: &Path) -> Result<Vec<u8>, BuildError> {
-    let io = |source| BuildError::Io {
+    super::read_maybe_gzipped(path).map_err(|source| BuildError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    let bytes = std::fs::read(path).map_err(io)?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut out)
-            .map_err(io)?;
-        Ok(out)
-    } else {
-        Ok(bytes)
-    }
+    })
 }
 
 fn add_controls(b: &mut Builder, controls: &Controls, base: &Path) -> Result<(), BuildError> {

@@ -15,6 +15,18 @@ use std::path::{Path, PathBuf};
 pub use reader::{read_corpus, read_corpus_bytes, Format};
 pub use writer::write_corpus;
 
+/// A file's bytes, gunzipped when they are gzip (by their magic bytes, not
+/// the name).
+pub fn read_maybe_gzipped(path: &Path) -> std::io::Result<Vec<u8>> {
+    let bytes = std::fs::read(path)?;
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes);
+    }
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut out)?;
+    Ok(out)
+}
+
 /// What a page carries: HTML (main text is extracted), HTML as raw bytes
 /// in some charset (decoded first), or plain text.
 #[derive(Debug, Clone, PartialEq, Eq)]

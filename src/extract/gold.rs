@@ -49,16 +49,7 @@ fn invalid(path: &Path, message: impl Into<String>) -> GoldError {
 }
 
 fn read_maybe_gz(path: &Path) -> Result<Vec<u8>, GoldError> {
-    let bytes = std::fs::read(path).map_err(io(path))?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_end(&mut out)
-            .map_err(io(path))?;
-        Ok(out)
-    } else {
-        Ok(bytes)
-    }
+    crate::corpus::read_maybe_gzipped(path).map_err(io(path))
 }
 
 /// The main text of raw page bytes.

@@ -4,13 +4,19 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 
+use neardup::algo::shingling::lsh::Banding;
+use neardup::algo::shingling::minhash::{
+    OnePermutation, PermutedHashes, MINHASH_SEED, ONE_PERMUTATION_SEED,
+};
 use neardup::algo::simhash::SimHash;
 use neardup::algo::{Detector, Direction, Document, ScoreScale, ScoredPair};
+use neardup::bench::BenchInput;
 use neardup::corpus::{demo::demo_corpus, Content, Page};
 use neardup::eval::{evaluate_at, Truth};
 use neardup::extract::decode::decode_html;
 use neardup::extract::{extract_html, page_text, Extraction};
 use neardup::text::lang::detect_lang;
+use neardup::text::shingle::shingles;
 use neardup::text::{tokenize, TokenizerConfig};
 
 /// A fixed-seed xorshift, so that every run benchmarks the same data.
@@ -217,10 +223,62 @@ fn bench_decode_extract(c: &mut Criterion) {
     group.finish();
 }
 
+/// People's Daily in 600-character pages when `../shared/corpora` is
+/// beside the checkout, else the demo corpus.
+fn chinese_pages() -> BenchInput {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpora/peoples_daily_1998_01/articles.jsonl.gz");
+    BenchInput::cut_into_pages(&path, 600).unwrap_or_else(|e| {
+        eprintln!("{e}: benchmarking shingling on the demo corpus instead");
+        let (docs, _) = demo_documents();
+        BenchInput {
+            name: "demo".into(),
+            pages: docs
+                .iter()
+                .map(|d| (d.lang, d.tokens.text().to_string()))
+                .collect(),
+        }
+    })
+}
+
+fn bench_shingling(c: &mut Criterion) {
+    let input = chinese_pages();
+    let docs = input.documents(&TokenizerConfig::default());
+    let sets: Vec<Vec<u64>> = docs.iter().map(|d| shingles(&d.tokens, 3)).collect();
+    let family = PermutedHashes::new(128, MINHASH_SEED);
+    let oph = OnePermutation::new(128, ONE_PERMUTATION_SEED);
+    let sketches: Vec<Vec<u32>> = sets.iter().map(|s| family.sketch(s)).collect();
+    let refs: Vec<Option<&[u32]>> = sketches.iter().map(|s| Some(&s[..])).collect();
+    let banding = Banding::for_threshold(0.5, 128, 0.5, 0.5);
+
+    let mut group = c.benchmark_group(format!("shingling ({} pages)", docs.len()));
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(docs.len() as u64));
+    group.bench_function("shingles w=3", |b| {
+        b.iter(|| {
+            docs.iter()
+                .map(|d| shingles(&d.tokens, 3).len())
+                .sum::<usize>()
+        })
+    });
+    group.bench_function("minhash n=128", |b| {
+        b.iter(|| sets.iter().map(|s| family.sketch(s)[0]).fold(0, u32::max))
+    });
+    group.bench_function("one-permutation n=128", |b| {
+        b.iter(|| sets.iter().map(|s| oph.sketch(s)[0]).fold(0, u32::max))
+    });
+    group.bench_function(
+        format!("lsh {}x{} candidates", banding.bands, banding.rows),
+        |b| b.iter(|| banding.candidates(&refs).len()),
+    );
+    group.finish();
+}
+
 criterion_group!(
     benches,
     bench_evaluate_at,
     bench_stages,
-    bench_decode_extract
+    bench_decode_extract,
+    bench_shingling
 );
 criterion_main!(benches);

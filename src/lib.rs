@@ -8,6 +8,7 @@
 //! writes the results.
 
 pub mod algo;
+pub mod bench;
 pub mod corpus;
 pub mod eval;
 pub mod experiment;

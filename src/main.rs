@@ -52,6 +52,25 @@ enum Command {
     /// extraction benchmark, trafilatura's evaluation set, or a folder of
     /// unlabelled pages with a manifest.jsonl.
     ExtractEval { dir: PathBuf },
+    /// Throughput of each algorithm's stages on real text, one core:
+    /// pages/s, shingles (or terms) per second, MB/s, peak memory.
+    Bench {
+        /// Chinese text cut into ~600-character pages (seed 001's size).
+        #[arg(
+            long,
+            default_value = "../shared/corpora/peoples_daily_1998_01/articles.jsonl.gz"
+        )]
+        zh: PathBuf,
+        /// Short English texts, one page each.
+        #[arg(
+            long,
+            default_value = "../shared/corpora/clough_stevenson_short_answers/clough_stevenson_short_answers.jsonl.gz"
+        )]
+        en: PathBuf,
+        /// Least seconds per stage (each repeats whole passes until then).
+        #[arg(long, default_value_t = 1.0)]
+        seconds: f64,
+    },
     /// Inspect and convert corpora.
     Corpus {
         #[command(subcommand)]
@@ -201,6 +220,23 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 );
                 println!("{}", out.text());
             }
+            Ok(())
+        }
+        Some(Command::Bench { zh, en, seconds }) => {
+            if !(seconds > 0.0 && seconds <= 600.0) {
+                return Err(CliError::Usage(format!(
+                    "--seconds: {seconds} is out of range (0, 600]"
+                )));
+            }
+            let inputs = [
+                neardup::bench::BenchInput::cut_into_pages(&zh, 600)?,
+                neardup::bench::BenchInput::from_corpus(&en)?,
+            ];
+            let mut rows = Vec::new();
+            for input in &inputs {
+                rows.extend(neardup::bench::bench_shingling(input, seconds));
+            }
+            print!("{}", neardup::bench::render(&rows));
             Ok(())
         }
         Some(Command::ExtractEval { dir }) => {

@@ -96,17 +96,18 @@ fn demo_runs_with_no_arguments_and_writes_reports() {
     }
     let csv = std::fs::read_to_string(dir.path().join("reports/demo/results.csv")).unwrap();
     // One row per extraction x algorithm x threshold x slice: two
-    // extractions; exact has 1 threshold, simhash 17; each has the `all`
-    // row plus one per slice. The summary prints each slice once per
-    // extraction x algorithm block (four blocks).
+    // extractions; exact has 1 threshold, simhash 17, the three shingling
+    // set-ups 19 each; each has the `all` row plus one per slice. The
+    // summary prints each slice once per extraction x algorithm block
+    // (2 x 5 blocks).
     let slices = out
         .lines()
         .filter(|l| l.starts_with("  news/") || l.starts_with("  prose/"))
         .count()
-        / 4;
+        / 10;
     assert_eq!(
         csv.lines().count() - 1,
-        2 * (1 + 17) * (slices + 1),
+        2 * (1 + 17 + 3 * 19) * (slices + 1),
         "{csv}"
     );
     assert!(
@@ -119,7 +120,9 @@ fn results_do_not_depend_on_the_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("demo.yaml"),
-        "corpus: demo\nalgorithms: [{type: exact}, {type: simhash}]\n",
+        "corpus: demo\nalgorithms:\n  - {type: exact}\n  - {type: simhash}\n  - {type: jaccard}\n  \
+         - {type: minhash}\n  - {type: minhash, sketch: one_permutation, verify: exact}\n  \
+         - {type: minhash, candidates: super_shingles, min_shared: 1}\n",
     )
     .unwrap();
     let one = neardup(
@@ -227,4 +230,63 @@ fn extract_eval_scores_a_gold_folder() {
     let o = neardup(&["extract-eval", "html"], dir.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no gold found"));
+}
+
+#[test]
+fn shingling_runs_beside_the_others_with_its_own_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.yaml"),
+        "corpus: demo\nalgorithms:\n  - {type: simhash}\n  - {type: jaccard, width: 3}\n  \
+         - {type: jaccard, tokens: chars, width: 2}\n  - {type: minhash, threshold: 0.6}\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "-o", "out", "s.yaml"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("jaccard(w=3) [main]   jaccard >=0.5"), "{out}");
+    assert!(out.contains("jaccard(w=2) on chars [main]"), "{out}");
+    // The banding is chosen for the threshold and its curve is printed.
+    assert!(out.contains("chosen for J >= 0.6"), "{out}");
+    assert!(out.contains("P(candidate | J) for"), "{out}");
+    assert!(out.contains("tokenize           main chars"), "{out}");
+    // Every threshold of the sweep is a row of the results.
+    let csv = std::fs::read_to_string(dir.path().join("out/results.csv")).unwrap();
+    let sweep = csv
+        .lines()
+        .filter(|l| l.starts_with("jaccard,main,jaccard(w=3),") && l.contains(",all,"))
+        .count();
+    assert_eq!(sweep, 19, "{csv}");
+}
+
+#[test]
+fn impossible_banding_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    for (yaml, key) in [
+        ("{type: minhash, bands: 20, rows: 8}", "algorithms[0].rows"),
+        ("{type: minhash, bands: 20}", "algorithms[0].rows"),
+        (
+            "{type: minhash, candidates: all_pairs, bands: 2}",
+            "algorithms[0].bands",
+        ),
+        ("{type: minhash, threshold: 1.5}", "algorithms[0].threshold"),
+        (
+            "{type: jaccard, floor: 0.6, threshold: 0.7, grid: [0.5]}",
+            "algorithms[0].grid[0]",
+        ),
+        (
+            "{type: minhash, candidates: super_shingles, min_shared: 9}",
+            "algorithms[0].min_shared",
+        ),
+        ("{type: jaccard, tokens: letters}", "letters"),
+    ] {
+        std::fs::write(
+            dir.path().join("x.yaml"),
+            format!("corpus: demo\nalgorithms: [{yaml}]\n"),
+        )
+        .unwrap();
+        let o = neardup(&["run", "x.yaml"], dir.path());
+        assert_eq!(o.status.code(), Some(2), "{yaml}");
+        assert!(stderr(&o).contains(key), "{yaml}: {}", stderr(&o));
+    }
 }

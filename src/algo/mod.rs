@@ -6,6 +6,7 @@
 //! so that moving a threshold afterwards only re-filters the stored pairs.
 
 pub mod exact;
+pub mod shingling;
 pub mod simhash;
 
 use rayon::prelude::*;
@@ -80,6 +81,19 @@ pub trait Detector: Send + Sync {
     /// that may score within the floor.
     fn candidates(&self, signatures: &[Option<Self::Signature>]) -> Vec<(u32, u32)>;
     fn score(&self, a: &Self::Signature, b: &Self::Signature) -> f32;
+    /// Candidate pairs already scored, for searches that compute the score
+    /// on the way (an inverted index counts shared shingles); `None` to
+    /// have [`Detector::candidates`] and [`Detector::score`] used instead.
+    fn scored_candidates(
+        &self,
+        _signatures: &[Option<Self::Signature>],
+    ) -> Option<Vec<(u32, u32, f32)>> {
+        None
+    }
+    /// Lines printed under the algorithm's results (e.g. the LSH S-curve).
+    fn describe(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// What one algorithm produced on one corpus.
@@ -92,6 +106,12 @@ pub struct AlgorithmRun {
     pub pairs: Vec<ScoredPair>,
     /// Candidate pairs before the floor was applied.
     pub candidates: usize,
+    /// Those pairs as page indices `(a, b)`, `a < b`, sorted, so that the
+    /// evaluator can tell what the candidate stage alone loses. The runner
+    /// empties it once counted.
+    pub candidate_pairs: Vec<(u32, u32)>,
+    /// What the algorithm says about its own set-up.
+    pub notes: Vec<String>,
     /// Pages that got no signature.
     pub unsigned: usize,
 }
@@ -120,35 +140,57 @@ impl<D: Detector> Algorithm for D {
     }
 
     fn run(&self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun {
-        let who = format!("{} [{variant}]", Detector::name(self));
+        // The label, not the name: two MinHash set-ups must not share a row.
+        let who = format!("{} [{variant}]", Detector::label(self));
         let started = clock.start();
         let signatures: Vec<Option<D::Signature>> = docs.par_iter().map(|d| self.sign(d)).collect();
         clock.stop(started, Stage::Signature, &who);
 
         let started = clock.start();
-        let candidates = self.candidates(&signatures);
+        let scored = self.scored_candidates(&signatures);
+        let candidates: Vec<(u32, u32)> = match &scored {
+            Some(scored) => scored.iter().map(|&(i, j, _)| (i, j)).collect(),
+            None => self.candidates(&signatures),
+        };
         clock.stop(started, Stage::Candidates, &who);
+        let mut candidate_pairs: Vec<(u32, u32)> = candidates
+            .iter()
+            .map(|&(i, j)| {
+                let (a, b) = (docs[i as usize].page, docs[j as usize].page);
+                (a.min(b), a.max(b))
+            })
+            .collect();
+        candidate_pairs.par_sort_unstable();
+        candidate_pairs.dedup();
 
         let started = clock.start();
         let scale = self.scale();
-        let mut pairs: Vec<ScoredPair> = candidates
-            .par_iter()
-            .filter_map(|&(i, j)| {
-                let (sa, sb) = (
-                    signatures[i as usize].as_ref()?,
-                    signatures[j as usize].as_ref()?,
-                );
-                let score = self.score(sa, sb);
-                scale.passes(score, scale.floor).then(|| {
-                    let (a, b) = (docs[i as usize].page, docs[j as usize].page);
-                    ScoredPair {
-                        a: a.min(b),
-                        b: a.max(b),
-                        score,
-                    }
-                })
+        let keep = |i: u32, j: u32, score: f32| {
+            scale.passes(score, scale.floor).then(|| {
+                let (a, b) = (docs[i as usize].page, docs[j as usize].page);
+                ScoredPair {
+                    a: a.min(b),
+                    b: a.max(b),
+                    score,
+                }
             })
-            .collect();
+        };
+        let mut pairs: Vec<ScoredPair> = match &scored {
+            Some(scored) => scored
+                .par_iter()
+                .filter_map(|&(i, j, score)| keep(i, j, score))
+                .collect(),
+            None => candidates
+                .par_iter()
+                .filter_map(|&(i, j)| {
+                    let (sa, sb) = (
+                        signatures[i as usize].as_ref()?,
+                        signatures[j as usize].as_ref()?,
+                    );
+                    keep(i, j, self.score(sa, sb))
+                })
+                .collect(),
+        };
         pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
         pairs.dedup_by_key(|p| (p.a, p.b));
         clock.stop(started, Stage::Verify, &who);
@@ -159,6 +201,8 @@ impl<D: Detector> Algorithm for D {
             scale,
             pairs,
             candidates: candidates.len(),
+            candidate_pairs,
+            notes: self.describe(),
             unsigned: signatures.iter().filter(|s| s.is_none()).count(),
         }
     }

@@ -414,13 +414,19 @@ pub fn evaluate_at(
 /// True pairs that the candidate stage produced at all (at the floor): the
 /// recall no threshold can exceed.
 pub fn candidate_recall(truth: &Truth, pairs: &[ScoredPair]) -> Counts {
-    let correct = pairs
-        .iter()
-        .filter(|p| truth.cluster[p.a as usize] == truth.cluster[p.b as usize])
-        .count() as u64;
+    pair_recall(truth, pairs.iter().map(|p| (p.a, p.b)))
+}
+
+/// True pairs among distinct page pairs `(a, b)`, against all true pairs.
+pub fn pair_recall(truth: &Truth, pairs: impl Iterator<Item = (u32, u32)>) -> Counts {
+    let (mut detected, mut correct) = (0, 0);
+    for (a, b) in pairs {
+        detected += 1;
+        correct += u64::from(truth.cluster[a as usize] == truth.cluster[b as usize]);
+    }
     Counts {
         actual: truth.true_pairs(),
-        detected: pairs.len() as u64,
+        detected,
         correct,
     }
 }

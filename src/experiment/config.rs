@@ -9,10 +9,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::algo::exact::ExactHash;
+use crate::algo::shingling::lsh::Banding;
+use crate::algo::shingling::{CandidateSearch, ExactJaccard, MinHash, Sketching, Verify};
 use crate::algo::simhash::{Features, SimHash};
 use crate::algo::{Algorithm, ScoreScale};
 use crate::extract::Extraction;
-use crate::text::TokenizerConfig;
+use crate::text::{TokenKind, TokenizerConfig};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -64,6 +66,151 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Extraction>
 pub enum AlgorithmConfig {
     Exact(ExactConfig),
     Simhash(SimhashConfig),
+    Jaccard(JaccardConfig),
+    Minhash(MinhashConfig),
+}
+
+/// Grid of Jaccard thresholds from 0.1 to 1 in steps of 0.05.
+fn jaccard_grid() -> Vec<f64> {
+    (2..=20).map(|i| f64::from(i) * 0.05).collect()
+}
+
+/// Exact Jaccard of w-shingle sets through an inverted index.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct JaccardConfig {
+    /// Tokens the shingles are made of: `jieba`, `words`, `chars` (single
+    /// characters) or `auto`; the experiment's tokenizer when absent.
+    pub tokens: Option<TokenKind>,
+    /// Tokens per shingle (w).
+    pub width: usize,
+    /// Jaccard at or above which a pair is a duplicate.
+    pub threshold: f64,
+    pub grid: Vec<f64>,
+    /// Least Jaccard stored as a scored pair.
+    pub floor: f64,
+}
+
+impl Default for JaccardConfig {
+    fn default() -> Self {
+        JaccardConfig {
+            tokens: None,
+            width: 3,
+            threshold: 0.5,
+            grid: jaccard_grid(),
+            floor: 0.1,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CandidateKind {
+    /// LSH banding: pages sharing any band.
+    Lsh,
+    /// Broder's super-shingles: pages sharing at least `min_shared`.
+    SuperShingles,
+    /// Every pair: no candidate loss, quadratic cost.
+    AllPairs,
+}
+
+/// MinHash sketches of w-shingle sets with a candidate stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MinhashConfig {
+    pub tokens: Option<TokenKind>,
+    pub width: usize,
+    /// Hash functions (bins for `one_permutation`): n.
+    pub hashes: usize,
+    pub sketch: Sketching,
+    pub candidates: CandidateKind,
+    /// Bands (super-shingles) b and rows (min-hashes per super-shingle) r.
+    /// For `lsh`, chosen for `target` when both are absent.
+    pub bands: Option<usize>,
+    pub rows: Option<usize>,
+    /// The Jaccard the banding is chosen for (default: `threshold`).
+    pub target: Option<f64>,
+    /// Weights of false positive and false negative areas in that choice.
+    pub false_positive_weight: f64,
+    pub false_negative_weight: f64,
+    /// Bands a pair must share (default 1 for lsh, 2 for super-shingles).
+    pub min_shared: Option<usize>,
+    pub verify: Verify,
+    pub threshold: f64,
+    pub grid: Vec<f64>,
+    pub floor: f64,
+}
+
+impl Default for MinhashConfig {
+    fn default() -> Self {
+        MinhashConfig {
+            tokens: None,
+            width: 3,
+            hashes: 128,
+            sketch: Sketching::Minhash,
+            candidates: CandidateKind::Lsh,
+            bands: None,
+            rows: None,
+            target: None,
+            false_positive_weight: 0.5,
+            false_negative_weight: 0.5,
+            min_shared: None,
+            verify: Verify::Estimate,
+            threshold: 0.5,
+            grid: jaccard_grid(),
+            floor: 0.1,
+        }
+    }
+}
+
+impl MinhashConfig {
+    /// Broder (1997) used 6 super-shingles of 14 of 84 min-hashes; with n
+    /// hashes we keep 6 groups, as large as n allows.
+    const SUPER_SHINGLES: usize = 6;
+
+    pub fn search(&self) -> CandidateSearch {
+        match self.candidates {
+            CandidateKind::AllPairs => CandidateSearch::AllPairs,
+            CandidateKind::Lsh => match (self.bands, self.rows) {
+                (Some(bands), Some(rows)) => CandidateSearch::Bands {
+                    banding: Banding {
+                        bands,
+                        rows,
+                        min_shared: self.min_shared.unwrap_or(1),
+                    },
+                    target: None,
+                    super_shingles: false,
+                },
+                _ => {
+                    let target = self.target.unwrap_or(self.threshold);
+                    let mut banding = Banding::for_threshold(
+                        target,
+                        self.hashes,
+                        self.false_positive_weight,
+                        self.false_negative_weight,
+                    );
+                    banding.min_shared = self.min_shared.unwrap_or(1);
+                    CandidateSearch::Bands {
+                        banding,
+                        target: Some(target),
+                        super_shingles: false,
+                    }
+                }
+            },
+            CandidateKind::SuperShingles => {
+                let bands = self.bands.unwrap_or(Self::SUPER_SHINGLES);
+                CandidateSearch::Bands {
+                    banding: Banding {
+                        bands,
+                        rows: self.rows.unwrap_or(self.hashes / bands.max(1)),
+                        min_shared: self.min_shared.unwrap_or(2),
+                    },
+                    target: None,
+                    super_shingles: true,
+                }
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -100,6 +247,8 @@ impl Default for SimhashConfig {
 /// An algorithm ready to run, with the thresholds to evaluate.
 pub struct PreparedAlgorithm {
     pub algorithm: Box<dyn Algorithm>,
+    /// Tokens of its own, instead of the experiment's.
+    pub tokenizer: Option<TokenizerConfig>,
     pub threshold: f64,
     pub grid: Vec<f64>,
 }
@@ -200,6 +349,95 @@ impl ExperimentConfig {
         }
         for (i, algorithm) in self.algorithms.iter().enumerate() {
             let key = |k: &str| format!("algorithms[{i}].{k}");
+            let range = |k: &str, v: usize, lo: usize, hi: usize| {
+                if (lo..=hi).contains(&v) {
+                    Ok(())
+                } else {
+                    Err(invalid(key(k), format!("{v} is out of range {lo}..={hi}")))
+                }
+            };
+            let jaccards = |floor: f64, threshold: f64, grid: &[f64]| {
+                if !(0.0..=1.0).contains(&floor) {
+                    return Err(invalid(
+                        key("floor"),
+                        format!("{floor} is out of range 0..=1"),
+                    ));
+                }
+                let check = |k: String, t: f64| {
+                    if (floor..=1.0).contains(&t) {
+                        Ok(())
+                    } else {
+                        Err(invalid(
+                            k,
+                            format!("{t} is out of range: a Jaccard similarity in {floor}..=1 (from the floor)"),
+                        ))
+                    }
+                };
+                check(key("threshold"), threshold)?;
+                for (j, &t) in grid.iter().enumerate() {
+                    check(format!("algorithms[{i}].grid[{j}]"), t)?;
+                }
+                Ok(())
+            };
+            if let AlgorithmConfig::Jaccard(c) = algorithm {
+                range("width", c.width, 1, 64)?;
+                jaccards(c.floor, c.threshold, &c.grid)?;
+            }
+            if let AlgorithmConfig::Minhash(c) = algorithm {
+                range("width", c.width, 1, 64)?;
+                range("hashes", c.hashes, 1, 4096)?;
+                jaccards(c.floor, c.threshold, &c.grid)?;
+                if let Some(t) = c.target {
+                    if !(t > 0.0 && t <= 1.0) {
+                        return Err(invalid(
+                            key("target"),
+                            format!("{t} is out of range: a Jaccard similarity in (0, 1]"),
+                        ));
+                    }
+                }
+                for (k, w) in [
+                    ("false_positive_weight", c.false_positive_weight),
+                    ("false_negative_weight", c.false_negative_weight),
+                ] {
+                    if !(w >= 0.0 && w.is_finite()) {
+                        return Err(invalid(key(k), format!("{w} must be a weight >= 0")));
+                    }
+                }
+                if c.bands.is_some() != c.rows.is_some() && c.candidates == CandidateKind::Lsh {
+                    return Err(invalid(
+                        key(if c.bands.is_some() { "rows" } else { "bands" }),
+                        "give `bands` and `rows` together, or neither to choose them for `target`"
+                            .into(),
+                    ));
+                }
+                if c.candidates == CandidateKind::AllPairs {
+                    for (k, set) in [
+                        ("bands", c.bands.is_some()),
+                        ("rows", c.rows.is_some()),
+                        ("min_shared", c.min_shared.is_some()),
+                        ("target", c.target.is_some()),
+                    ] {
+                        if set {
+                            return Err(invalid(
+                                key(k),
+                                "has no meaning with `candidates: all_pairs`".into(),
+                            ));
+                        }
+                    }
+                } else if let CandidateSearch::Bands { banding, .. } = c.search() {
+                    range("bands", banding.bands, 1, c.hashes)?;
+                    range("rows", banding.rows, 1, c.hashes / banding.bands).map_err(|_| {
+                        invalid(
+                            key("rows"),
+                            format!(
+                                "{} bands x {} rows need more than the {} hashes",
+                                banding.bands, banding.rows, c.hashes
+                            ),
+                        )
+                    })?;
+                    range("min_shared", banding.min_shared, 1, banding.bands)?;
+                }
+            }
             if let AlgorithmConfig::Simhash(c) = algorithm {
                 if !(1..=16).contains(&c.ngram) {
                     return Err(invalid(
@@ -259,35 +497,76 @@ impl ExperimentConfig {
         }
     }
 
+    /// An algorithm's own token kind on the experiment's normalisation;
+    /// `chars` are single characters, the shingle width making windows.
+    fn tokens_of(&self, kind: Option<TokenKind>) -> Option<TokenizerConfig> {
+        let kind = kind?;
+        let own = TokenizerConfig {
+            kind,
+            ngram: if kind == TokenKind::Chars {
+                1
+            } else {
+                self.tokenizer.ngram
+            },
+            normalize: self.tokenizer.normalize,
+        };
+        (own != self.tokenizer).then_some(own)
+    }
+
     pub fn prepare(&self) -> Vec<PreparedAlgorithm> {
         self.algorithms
             .iter()
             .map(|a| match a {
                 AlgorithmConfig::Exact(_) => PreparedAlgorithm {
                     algorithm: Box::new(ExactHash),
+                    tokenizer: None,
                     threshold: 1.0,
                     grid: vec![1.0],
                 },
-                AlgorithmConfig::Simhash(c) => {
-                    let mut grid = c.grid.clone();
-                    if !grid.contains(&c.threshold) {
-                        grid.push(c.threshold);
-                    }
-                    grid.sort_by(f64::total_cmp);
-                    grid.dedup();
-                    PreparedAlgorithm {
-                        algorithm: Box::new(SimHash {
-                            features: c.features,
-                            ngram: c.ngram,
-                            floor: c.floor,
-                        }),
-                        threshold: c.threshold,
-                        grid,
-                    }
-                }
+                AlgorithmConfig::Simhash(c) => PreparedAlgorithm {
+                    algorithm: Box::new(SimHash {
+                        features: c.features,
+                        ngram: c.ngram,
+                        floor: c.floor,
+                    }),
+                    tokenizer: None,
+                    threshold: c.threshold,
+                    grid: with_threshold(&c.grid, c.threshold),
+                },
+                AlgorithmConfig::Jaccard(c) => PreparedAlgorithm {
+                    algorithm: Box::new(ExactJaccard {
+                        width: c.width,
+                        floor: c.floor,
+                    }),
+                    tokenizer: self.tokens_of(c.tokens),
+                    threshold: c.threshold,
+                    grid: with_threshold(&c.grid, c.threshold),
+                },
+                AlgorithmConfig::Minhash(c) => PreparedAlgorithm {
+                    algorithm: Box::new(MinHash::new(
+                        c.width,
+                        c.hashes,
+                        c.sketch,
+                        c.search(),
+                        c.verify,
+                        c.floor,
+                    )),
+                    tokenizer: self.tokens_of(c.tokens),
+                    threshold: c.threshold,
+                    grid: with_threshold(&c.grid, c.threshold),
+                },
             })
             .collect()
     }
+}
+
+/// The grid with the printed threshold in it, sorted, without repeats.
+fn with_threshold(grid: &[f64], threshold: f64) -> Vec<f64> {
+    let mut grid = grid.to_vec();
+    grid.push(threshold);
+    grid.sort_by(f64::total_cmp);
+    grid.dedup();
+    grid
 }
 
 /// Formats a threshold for tables: whole numbers without decimals.
@@ -336,10 +615,10 @@ mod tests {
                 .unwrap_err()
                 .to_string();
         assert!(e.contains("`n`"), "{e}");
-        let e = parse("corpus: demo\nalgorithms: [{type: minhash}]\n")
+        let e = parse("corpus: demo\nalgorithms: [{type: minhsh}]\n")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("minhash"), "{e}");
+        assert!(e.contains("minhsh"), "{e}");
     }
 
     #[test]

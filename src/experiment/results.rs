@@ -53,16 +53,29 @@ pub fn render_summary(result: &ExperimentResult) -> String {
         let e = a.at_threshold();
         let _ = writeln!(
             out,
-            "\n{} [{}]   {} {}   candidate recall {} ({} of {} true pairs stored, floor {})",
+            "\n{} [{}]   {} {}",
             a.run.label,
             a.extraction.name(),
             a.run.scale.name,
             format_threshold(&a.run.scale, a.threshold),
-            pct(a.candidates.recall()),
-            a.candidates.correct,
-            a.candidates.actual,
-            format_threshold(&a.run.scale, a.run.scale.floor),
         );
+        // What the candidate stage alone loses, then what scoring kept:
+        // no threshold can recall more than the stored pairs hold.
+        let _ = writeln!(
+            out,
+            "  candidates {} pairs holding {} of {} true pairs ({}); stored {} pairs within {} holding {} ({})",
+            a.candidate_stage.detected,
+            a.candidate_stage.correct,
+            a.candidate_stage.actual,
+            pct(a.candidate_stage.recall()),
+            a.candidates.detected,
+            format_threshold(&a.run.scale, a.run.scale.floor),
+            a.candidates.correct,
+            pct(a.candidates.recall()),
+        );
+        for note in &a.run.notes {
+            let _ = writeln!(out, "  {note}");
+        }
         let _ = writeln!(
             out,
             "  {:<26} {:>8} {:>9} {:>8} {:>10} {:>8} {:>8}",
@@ -80,15 +93,22 @@ pub fn render_summary(result: &ExperimentResult) -> String {
             e.largest_cluster.pages, e.largest_cluster.true_clusters, a.run.unsigned
         );
     }
+    let width = result
+        .throughput
+        .iter()
+        .map(|r| r.algorithm.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(20);
     let _ = writeln!(
         out,
-        "\n{:<18} {:<20} {:>9} {:>9} {:>12} {:>9}",
+        "\n{:<18} {:<width$} {:>9} {:>9} {:>12} {:>9}",
         "stage", "algorithm", "wall s", "cpu s", "pages/s", "MB/s"
     );
     for r in &result.throughput {
         let _ = writeln!(
             out,
-            "{:<18} {:<20} {:>9.4} {:>9.4} {:>12.0} {:>9.2}",
+            "{:<18} {:<width$} {:>9.4} {:>9.4} {:>12.0} {:>9.2}",
             r.stage.name(),
             if r.algorithm.is_empty() {
                 "(all)"
@@ -127,6 +147,9 @@ pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
     let mut slice = Vec::new();
     let mut largest_pages = Vec::new();
     let mut largest_clusters = Vec::new();
+    let mut candidate_pairs = Vec::new();
+    let mut candidate_recall = Vec::new();
+    let mut stored_recall = Vec::new();
     let mut levels: [LevelColumns; 3] = Default::default();
     for a in &result.algorithms {
         for e in &a.evaluations {
@@ -148,6 +171,9 @@ pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
                 slice.push(name);
                 largest_pages.push(e.largest_cluster.pages);
                 largest_clusters.push(e.largest_cluster.true_clusters);
+                candidate_pairs.push(a.candidate_stage.detected);
+                candidate_recall.push(a.candidate_stage.recall());
+                stored_recall.push(a.candidates.recall());
                 for (cols, level) in levels.iter_mut().zip(level_metrics(e)) {
                     cols.push(match index {
                         None => &level.overall,
@@ -174,6 +200,11 @@ pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
         "largest_cluster_true_clusters".into(),
         largest_clusters,
     ));
+    // Per algorithm, repeated on its rows: what the candidate stage found
+    // before scoring, and what was stored within the floor.
+    columns.push(Column::new("candidate_pairs".into(), candidate_pairs));
+    columns.push(Column::new("candidate_recall".into(), candidate_recall));
+    columns.push(Column::new("stored_recall".into(), stored_recall));
     DataFrame::new_infer_height(columns)
 }
 

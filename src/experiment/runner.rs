@@ -9,10 +9,10 @@ use crate::corpus::{Corpus, Page};
 use crate::eval::throughput::{
     peak_memory_bytes, process_cpu_seconds, Stage, StageClock, StageRecord,
 };
-use crate::eval::{candidate_recall, evaluate_at, Counts, Evaluation, Truth};
+use crate::eval::{candidate_recall, evaluate_at, pair_recall, Counts, Evaluation, Truth};
 use crate::extract::{page_text, Extraction};
 use crate::text::lang::detect_lang;
-use crate::text::tokenize;
+use crate::text::{tokenize, TokenizerConfig};
 
 #[derive(Debug, Clone)]
 pub struct AlgorithmResult {
@@ -23,8 +23,11 @@ pub struct AlgorithmResult {
     pub threshold: f64,
     /// One evaluation per threshold of the grid, in grid order.
     pub evaluations: Vec<Evaluation>,
-    /// True pairs among all stored pairs: the candidate stage's own recall.
+    /// True pairs among all stored pairs (scored within the floor).
     pub candidates: Counts,
+    /// True pairs among the candidate stage's pairs, before scoring: what
+    /// the candidate search alone loses.
+    pub candidate_stage: Counts,
 }
 
 impl AlgorithmResult {
@@ -69,7 +72,7 @@ pub fn run_experiment(name: &str, config: &ExperimentConfig, corpus: Corpus) -> 
     let mut algorithms = Vec::new();
     let mut empty_after_extraction = Vec::new();
     for extraction in config.extractions() {
-        let (texts, docs) = prepare_documents(&corpus.pages, extraction, config, &mut clock);
+        let texts = extract_texts(&corpus.pages, extraction, &mut clock);
         empty_after_extraction.push((
             extraction,
             texts.iter().filter(|t| t.trim().is_empty()).count(),
@@ -79,10 +82,45 @@ pub fn run_experiment(name: &str, config: &ExperimentConfig, corpus: Corpus) -> 
             let text_len: Vec<usize> = texts.iter().map(|t| t.chars().count()).collect();
             Truth::new(&corpus.pages, &text_len)
         });
+        // Documents per tokenizer: algorithms with tokens of their own
+        // tokenise once per kind, not once each.
+        let mut tokenized: Vec<(TokenizerConfig, Vec<Document>)> = Vec::new();
         for prepared in config.prepare() {
-            algorithms.push(run_algorithm(
-                prepared, extraction, &docs, truth, &mut clock,
-            ));
+            let tokenizer = prepared
+                .tokenizer
+                .clone()
+                .unwrap_or_else(|| config.tokenizer.clone());
+            let at = match tokenized.iter().position(|(t, _)| *t == tokenizer) {
+                Some(at) => at,
+                None => {
+                    let label = if tokenizer == config.tokenizer {
+                        extraction.name().to_string()
+                    } else {
+                        format!("{} {}", extraction.name(), tokenizer.describe())
+                    };
+                    let docs =
+                        tokenize_documents(&corpus.pages, &texts, &tokenizer, &label, &mut clock);
+                    tokenized.push((tokenizer, docs));
+                    tokenized.len() - 1
+                }
+            };
+            let own_tokens = prepared.tokenizer.as_ref().map(TokenizerConfig::describe);
+            let variant = match &own_tokens {
+                Some(tokens) => format!("{} {tokens}", extraction.name()),
+                None => extraction.name().to_string(),
+            };
+            let mut result = run_algorithm(
+                prepared,
+                extraction,
+                &variant,
+                &tokenized[at].1,
+                truth,
+                &mut clock,
+            );
+            if let Some(tokens) = own_tokens {
+                result.run.label = format!("{} on {tokens}", result.run.label);
+            }
+            algorithms.push(result);
         }
     }
 
@@ -102,20 +140,25 @@ pub fn run_experiment(name: &str, config: &ExperimentConfig, corpus: Corpus) -> 
     }
 }
 
-/// Decode+extract and tokenise every page, timed as two stages.
-fn prepare_documents(
-    pages: &[Page],
-    extraction: Extraction,
-    config: &ExperimentConfig,
-    clock: &mut StageClock,
-) -> (Vec<String>, Vec<Document>) {
+/// Decode and extract every page, timed.
+fn extract_texts(pages: &[Page], extraction: Extraction, clock: &mut StageClock) -> Vec<String> {
     let started = clock.start();
     let texts: Vec<String> = pages
         .par_iter()
         .map(|p| page_text(p, extraction).text)
         .collect();
     clock.stop(started, Stage::DecodeExtract, extraction.name());
+    texts
+}
 
+/// Tokenise every page's text, timed under `label`.
+fn tokenize_documents(
+    pages: &[Page],
+    texts: &[String],
+    tokenizer: &TokenizerConfig,
+    label: &str,
+    clock: &mut StageClock,
+) -> Vec<Document> {
     let started = clock.start();
     let docs: Vec<Document> = pages
         .par_iter()
@@ -126,22 +169,25 @@ fn prepare_documents(
             Document {
                 page: i as u32,
                 lang,
-                tokens: tokenize(text, lang, &config.tokenizer),
+                tokens: tokenize(text, lang, tokenizer),
             }
         })
         .collect();
-    clock.stop(started, Stage::Tokenize, extraction.name());
-    (texts, docs)
+    clock.stop(started, Stage::Tokenize, label);
+    docs
 }
 
 fn run_algorithm(
     prepared: PreparedAlgorithm,
     extraction: Extraction,
+    variant: &str,
     docs: &[Document],
     truth: &Truth,
     clock: &mut StageClock,
 ) -> AlgorithmResult {
-    let run = prepared.algorithm.run(docs, extraction.name(), clock);
+    let mut run = prepared.algorithm.run(docs, variant, clock);
+    let candidate_stage = pair_recall(truth, run.candidate_pairs.iter().copied());
+    run.candidate_pairs = Vec::new();
     let started = clock.start();
     let evaluations = prepared
         .grid
@@ -151,11 +197,12 @@ fn run_algorithm(
     clock.stop(
         started,
         Stage::Evaluate,
-        &format!("{} [{}]", run.name, extraction.name()),
+        &format!("{} [{variant}]", run.label),
     );
     AlgorithmResult {
         extraction,
         candidates: candidate_recall(truth, &run.pairs),
+        candidate_stage,
         threshold: prepared.threshold,
         evaluations,
         run,

@@ -1,9 +1,10 @@
 //! Text preparation shared by every algorithm: script-based language
-//! detection, normalisation and tokenisation.
+//! detection, normalisation, tokenisation and shingles.
 
 pub mod cilin;
 pub mod lang;
 pub mod normalize;
+pub mod shingle;
 pub mod tokenize;
 
 pub use normalize::NormalizeOptions;

@@ -47,6 +47,19 @@ impl Default for TokenizerConfig {
     }
 }
 
+impl TokenizerConfig {
+    /// How the tokens read in labels, e.g. `chars` or `char 2-grams`.
+    pub fn describe(&self) -> String {
+        match self.kind {
+            TokenKind::Auto => "auto tokens".into(),
+            TokenKind::Jieba => "jieba words".into(),
+            TokenKind::Words => "unicode words".into(),
+            TokenKind::Chars if self.ngram == 1 => "chars".into(),
+            TokenKind::Chars => format!("char {}-grams", self.ngram),
+        }
+    }
+}
+
 /// A page's tokens, kept as byte spans into its normalised text so that a
 /// page costs one string, not one allocation per token.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

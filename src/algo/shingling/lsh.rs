@@ -1,0 +1,280 @@
+//! Candidate pairs from sketches without comparing every pair.
+//!
+//! The sketch is cut into b groups of r values and each group is hashed
+//! again. LSH banding makes two pages candidates when they share any group;
+//! Broder's super-shingles (1997) are the same groups, with pages sharing at
+//! least m of them as candidates. A pair of Jaccard J shares a given group
+//! with probability J^r, so it becomes a candidate with probability
+//! P(J) = P(Binomial(b, J^r) >= m), the S-curve 1-(1-J^r)^b when m = 1.
+
+use rayon::prelude::*;
+
+use crate::text::shingle::fmix64;
+
+/// Grouping of a sketch into bands, and how many must be shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Banding {
+    pub bands: usize,
+    pub rows: usize,
+    /// Shared bands a pair needs to be a candidate (1 for LSH).
+    pub min_shared: usize,
+}
+
+/// Steps of the midpoint rule for the false positive/negative areas.
+const INTEGRATION_STEPS: usize = 1000;
+
+/// A chosen banding must make a pair this far above the threshold a
+/// candidate with at least [`RECALL_AT_MARGIN`]: the weighted areas alone
+/// put the steep part of the curve on the threshold, where half the pairs
+/// just above it are lost, and the threshold sweep needs them.
+pub const RECALL_MARGIN: f64 = 0.1;
+pub const RECALL_AT_MARGIN: f64 = 0.97;
+
+impl Banding {
+    /// The probability that a pair of Jaccard `j` becomes a candidate.
+    pub fn probability(&self, j: f64) -> f64 {
+        let p = j.clamp(0.0, 1.0).powi(self.rows as i32);
+        let b = self.bands;
+        let m = self.min_shared.max(1);
+        if m == 1 {
+            return 1.0 - (1.0 - p).powi(b as i32);
+        }
+        // 1 - P(fewer than m bands shared).
+        let mut below = 0.0;
+        let mut choose = 1.0;
+        for k in 0..m.min(b + 1) {
+            below += choose * p.powi(k as i32) * (1.0 - p).powi((b - k) as i32);
+            choose = choose * (b - k) as f64 / (k + 1) as f64;
+        }
+        (1.0 - below).clamp(0.0, 1.0)
+    }
+
+    /// Areas under the curve below the threshold (pairs that should not be
+    /// candidates but are) and above it (pairs missed), for J uniform.
+    pub fn error_areas(&self, threshold: f64) -> (f64, f64) {
+        let step = 1.0 / INTEGRATION_STEPS as f64;
+        let (mut false_positive, mut false_negative) = (0.0, 0.0);
+        for i in 0..INTEGRATION_STEPS {
+            let j = (i as f64 + 0.5) * step;
+            let p = self.probability(j);
+            if j < threshold {
+                false_positive += p * step;
+            } else {
+                false_negative += (1.0 - p) * step;
+            }
+        }
+        (false_positive, false_negative)
+    }
+
+    /// The bands and rows, b*r <= `hashes`, minimising the weighted sum of
+    /// the false positive and false negative areas around `threshold`,
+    /// among those finding pairs [`RECALL_MARGIN`] above the threshold with
+    /// probability [`RECALL_AT_MARGIN`] (all of them when none does).
+    pub fn for_threshold(
+        threshold: f64,
+        hashes: usize,
+        false_positive_weight: f64,
+        false_negative_weight: f64,
+    ) -> Banding {
+        let mut best = Banding {
+            bands: 1,
+            rows: hashes.max(1),
+            min_shared: 1,
+        };
+        let mut best_error = (true, f64::INFINITY);
+        let margin = (threshold + RECALL_MARGIN).min(1.0);
+        for bands in 1..=hashes {
+            for rows in 1..=hashes / bands {
+                let candidate = Banding {
+                    bands,
+                    rows,
+                    min_shared: 1,
+                };
+                let (fp, fneg) = candidate.error_areas(threshold);
+                let misses_margin = candidate.probability(margin) < RECALL_AT_MARGIN;
+                let error = (
+                    misses_margin,
+                    false_positive_weight * fp + false_negative_weight * fneg,
+                );
+                if error < best_error {
+                    best_error = error;
+                    best = candidate;
+                }
+            }
+        }
+        best
+    }
+
+    /// The S-curve at a few similarities, for printing.
+    pub fn curve(&self, points: &[f64]) -> Vec<(f64, f64)> {
+        points.iter().map(|&j| (j, self.probability(j))).collect()
+    }
+
+    /// Index pairs `(i, j)`, `i < j`, of sketches sharing at least
+    /// `min_shared` bands, sorted. Sketches shorter than bands*rows (and
+    /// pages without one) take no part.
+    pub fn candidates(&self, sketches: &[Option<&[u32]>]) -> Vec<(u32, u32)> {
+        let rows = self.rows;
+        let per_band: Vec<Vec<(u32, u32)>> = (0..self.bands)
+            .into_par_iter()
+            .map(|band| {
+                let (lo, hi) = (band * rows, (band + 1) * rows);
+                let mut keys: Vec<(u64, u32)> = sketches
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| {
+                        let s = (*s)?;
+                        (s.len() >= hi).then(|| (band_key(&s[lo..hi], band), i as u32))
+                    })
+                    .collect();
+                keys.sort_unstable();
+                let mut pairs = Vec::new();
+                for bucket in keys.chunk_by(|x, y| x.0 == y.0) {
+                    for (k, &(_, i)) in bucket.iter().enumerate() {
+                        pairs.extend(bucket[k + 1..].iter().map(|&(_, j)| (i, j)));
+                    }
+                }
+                pairs
+            })
+            .collect();
+        let mut pairs = per_band.concat();
+        pairs.par_sort_unstable();
+        if self.min_shared <= 1 {
+            pairs.dedup();
+            return pairs;
+        }
+        pairs
+            .chunk_by(|x, y| x == y)
+            .filter(|run| run.len() >= self.min_shared)
+            .map(|run| run[0])
+            .collect()
+    }
+}
+
+/// The hash of one band: its values in order, and the band's index.
+#[inline]
+fn band_key(values: &[u32], band: usize) -> u64 {
+    let mut h = 0x6261_6e64_0000_0000 ^ band as u64;
+    for &v in values {
+        h = (h ^ u64::from(v))
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(27);
+    }
+    fmix64(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::shingling::minhash::{PermutedHashes, MINHASH_SEED};
+    use crate::text::shingle::jaccard;
+
+    #[test]
+    fn s_curve_matches_the_closed_form() {
+        let b = Banding {
+            bands: 20,
+            rows: 5,
+            min_shared: 1,
+        };
+        for j in [0.0, 0.3, 0.55, 0.8, 1.0] {
+            let expected = 1.0 - (1.0 - f64::powi(j, 5)).powi(20);
+            assert!((b.probability(j) - expected).abs() < 1e-12);
+        }
+        // Requiring two shared bands lowers the curve everywhere inside.
+        let two = Banding { min_shared: 2, ..b };
+        assert!(two.probability(0.5) < b.probability(0.5));
+        assert!((two.probability(1.0) - 1.0).abs() < 1e-12);
+        assert_eq!(two.probability(0.0), 0.0);
+    }
+
+    #[test]
+    fn chosen_banding_puts_the_steep_part_at_the_threshold() {
+        for threshold in [0.3, 0.5, 0.8] {
+            let b = Banding::for_threshold(threshold, 128, 0.5, 0.5);
+            assert!(b.bands * b.rows <= 128);
+            assert!(
+                b.probability(threshold + 0.15) > 0.9,
+                "{b:?} at {threshold}"
+            );
+            assert!(b.probability(threshold - 0.2) < 0.4, "{b:?} at {threshold}");
+        }
+    }
+
+    /// Random set pairs at Jaccard near `j` over a shared universe.
+    fn pairs_near(j: f64, count: usize, seed: u64) -> Vec<(Vec<u64>, Vec<u64>)> {
+        let mut state = seed;
+        let mut next = || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            fmix64(state)
+        };
+        (0..count)
+            .map(|_| {
+                let size = 200;
+                // shared / (2*size - shared) = j
+                let shared = (2.0 * j * size as f64 / (1.0 + j)).round() as usize;
+                let common: Vec<u64> = (0..shared).map(|_| next()).collect();
+                let mut a = common.clone();
+                let mut b = common;
+                a.extend((0..size - shared).map(|_| next()));
+                b.extend((0..size - shared).map(|_| next()));
+                a.sort_unstable();
+                b.sort_unstable();
+                (a, b)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lsh_finds_pairs_a_tenth_above_the_threshold() {
+        let family = PermutedHashes::new(128, MINHASH_SEED);
+        for threshold in [0.3, 0.5, 0.7, 0.8] {
+            let banding = Banding::for_threshold(threshold, 128, 0.5, 0.5);
+            let mut sketches = Vec::new();
+            let mut wanted = Vec::new();
+            for (k, (a, b)) in pairs_near((threshold + 0.1).min(1.0), 1000, threshold.to_bits())
+                .into_iter()
+                .enumerate()
+            {
+                assert!(jaccard(&a, &b) >= threshold + 0.1 - 0.005);
+                sketches.push(family.sketch(&a));
+                sketches.push(family.sketch(&b));
+                wanted.push((2 * k as u32, 2 * k as u32 + 1));
+            }
+            let refs: Vec<Option<&[u32]>> = sketches.iter().map(|s| Some(&s[..])).collect();
+            let found = banding.candidates(&refs);
+            let hit = wanted
+                .iter()
+                .filter(|p| found.binary_search(p).is_ok())
+                .count();
+            let recall = hit as f64 / wanted.len() as f64;
+            assert!(
+                recall >= 0.95,
+                "{banding:?} at threshold {threshold}: {recall}"
+            );
+        }
+    }
+
+    #[test]
+    fn super_shingles_need_m_shared_groups() {
+        let s: [&[u32]; 3] = [
+            &[1, 2, 3, 4, 5, 6],
+            &[1, 2, 3, 4, 0, 0],
+            &[1, 2, 9, 9, 9, 9],
+        ];
+        let refs: Vec<Option<&[u32]>> = s.iter().map(|x| Some(*x)).collect();
+        let one = Banding {
+            bands: 3,
+            rows: 2,
+            min_shared: 1,
+        };
+        assert_eq!(one.candidates(&refs), [(0, 1), (0, 2), (1, 2)]);
+        let two = Banding {
+            min_shared: 2,
+            ..one
+        };
+        assert_eq!(two.candidates(&refs), [(0, 1)]);
+        assert!(two
+            .candidates(&[None, Some(&[1, 2, 3, 4, 5, 6])])
+            .is_empty());
+    }
+}

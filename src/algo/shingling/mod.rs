@@ -1,0 +1,452 @@
+//! Broder's shingling family (seed 000, section 3.1): w-shingle sets
+//! compared by Jaccard similarity, exactly through an inverted index, or
+//! approximately through MinHash sketches with LSH banding or super-shingles
+//! as the candidate stage.
+
+pub mod lsh;
+pub mod minhash;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::{Detector, Direction, Document, ScoreScale};
+use crate::text::shingle::{jaccard, shingles};
+use lsh::Banding;
+use minhash::{OnePermutation, PermutedHashes, MINHASH_SEED, ONE_PERMUTATION_SEED};
+
+fn jaccard_scale(floor: f64) -> ScoreScale {
+    ScoreScale {
+        name: "jaccard",
+        direction: Direction::AtLeast,
+        min: 0.0,
+        max: 1.0,
+        floor,
+    }
+}
+
+/// Exact Jaccard similarity of shingle sets, for every pair sharing a
+/// shingle: the ground truth that sketches approximate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExactJaccard {
+    /// Tokens per shingle (w).
+    pub width: usize,
+    /// Least similarity kept as a scored pair.
+    pub floor: f64,
+}
+
+impl Detector for ExactJaccard {
+    type Signature = Vec<u64>;
+
+    fn name(&self) -> &'static str {
+        "jaccard"
+    }
+
+    fn label(&self) -> String {
+        format!("jaccard(w={})", self.width)
+    }
+
+    fn scale(&self) -> ScoreScale {
+        jaccard_scale(self.floor)
+    }
+
+    fn sign(&self, doc: &Document) -> Option<Vec<u64>> {
+        let set = shingles(&doc.tokens, self.width);
+        (!set.is_empty()).then_some(set)
+    }
+
+    fn candidates(&self, signatures: &[Option<Vec<u64>>]) -> Vec<(u32, u32)> {
+        self.scored(signatures)
+            .into_iter()
+            .map(|(i, j, _)| (i, j))
+            .collect()
+    }
+
+    fn scored_candidates(&self, signatures: &[Option<Vec<u64>>]) -> Option<Vec<(u32, u32, f32)>> {
+        Some(self.scored(signatures))
+    }
+
+    fn score(&self, a: &Vec<u64>, b: &Vec<u64>) -> f32 {
+        jaccard(a, b) as f32
+    }
+}
+
+impl ExactJaccard {
+    fn scored(&self, signatures: &[Option<Vec<u64>>]) -> Vec<(u32, u32, f32)> {
+        let sets: Vec<&[u64]> = signatures
+            .iter()
+            .map(|s| s.as_deref().unwrap_or(&[]))
+            .collect();
+        InvertedIndex::new(&sets).pairs_at_least(&sets, self.floor)
+    }
+}
+
+/// Shingle -> the pages holding it, for shingles on two pages or more.
+struct InvertedIndex {
+    /// Per page, the ids of its shared shingles.
+    page_shingles: Vec<Vec<u32>>,
+    /// Per shingle id, its pages in ascending order.
+    postings: Vec<Vec<u32>>,
+}
+
+impl InvertedIndex {
+    fn new(sets: &[&[u64]]) -> Self {
+        let mut entries: Vec<(u64, u32)> = sets
+            .iter()
+            .enumerate()
+            .flat_map(|(page, set)| set.iter().map(move |&h| (h, page as u32)))
+            .collect();
+        entries.par_sort_unstable();
+        let mut page_shingles = vec![Vec::new(); sets.len()];
+        let mut postings = Vec::new();
+        for run in entries.chunk_by(|x, y| x.0 == y.0) {
+            if run.len() < 2 {
+                continue;
+            }
+            let id = postings.len() as u32;
+            for &(_, page) in run {
+                page_shingles[page as usize].push(id);
+            }
+            postings.push(run.iter().map(|&(_, page)| page).collect());
+        }
+        InvertedIndex {
+            page_shingles,
+            postings,
+        }
+    }
+
+    /// Pairs `(i, j)`, `i < j`, whose Jaccard is at least `floor`, with
+    /// it, sorted.
+    /// Each page counts its overlaps with later pages in one pass over its
+    /// postings, so the cost is the number of (page, page, shared shingle)
+    /// triples, never all pairs.
+    fn pairs_at_least(&self, sets: &[&[u64]], floor: f64) -> Vec<(u32, u32, f32)> {
+        let n = sets.len();
+        (0..n as u32)
+            .into_par_iter()
+            .map_init(
+                || (vec![0u32; n], Vec::new()),
+                |(counts, touched), i| {
+                    for &s in &self.page_shingles[i as usize] {
+                        let posting = &self.postings[s as usize];
+                        let later = posting.partition_point(|&p| p <= i);
+                        for &j in &posting[later..] {
+                            if counts[j as usize] == 0 {
+                                touched.push(j);
+                            }
+                            counts[j as usize] += 1;
+                        }
+                    }
+                    touched.sort_unstable();
+                    let size_i = sets[i as usize].len();
+                    let mut pairs = Vec::new();
+                    for &j in touched.iter() {
+                        let shared = counts[j as usize] as usize;
+                        counts[j as usize] = 0;
+                        let union = size_i + sets[j as usize].len() - shared;
+                        let similarity = shared as f64 / union as f64;
+                        if similarity >= floor {
+                            pairs.push((i, j, similarity as f32));
+                        }
+                    }
+                    touched.clear();
+                    pairs
+                },
+            )
+            .flatten_iter()
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sketching {
+    /// n hash functions, the least value of each.
+    Minhash,
+    /// One hash per shingle into n bins, densified.
+    OnePermutation,
+}
+
+/// How a pair is scored once it is a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verify {
+    /// The sketches' agreement, the estimated Jaccard.
+    Estimate,
+    /// The exact Jaccard of the shingle sets (kept beside the sketches).
+    Exact,
+}
+
+/// Where candidate pairs come from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CandidateSearch {
+    /// Bands of the sketch: LSH (min_shared 1) or super-shingles.
+    Bands {
+        banding: Banding,
+        /// The similarity the banding was chosen for, when it was.
+        target: Option<f64>,
+        super_shingles: bool,
+    },
+    /// Every pair (small corpora, or to measure what banding loses).
+    AllPairs,
+}
+
+/// MinHash sketches of shingle sets, scored by estimated (or exact) Jaccard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MinHash {
+    pub width: usize,
+    pub sketching: Sketching,
+    pub search: CandidateSearch,
+    pub verify: Verify,
+    pub floor: f64,
+    permutations: PermutedHashes,
+    one_permutation: OnePermutation,
+}
+
+/// A page's sketch, and its shingles when pairs are verified exactly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MinHashSketch {
+    pub values: Vec<u32>,
+    pub shingles: Option<Vec<u64>>,
+}
+
+impl MinHash {
+    pub fn new(
+        width: usize,
+        hashes: usize,
+        sketching: Sketching,
+        search: CandidateSearch,
+        verify: Verify,
+        floor: f64,
+    ) -> Self {
+        let n = hashes.max(1);
+        MinHash {
+            width,
+            sketching,
+            search,
+            verify,
+            floor,
+            permutations: PermutedHashes::new(
+                if sketching == Sketching::Minhash {
+                    n
+                } else {
+                    0
+                },
+                MINHASH_SEED,
+            ),
+            one_permutation: OnePermutation::new(n, ONE_PERMUTATION_SEED),
+        }
+    }
+
+    pub fn hashes(&self) -> usize {
+        self.one_permutation.len()
+    }
+
+    pub fn sketch(&self, shingles: &[u64]) -> Vec<u32> {
+        match self.sketching {
+            Sketching::Minhash => self.permutations.sketch(shingles),
+            Sketching::OnePermutation => self.one_permutation.sketch(shingles),
+        }
+    }
+}
+
+impl Detector for MinHash {
+    type Signature = MinHashSketch;
+
+    fn name(&self) -> &'static str {
+        match self.sketching {
+            Sketching::Minhash => "minhash",
+            Sketching::OnePermutation => "minhash-oph",
+        }
+    }
+
+    fn label(&self) -> String {
+        let search = match self.search {
+            CandidateSearch::Bands {
+                banding,
+                super_shingles: false,
+                ..
+            } => format!("lsh {}x{}", banding.bands, banding.rows),
+            CandidateSearch::Bands { banding, .. } => format!(
+                "super-shingles {}x{} m>={}",
+                banding.bands, banding.rows, banding.min_shared
+            ),
+            CandidateSearch::AllPairs => "all pairs".into(),
+        };
+        let verify = match self.verify {
+            Verify::Estimate => "",
+            Verify::Exact => ", exact",
+        };
+        format!(
+            "{}(w={},n={},{search}{verify})",
+            self.name(),
+            self.width,
+            self.hashes()
+        )
+    }
+
+    fn scale(&self) -> ScoreScale {
+        jaccard_scale(self.floor)
+    }
+
+    fn describe(&self) -> Vec<String> {
+        let CandidateSearch::Bands {
+            banding, target, ..
+        } = self.search
+        else {
+            return Vec::new();
+        };
+        let points = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+        let curve: Vec<String> = banding
+            .curve(&points)
+            .iter()
+            .map(|(j, p)| format!("{j:.1}:{p:.3}"))
+            .collect();
+        let mut lines = vec![format!(
+            "P(candidate | J) for {} bands x {} rows, {} shared: {}",
+            banding.bands,
+            banding.rows,
+            banding.min_shared,
+            curve.join(" ")
+        )];
+        if let Some(t) = target {
+            let (fp, fneg) = banding.error_areas(t);
+            lines.push(format!(
+                "chosen for J >= {t}: false positive area {fp:.4}, false negative area {fneg:.4}"
+            ));
+        }
+        lines
+    }
+
+    fn sign(&self, doc: &Document) -> Option<MinHashSketch> {
+        let set = shingles(&doc.tokens, self.width);
+        if set.is_empty() {
+            return None;
+        }
+        Some(MinHashSketch {
+            values: self.sketch(&set),
+            shingles: (self.verify == Verify::Exact).then_some(set),
+        })
+    }
+
+    fn candidates(&self, signatures: &[Option<MinHashSketch>]) -> Vec<(u32, u32)> {
+        match self.search {
+            CandidateSearch::Bands { banding, .. } => {
+                let sketches: Vec<Option<&[u32]>> = signatures
+                    .iter()
+                    .map(|s| s.as_ref().map(|s| &s.values[..]))
+                    .collect();
+                banding.candidates(&sketches)
+            }
+            CandidateSearch::AllPairs => {
+                let signed: Vec<u32> = signatures
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| s.as_ref().map(|_| i as u32))
+                    .collect();
+                (0..signed.len())
+                    .into_par_iter()
+                    .flat_map_iter(|x| {
+                        let i = signed[x];
+                        signed[x + 1..].iter().map(move |&j| (i, j))
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    fn score(&self, a: &MinHashSketch, b: &MinHashSketch) -> f32 {
+        match (&a.shingles, &b.shingles) {
+            (Some(sa), Some(sb)) => jaccard(sa, sb) as f32,
+            _ => minhash::estimate(&a.values, &b.values) as f32,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::Lang;
+    use crate::text::{tokenize, TokenizerConfig};
+
+    fn docs(texts: &[&str]) -> Vec<Document> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Document {
+                page: i as u32,
+                lang: Lang::En,
+                tokens: tokenize(t, Lang::En, &TokenizerConfig::default()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn inverted_index_finds_exactly_the_pairs_above_the_floor() {
+        // Brute force over random small sets agrees with the index.
+        let mut state = 11u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            crate::text::shingle::fmix64(state)
+        };
+        let sets: Vec<Vec<u64>> = (0..120)
+            .map(|_| {
+                let len = (next() % 12) as usize;
+                let mut s: Vec<u64> = (0..len).map(|_| next() % 40).collect();
+                s.sort_unstable();
+                s.dedup();
+                s
+            })
+            .collect();
+        let refs: Vec<&[u64]> = sets.iter().map(|s| &s[..]).collect();
+        for floor in [0.0001, 0.2, 0.5, 1.0] {
+            let mut brute = Vec::new();
+            for i in 0..sets.len() {
+                for j in i + 1..sets.len() {
+                    let shared = crate::text::shingle::intersection_size(&sets[i], &sets[j]);
+                    if shared > 0 && jaccard(&sets[i], &sets[j]) >= floor {
+                        brute.push((i as u32, j as u32));
+                    }
+                }
+            }
+            let indexed = InvertedIndex::new(&refs).pairs_at_least(&refs, floor);
+            assert_eq!(
+                indexed.iter().map(|&(i, j, _)| (i, j)).collect::<Vec<_>>(),
+                brute,
+                "floor {floor}"
+            );
+            for (i, j, score) in indexed {
+                assert_eq!(score, jaccard(&sets[i as usize], &sets[j as usize]) as f32);
+            }
+        }
+    }
+
+    #[test]
+    fn exact_jaccard_scores_shared_shingles() {
+        let d = docs(&["a b c d e", "a b c d f", "x y z"]);
+        let j = ExactJaccard {
+            width: 2,
+            floor: 0.1,
+        };
+        let sigs: Vec<_> = d.iter().map(|d| j.sign(d)).collect();
+        assert_eq!(j.candidates(&sigs), [(0, 1)]);
+        // {ab bc cd de} vs {ab bc cd df}: 3 shared of 5.
+        assert_eq!(
+            j.score(sigs[0].as_ref().unwrap(), sigs[1].as_ref().unwrap()),
+            0.6
+        );
+    }
+
+    #[test]
+    fn verify_exact_scores_by_the_sets_not_the_sketch() {
+        let d = docs(&["a b c d e", "a b c d f"]);
+        let search = CandidateSearch::AllPairs;
+        let m = MinHash::new(2, 16, Sketching::Minhash, search, Verify::Exact, 0.1);
+        let (a, b) = (m.sign(&d[0]).unwrap(), m.sign(&d[1]).unwrap());
+        assert_eq!(m.score(&a, &b), 0.6);
+        let m = MinHash::new(2, 16, Sketching::Minhash, search, Verify::Estimate, 0.1);
+        let (a, b) = (m.sign(&d[0]).unwrap(), m.sign(&d[1]).unwrap());
+        assert!(a.shingles.is_none());
+        let s = m.score(&a, &b);
+        assert!((s * 16.0).fract() == 0.0 && s < 1.0, "{s}");
+    }
+}

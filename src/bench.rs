@@ -1,0 +1,260 @@
+//! `neardup bench`: throughput of each algorithm's stages on real text, on
+//! one core, reported as pages/s, items/s (shingles, terms) and MB/s of
+//! the text the stage reads, with the process's peak memory.
+//!
+//! Each stage runs over the whole input repeatedly until a minimum time has
+//! passed, so short inputs are measured as reliably as long ones. Figures
+//! go into notes and reports; nothing here asserts a speed.
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+
+use crate::algo::shingling::lsh::Banding;
+use crate::algo::shingling::minhash::{
+    OnePermutation, PermutedHashes, MINHASH_SEED, ONE_PERMUTATION_SEED,
+};
+use crate::algo::shingling::ExactJaccard;
+use crate::algo::{Detector, Document};
+use crate::corpus::{read_corpus, CorpusError, Lang, ReadOptions};
+use crate::eval::throughput::peak_memory_bytes;
+use crate::extract::{page_text, Extraction};
+use crate::text::lang::detect_lang;
+use crate::text::shingle::shingles;
+use crate::text::{tokenize, TokenizerConfig};
+
+/// Pages of plain text to run the stages on.
+#[derive(Debug, Clone)]
+pub struct BenchInput {
+    pub name: String,
+    pub pages: Vec<(Lang, String)>,
+}
+
+impl BenchInput {
+    /// Every page of a corpus, as its text.
+    pub fn from_corpus(path: &Path) -> Result<Self, CorpusError> {
+        let corpus = read_corpus(path, ReadOptions::unlabelled())?;
+        let pages = corpus
+            .pages
+            .iter()
+            .map(|p| {
+                let text = page_text(p, Extraction::Main).text;
+                (p.lang.unwrap_or_else(|| detect_lang(&text)), text)
+            })
+            .filter(|(_, t)| !t.trim().is_empty())
+            .collect();
+        Ok(BenchInput {
+            name: path.display().to_string(),
+            pages,
+        })
+    }
+
+    /// A corpus's texts cut into pages of `chars` characters (the rest of
+    /// an article shorter than half a page is dropped): seed 001's pages
+    /// are news and prose of about this length.
+    pub fn cut_into_pages(path: &Path, chars: usize) -> Result<Self, CorpusError> {
+        let whole = Self::from_corpus(path)?;
+        let mut pages = Vec::new();
+        for (lang, text) in &whole.pages {
+            let chars_of: Vec<char> = text.chars().collect();
+            for piece in chars_of.chunks(chars.max(1)) {
+                if piece.len() * 2 >= chars {
+                    pages.push((*lang, piece.iter().collect()));
+                }
+            }
+        }
+        Ok(BenchInput {
+            name: format!("{} in {chars}-character pages", whole.name),
+            pages,
+        })
+    }
+
+    /// The pages tokenised, in order.
+    pub fn documents(&self, tokenizer: &TokenizerConfig) -> Vec<Document> {
+        self.pages
+            .iter()
+            .enumerate()
+            .map(|(i, (lang, text))| Document {
+                page: i as u32,
+                lang: *lang,
+                tokens: tokenize(text, *lang, tokenizer),
+            })
+            .collect()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.pages.iter().map(|(_, t)| t.len()).sum()
+    }
+}
+
+/// One stage's measurement.
+#[derive(Debug, Clone)]
+pub struct BenchRow {
+    pub input: String,
+    pub stage: String,
+    pub pages: usize,
+    /// What the stage consumes, counted (e.g. shingles), and its name.
+    pub items: usize,
+    pub item_name: &'static str,
+    pub bytes: usize,
+    /// Seconds per pass over the input.
+    pub seconds: f64,
+}
+
+impl BenchRow {
+    pub fn pages_per_second(&self) -> f64 {
+        self.pages as f64 / self.seconds
+    }
+    pub fn items_per_second(&self) -> f64 {
+        self.items as f64 / self.seconds
+    }
+    pub fn megabytes_per_second(&self) -> f64 {
+        self.bytes as f64 / 1e6 / self.seconds
+    }
+}
+
+/// Seconds per call of `f`, repeated until `min_seconds` have passed.
+fn seconds_per_pass<R>(min_seconds: f64, mut f: impl FnMut() -> R) -> f64 {
+    black_box(f()); // warm caches and lazy statics
+    let started = Instant::now();
+    let mut passes = 0u32;
+    loop {
+        black_box(f());
+        passes += 1;
+        let elapsed = started.elapsed().as_secs_f64();
+        if elapsed >= min_seconds {
+            return elapsed / f64::from(passes);
+        }
+    }
+}
+
+/// Tokenising, shingling, MinHash and one-permutation sketches, LSH
+/// candidates and the exact-Jaccard index, on one thread.
+pub fn bench_shingling(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    pool.install(|| shingling_stages(input, min_seconds))
+}
+
+fn shingling_stages(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
+    const WIDTH: usize = 3;
+    const HASHES: usize = 128;
+    let tokenizer = TokenizerConfig::default();
+    let bytes = input.bytes();
+    let pages = input.pages.len();
+    let row = |stage: &str, items: usize, item_name, seconds| BenchRow {
+        input: input.name.clone(),
+        stage: stage.into(),
+        pages,
+        items,
+        item_name,
+        bytes,
+        seconds,
+    };
+    let mut rows = Vec::new();
+
+    let tokenize_all = || input.documents(&tokenizer);
+    let docs = tokenize_all();
+    let tokens: usize = docs.iter().map(|d| d.tokens.len()).sum();
+    rows.push(row(
+        "tokenize (auto)",
+        tokens,
+        "tokens",
+        seconds_per_pass(min_seconds, tokenize_all),
+    ));
+
+    let shingle_all =
+        || -> Vec<Vec<u64>> { docs.iter().map(|d| shingles(&d.tokens, WIDTH)).collect() };
+    let sets = shingle_all();
+    let windows: usize = docs
+        .iter()
+        .map(|d| d.tokens.len().max(WIDTH) - WIDTH + 1)
+        .sum();
+    rows.push(row(
+        &format!("shingles (w={WIDTH})"),
+        windows,
+        "shingles",
+        seconds_per_pass(min_seconds, shingle_all),
+    ));
+
+    let distinct: usize = sets.iter().map(Vec::len).sum();
+    let family = PermutedHashes::new(HASHES, MINHASH_SEED);
+    rows.push(row(
+        &format!("minhash sketch (n={HASHES})"),
+        distinct,
+        "shingles",
+        seconds_per_pass(min_seconds, || {
+            sets.iter().map(|s| family.sketch(s)).collect::<Vec<_>>()
+        }),
+    ));
+    let oph = OnePermutation::new(HASHES, ONE_PERMUTATION_SEED);
+    rows.push(row(
+        &format!("one-permutation sketch (n={HASHES})"),
+        distinct,
+        "shingles",
+        seconds_per_pass(min_seconds, || {
+            sets.iter().map(|s| oph.sketch(s)).collect::<Vec<_>>()
+        }),
+    ));
+
+    let sketches: Vec<Vec<u32>> = sets.iter().map(|s| family.sketch(s)).collect();
+    let refs: Vec<Option<&[u32]>> = sketches.iter().map(|s| Some(&s[..])).collect();
+    let banding = Banding::for_threshold(0.5, HASHES, 0.5, 0.5);
+    rows.push(row(
+        &format!("lsh index+query ({}x{})", banding.bands, banding.rows),
+        pages,
+        "pages",
+        seconds_per_pass(min_seconds, || banding.candidates(&refs)),
+    ));
+
+    let exact = ExactJaccard {
+        width: WIDTH,
+        floor: 0.1,
+    };
+    let signatures: Vec<Option<Vec<u64>>> = sets.iter().map(|s| Some(s.clone())).collect();
+    rows.push(row(
+        "exact jaccard index (J>=0.1)",
+        distinct,
+        "shingles",
+        seconds_per_pass(min_seconds, || exact.candidates(&signatures)),
+    ));
+    rows
+}
+
+/// The table `neardup bench` prints.
+pub fn render(rows: &[BenchRow]) -> String {
+    let mut out = String::new();
+    let mut input = "";
+    for r in rows {
+        if r.input != input {
+            input = &r.input;
+            let _ = writeln!(
+                out,
+                "\n{input}: {} pages, {:.2} MB of text, one core",
+                r.pages,
+                r.bytes as f64 / 1e6
+            );
+            let _ = writeln!(
+                out,
+                "  {:<36} {:>12} {:>14} {:>10} {:>9}",
+                "stage", "pages/s", "items/s", "items", "MB/s"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  {:<36} {:>12.0} {:>14.0} {:>10} {:>9.2}",
+            r.stage,
+            r.pages_per_second(),
+            r.items_per_second(),
+            r.item_name,
+            r.megabytes_per_second()
+        );
+    }
+    if let Some(peak) = peak_memory_bytes() {
+        let _ = writeln!(out, "\npeak memory {:.1} MB", peak as f64 / 1e6);
+    }
+    out
+}

@@ -1,0 +1,138 @@
+//! Broder's w-shingles: every run of w consecutive tokens, hashed to 64 bits
+//! with a fixed seed, kept as a set (sorted, duplicates removed).
+//!
+//! Each token is hashed once; a shingle's hash mixes its w token hashes in
+//! order, so a page of t tokens costs t string hashes and t*w multiplies
+//! instead of t hashes over w-token strings.
+
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use super::Tokens;
+
+/// Fixed so that shingles are the same on every run and machine.
+const TOKEN_SEED: u64 = 0x7368_696e_676c_6501;
+const WINDOW_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The 64-bit finaliser of MurmurHash3: every input bit flips about half of
+/// the output bits, which the min-hash permutations rely on.
+#[inline]
+pub fn fmix64(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+#[inline]
+fn window_hash(window: &[u64]) -> u64 {
+    let mut h = WINDOW_SEED ^ window.len() as u64;
+    for &t in window {
+        // Multiply-rotate after each token keeps the order: "a b" != "b a".
+        h = (h ^ t).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(31);
+    }
+    fmix64(h)
+}
+
+/// The page's shingle set: hashes of every w-token window, sorted and
+/// deduplicated. A page shorter than one window (but not empty) is one
+/// shingle of all its tokens, so that short pages still compare.
+pub fn shingles(tokens: &Tokens, width: usize) -> Vec<u64> {
+    let hashes: Vec<u64> = tokens
+        .iter()
+        .map(|t| xxh3_64_with_seed(t.as_bytes(), TOKEN_SEED))
+        .collect();
+    shingle_hashes(&hashes, width)
+}
+
+/// As [`shingles`], from token hashes already computed.
+pub fn shingle_hashes(token_hashes: &[u64], width: usize) -> Vec<u64> {
+    let width = width.max(1);
+    if token_hashes.is_empty() {
+        return Vec::new();
+    }
+    let mut set: Vec<u64> = if token_hashes.len() < width {
+        vec![window_hash(token_hashes)]
+    } else {
+        token_hashes.windows(width).map(window_hash).collect()
+    };
+    set.sort_unstable();
+    set.dedup();
+    set
+}
+
+/// Exact Jaccard similarity |A∩B| / |A∪B| of two sorted, deduplicated sets;
+/// 0 when both are empty.
+pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
+    let shared = intersection_size(a, b);
+    let union = a.len() + b.len() - shared;
+    if union == 0 {
+        0.0
+    } else {
+        shared as f64 / union as f64
+    }
+}
+
+/// |A∩B| of two sorted, deduplicated sets, by merging.
+pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    shared
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::Lang;
+    use crate::text::{tokenize, TokenKind, TokenizerConfig};
+
+    fn chars(text: &str) -> Tokens {
+        let config = TokenizerConfig {
+            kind: TokenKind::Chars,
+            ngram: 1,
+            ..TokenizerConfig::default()
+        };
+        tokenize(text, Lang::Zh, &config)
+    }
+
+    #[test]
+    fn two_character_windows_as_in_seed_000() {
+        // 北京大学北京: windows 北京 京大 大学 学北 北京; 北京 twice -> 4.
+        let s = shingles(&chars("北京大学北京"), 2);
+        assert_eq!(s.len(), 4);
+        assert!(s.windows(2).all(|w| w[0] < w[1]), "sorted, no duplicates");
+        assert_eq!(s, shingles(&chars("北京大学北京"), 2), "fixed seed");
+    }
+
+    #[test]
+    fn order_inside_a_window_matters() {
+        assert_ne!(shingles(&chars("北京"), 2), shingles(&chars("京北"), 2));
+        // But the set ignores where a window occurs.
+        assert_eq!(shingles(&chars("ab ab"), 2), shingles(&chars("abab"), 2));
+    }
+
+    #[test]
+    fn short_pages_get_one_shingle_and_empty_pages_none() {
+        assert_eq!(shingles(&chars("北京"), 5).len(), 1);
+        assert_ne!(shingles(&chars("北京"), 5), shingles(&chars("上海"), 5));
+        assert!(shingles(&chars("  "), 2).is_empty());
+    }
+
+    #[test]
+    fn jaccard_counts_shared_over_union() {
+        assert_eq!(jaccard(&[1, 2, 3, 4], &[3, 4, 5, 6]), 2.0 / 6.0);
+        assert_eq!(jaccard(&[1, 2], &[1, 2]), 1.0);
+        assert_eq!(jaccard(&[], &[]), 0.0);
+        assert_eq!(jaccard(&[1], &[]), 0.0);
+    }
+}

@@ -117,12 +117,7 @@ fn demo_documents() -> (Vec<Document>, usize) {
         .enumerate()
         .map(|(i, p)| {
             let text = page_text(p, Extraction::FullText).text;
-            let lang = p.lang.unwrap_or_else(|| detect_lang(&text));
-            Document {
-                page: i as u32,
-                lang,
-                tokens: tokenize(&text, lang, &TokenizerConfig::default()),
-            }
+            Document::new(i as u32, &text, p.lang, &TokenizerConfig::default())
         })
         .collect();
     (docs, bytes)

@@ -11,6 +11,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
+use crate::algo::imatch::{IMatch, IdfBand};
 use crate::algo::shingling::lsh::Banding;
 use crate::algo::shingling::minhash::{
     OnePermutation, PermutedHashes, MINHASH_SEED, ONE_PERMUTATION_SEED,
@@ -22,7 +23,7 @@ use crate::eval::throughput::peak_memory_bytes;
 use crate::extract::{page_text, Extraction};
 use crate::text::lang::detect_lang;
 use crate::text::shingle::shingles;
-use crate::text::{tokenize, TokenizerConfig};
+use crate::text::TokenizerConfig;
 
 /// Pages of plain text to run the stages on.
 #[derive(Debug, Clone)]
@@ -75,11 +76,7 @@ impl BenchInput {
         self.pages
             .iter()
             .enumerate()
-            .map(|(i, (lang, text))| Document {
-                page: i as u32,
-                lang: *lang,
-                tokens: tokenize(text, *lang, tokenizer),
-            })
+            .map(|(i, (lang, text))| Document::new(i as u32, text, Some(*lang), tokenizer))
             .collect()
     }
 
@@ -221,6 +218,53 @@ fn shingling_stages(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
         "shingles",
         seconds_per_pass(min_seconds, || exact.candidates(&signatures)),
     ));
+    rows
+}
+
+/// I-Match: document frequencies and lexicon over the input, then
+/// signatures with K = 0 and K = 10 extra lexicons, on one thread.
+pub fn bench_imatch(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    pool.install(|| imatch_stages(input, min_seconds))
+}
+
+fn imatch_stages(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
+    let docs = input.documents(&TokenizerConfig::default());
+    let tokens: usize = docs.iter().map(|d| d.tokens.len()).sum();
+    let row = |stage: String, seconds| BenchRow {
+        input: input.name.clone(),
+        stage,
+        pages: docs.len(),
+        items: tokens,
+        item_name: "tokens",
+        bytes: input.bytes(),
+        seconds,
+    };
+    let band = IdfBand::Percentiles {
+        low: 0.1,
+        high: 1.0,
+    };
+    let mut rows = vec![row(
+        "imatch lexicon (df, IDF band)".into(),
+        seconds_per_pass(min_seconds, || {
+            let mut m = IMatch::new(None, band, 2, true, 5, 0, 0.33);
+            m.fit(&docs);
+            m
+        }),
+    )];
+    for extra in [0, 10] {
+        let mut m = IMatch::new(None, band, 2, true, 5, extra, 0.33);
+        m.fit(&docs);
+        rows.push(row(
+            format!("imatch signatures (K={extra})"),
+            seconds_per_pass(min_seconds, || {
+                docs.iter().filter_map(|d| m.sign(d)).count()
+            }),
+        ));
+    }
     rows
 }
 

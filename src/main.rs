@@ -53,7 +53,8 @@ enum Command {
     /// unlabelled pages with a manifest.jsonl.
     ExtractEval { dir: PathBuf },
     /// Throughput of each algorithm's stages on real text, one core:
-    /// pages/s, shingles (or terms) per second, MB/s, peak memory.
+    /// pages/s, shingles (or tokens) per second, MB/s, peak memory
+    /// (shingling, MinHash, LSH, exact Jaccard, I-Match).
     Bench {
         /// Chinese text cut into ~600-character pages (seed 001's size).
         #[arg(
@@ -235,6 +236,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let mut rows = Vec::new();
             for input in &inputs {
                 rows.extend(neardup::bench::bench_shingling(input, seconds));
+                rows.extend(neardup::bench::bench_imatch(input, seconds));
             }
             print!("{}", neardup::bench::render(&rows));
             Ok(())
@@ -308,7 +310,8 @@ fn run_experiment_file(
 ) -> Result<(), CliError> {
     let name = experiment::experiment_name(config, path);
     let corpus = experiment::load_corpus(config, path).map_err(ExperimentError::from)?;
-    let result = experiment::run_experiment(&name, config, corpus);
+    let references = experiment::load_references(config, path).map_err(ExperimentError::from)?;
+    let result = experiment::run_experiment(&name, config, corpus, &references);
     print!("{}", experiment::render_summary(&result));
     let dir = out.unwrap_or_else(|| Path::new("reports").join(&name));
     let written = experiment::write_reports(&result, &dir).map_err(ExperimentError::from)?;

@@ -97,17 +97,17 @@ fn demo_runs_with_no_arguments_and_writes_reports() {
     let csv = std::fs::read_to_string(dir.path().join("reports/demo/results.csv")).unwrap();
     // One row per extraction x algorithm x threshold x slice: two
     // extractions; exact has 1 threshold, simhash 17, the three shingling
-    // set-ups 19 each; each has the `all` row plus one per slice. The
-    // summary prints each slice once per extraction x algorithm block
-    // (2 x 5 blocks).
+    // set-ups 19 each, I-Match 1 and 11 (K+1); each has the `all` row plus
+    // one per slice. The summary prints each slice once per extraction x
+    // algorithm block (2 x 7 blocks).
     let slices = out
         .lines()
         .filter(|l| l.starts_with("  news/") || l.starts_with("  prose/"))
         .count()
-        / 10;
+        / 14;
     assert_eq!(
         csv.lines().count() - 1,
-        2 * (1 + 17 + 3 * 19) * (slices + 1),
+        2 * (1 + 17 + 3 * 19 + 1 + 11) * (slices + 1),
         "{csv}"
     );
     assert!(
@@ -122,7 +122,8 @@ fn results_do_not_depend_on_the_thread_count() {
         dir.path().join("demo.yaml"),
         "corpus: demo\nalgorithms:\n  - {type: exact}\n  - {type: simhash}\n  - {type: jaccard}\n  \
          - {type: minhash}\n  - {type: minhash, sketch: one_permutation, verify: exact}\n  \
-         - {type: minhash, candidates: super_shingles, min_shared: 1}\n",
+         - {type: minhash, candidates: super_shingles, min_shared: 1}\n  \
+         - {type: imatch, extra_lexicons: 10}\n",
     )
     .unwrap();
     let one = neardup(
@@ -259,10 +260,25 @@ fn shingling_runs_beside_the_others_with_its_own_tokens() {
     assert_eq!(sweep, 19, "{csv}");
 }
 
+/// Each experiment with one algorithm, `yaml`, is refused with exit 2 and
+/// an error naming `key`.
+fn assert_rejected(cases: &[(&str, &str)]) {
+    let dir = tempfile::tempdir().unwrap();
+    for (yaml, key) in cases {
+        std::fs::write(
+            dir.path().join("x.yaml"),
+            format!("corpus: demo\nalgorithms: [{yaml}]\n"),
+        )
+        .unwrap();
+        let o = neardup(&["run", "x.yaml"], dir.path());
+        assert_eq!(o.status.code(), Some(2), "{yaml}");
+        assert!(stderr(&o).contains(key), "{yaml}: {}", stderr(&o));
+    }
+}
+
 #[test]
 fn impossible_banding_is_named() {
-    let dir = tempfile::tempdir().unwrap();
-    for (yaml, key) in [
+    assert_rejected(&[
         ("{type: minhash, bands: 20, rows: 8}", "algorithms[0].rows"),
         ("{type: minhash, bands: 20}", "algorithms[0].rows"),
         (
@@ -279,14 +295,72 @@ fn impossible_banding_is_named() {
             "algorithms[0].min_shared",
         ),
         ("{type: jaccard, tokens: letters}", "letters"),
-    ] {
-        std::fs::write(
-            dir.path().join("x.yaml"),
-            format!("corpus: demo\nalgorithms: [{yaml}]\n"),
-        )
+    ]);
+}
+
+#[test]
+fn imatch_with_extra_lexicons_beside_plain_imatch() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("i.yaml"),
+        "corpus: demo\nextract: main\nalgorithms:\n  - {type: imatch, min_terms: 40}\n  \
+         - {type: imatch, extra_lexicons: 10, drop: 0.33}\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "-o", "out", "i.yaml"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("imatch(corpus lexicon) [main]   shared signatures >=1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("imatch(corpus lexicon,K=10,p=0.33) [main]"),
+        "{out}"
+    );
+    assert!(out.contains("lexicon: "), "{out}");
+    // A high minimum leaves short pages unsigned, counted per slice.
+    let unsigned = out
+        .lines()
+        .find(|l| l.contains("pages without a signature ("))
+        .unwrap_or_else(|| panic!("no per-slice count: {out}"));
+    assert!(unsigned.contains("news/"), "{unsigned}");
+    let csv = std::fs::read_to_string(dir.path().join("out/results.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let column = header.iter().position(|h| *h == "unsigned_pages").unwrap();
+    let all_row = csv
+        .lines()
+        .find(|l| l.starts_with("imatch,main,imatch(corpus lexicon),") && l.contains(",all,"))
         .unwrap();
-        let o = neardup(&["run", "x.yaml"], dir.path());
-        assert_eq!(o.status.code(), Some(2), "{yaml}");
-        assert!(stderr(&o).contains(key), "{yaml}: {}", stderr(&o));
-    }
+    let count: u64 = all_row.split(',').nth(column).unwrap().parse().unwrap();
+    assert!(count > 0, "{all_row}");
+}
+
+#[test]
+fn missing_reference_lexicon_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("x.yaml"),
+        "corpus: demo\nalgorithms: [{type: imatch, lexicon: nowhere.jsonl.gz}]\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "x.yaml"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nowhere.jsonl.gz"), "{}", stderr(&o));
+    assert_rejected(&[
+        (
+            "{type: imatch, extra_lexicons: 3, threshold: 5}",
+            "algorithms[0].threshold",
+        ),
+        ("{type: imatch, drop: 1.0}", "algorithms[0].drop"),
+        (
+            "{type: imatch, percentiles: [0.9, 0.1]}",
+            "algorithms[0].percentiles",
+        ),
+        (
+            "{type: imatch, idf: [1, 5], percentiles: [0.1, 0.9]}",
+            "algorithms[0].percentiles",
+        ),
+        ("{type: imatch, min_terms: 0}", "algorithms[0].min_terms"),
+    ]);
 }

@@ -6,6 +6,7 @@
 //! so that moving a threshold afterwards only re-filters the stored pairs.
 
 pub mod exact;
+pub mod imatch;
 pub mod shingling;
 pub mod simhash;
 
@@ -13,7 +14,8 @@ use rayon::prelude::*;
 
 use crate::corpus::Lang;
 use crate::eval::throughput::{Stage, StageClock};
-use crate::text::Tokens;
+use crate::text::lang::detect_lang;
+use crate::text::{tokenize, TokenizerConfig, Tokens};
 
 /// A page as the algorithms see it: extracted, normalised and tokenised.
 #[derive(Debug, Clone)]
@@ -22,6 +24,19 @@ pub struct Document {
     pub page: u32,
     pub lang: Lang,
     pub tokens: Tokens,
+}
+
+impl Document {
+    /// Page `page`'s text tokenised; its language is `lang`, or decided by
+    /// script when the corpus does not say.
+    pub fn new(page: u32, text: &str, lang: Option<Lang>, tokenizer: &TokenizerConfig) -> Self {
+        let lang = lang.unwrap_or_else(|| detect_lang(text));
+        Document {
+            page,
+            lang,
+            tokens: tokenize(text, lang, tokenizer),
+        }
+    }
 }
 
 /// Which way a score points.
@@ -75,6 +90,12 @@ pub trait Detector: Send + Sync {
     /// Name with the parameters that shape its signatures.
     fn label(&self) -> String;
     fn scale(&self) -> ScoreScale;
+    /// Learns what signing needs from the whole collection (I-Match's
+    /// lexicon) before any page is signed, and says whether it did (for
+    /// the throughput record). Most detectors need nothing.
+    fn fit(&mut self, _docs: &[Document]) -> bool {
+        false
+    }
     /// `None` when the page gets no signature (too little text for it).
     fn sign(&self, doc: &Document) -> Option<Self::Signature>;
     /// Index pairs `(i, j)`, `i < j`, into `signatures`, each at most once,
@@ -112,8 +133,8 @@ pub struct AlgorithmRun {
     pub candidate_pairs: Vec<(u32, u32)>,
     /// What the algorithm says about its own set-up.
     pub notes: Vec<String>,
-    /// Pages that got no signature.
-    pub unsigned: usize,
+    /// Pages that got no signature, as page indices.
+    pub unsigned: Vec<u32>,
 }
 
 /// The object-safe face of a [`Detector`], so that an experiment can hold
@@ -123,7 +144,7 @@ pub trait Algorithm: Send + Sync {
     fn label(&self) -> String;
     fn scale(&self) -> ScoreScale;
     /// `variant` names the input in throughput records (e.g. the extraction).
-    fn run(&self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun;
+    fn run(&mut self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun;
 }
 
 impl<D: Detector> Algorithm for D {
@@ -139,18 +160,23 @@ impl<D: Detector> Algorithm for D {
         Detector::scale(self)
     }
 
-    fn run(&self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun {
+    fn run(&mut self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun {
         // The label, not the name: two MinHash set-ups must not share a row.
         let who = format!("{} [{variant}]", Detector::label(self));
         let started = clock.start();
-        let signatures: Vec<Option<D::Signature>> = docs.par_iter().map(|d| self.sign(d)).collect();
+        if self.fit(docs) {
+            clock.stop(started, Stage::Fit, &who);
+        }
+        let this = &*self;
+        let started = clock.start();
+        let signatures: Vec<Option<D::Signature>> = docs.par_iter().map(|d| this.sign(d)).collect();
         clock.stop(started, Stage::Signature, &who);
 
         let started = clock.start();
-        let scored = self.scored_candidates(&signatures);
+        let scored = this.scored_candidates(&signatures);
         let candidates: Vec<(u32, u32)> = match &scored {
             Some(scored) => scored.iter().map(|&(i, j, _)| (i, j)).collect(),
-            None => self.candidates(&signatures),
+            None => this.candidates(&signatures),
         };
         clock.stop(started, Stage::Candidates, &who);
         let mut candidate_pairs: Vec<(u32, u32)> = candidates
@@ -164,7 +190,7 @@ impl<D: Detector> Algorithm for D {
         candidate_pairs.dedup();
 
         let started = clock.start();
-        let scale = self.scale();
+        let scale = this.scale();
         let keep = |i: u32, j: u32, score: f32| {
             scale.passes(score, scale.floor).then(|| {
                 let (a, b) = (docs[i as usize].page, docs[j as usize].page);
@@ -187,7 +213,7 @@ impl<D: Detector> Algorithm for D {
                         signatures[i as usize].as_ref()?,
                         signatures[j as usize].as_ref()?,
                     );
-                    keep(i, j, self.score(sa, sb))
+                    keep(i, j, this.score(sa, sb))
                 })
                 .collect(),
         };
@@ -196,14 +222,19 @@ impl<D: Detector> Algorithm for D {
         clock.stop(started, Stage::Verify, &who);
 
         AlgorithmRun {
-            name: self.name(),
-            label: self.label(),
+            name: this.name(),
+            label: this.label(),
             scale,
             pairs,
             candidates: candidates.len(),
             candidate_pairs,
-            notes: self.describe(),
-            unsigned: signatures.iter().filter(|s| s.is_none()).count(),
+            notes: this.describe(),
+            unsigned: signatures
+                .iter()
+                .zip(docs)
+                .filter(|(s, _)| s.is_none())
+                .map(|(_, d)| d.page)
+                .collect(),
         }
     }
 }

@@ -7,6 +7,8 @@ use std::time::Instant;
 pub enum Stage {
     DecodeExtract,
     Tokenize,
+    /// Collection statistics an algorithm learns before signing.
+    Fit,
     Signature,
     Candidates,
     Verify,
@@ -18,6 +20,7 @@ impl Stage {
         match self {
             Stage::DecodeExtract => "decode+extract",
             Stage::Tokenize => "tokenize",
+            Stage::Fit => "collection stats",
             Stage::Signature => "signature",
             Stage::Candidates => "candidate search",
             Stage::Verify => "verification",

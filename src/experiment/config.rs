@@ -5,10 +5,12 @@
 //! the default), and so are values out of range, named by their key path.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::algo::exact::ExactHash;
+use crate::algo::imatch::{DocumentFrequencies, IMatch, IdfBand};
 use crate::algo::shingling::lsh::Banding;
 use crate::algo::shingling::{CandidateSearch, ExactJaccard, MinHash, Sketching, Verify};
 use crate::algo::simhash::{Features, SimHash};
@@ -68,6 +70,95 @@ pub enum AlgorithmConfig {
     Simhash(SimhashConfig),
     Jaccard(JaccardConfig),
     Minhash(MinhashConfig),
+    Imatch(ImatchConfig),
+}
+
+/// I-Match with optional randomised extra lexicons.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ImatchConfig {
+    pub tokens: Option<TokenKind>,
+    /// Where IDF comes from: `corpus` (the evaluated pages) or a corpus
+    /// path, relative to the experiment file (e.g. People's Daily).
+    pub lexicon: String,
+    /// Keep terms with IDF = ln(N/df) in [low, high] ...
+    pub idf: Option<[f64; 2]>,
+    /// ... or between these fractions of the terms ranked by IDF.
+    pub percentiles: Option<[f64; 2]>,
+    /// Least document frequency of a lexicon term.
+    pub min_df: u32,
+    /// Leave function words out of the lexicon.
+    pub stop_words: bool,
+    /// Pages with fewer lexicon terms get no signature.
+    pub min_terms: usize,
+    /// K randomised extra lexicons (Kołcz et al. 2004); 0 is plain I-Match.
+    pub extra_lexicons: usize,
+    /// p: the fraction of the main lexicon each extra lexicon drops.
+    pub drop: f64,
+    /// Least number of shared signatures for a duplicate.
+    pub threshold: f64,
+    /// Default: every count from 1 to K+1.
+    pub grid: Option<Vec<f64>>,
+}
+
+impl Default for ImatchConfig {
+    fn default() -> Self {
+        ImatchConfig {
+            tokens: None,
+            lexicon: "corpus".into(),
+            idf: None,
+            percentiles: None,
+            min_df: 2,
+            stop_words: true,
+            min_terms: 5,
+            extra_lexicons: 0,
+            drop: 0.33,
+            threshold: 1.0,
+            grid: None,
+        }
+    }
+}
+
+impl ImatchConfig {
+    /// Without bounds, the middle of the ranking: the most frequent tenth
+    /// and nothing at the rare end (terms in one page are already out by
+    /// `min_df`).
+    pub const DEFAULT_PERCENTILES: [f64; 2] = [0.1, 1.0];
+
+    pub fn band(&self) -> IdfBand {
+        match (self.idf, self.percentiles) {
+            (Some([low, high]), _) => IdfBand::Idf { low, high },
+            (None, Some([low, high])) => IdfBand::Percentiles { low, high },
+            (None, None) => {
+                let [low, high] = Self::DEFAULT_PERCENTILES;
+                IdfBand::Percentiles { low, high }
+            }
+        }
+    }
+
+    /// The reference corpus's path, `None` for the evaluated corpus.
+    pub fn reference_path(&self, experiment_path: &Path) -> Option<PathBuf> {
+        (self.lexicon != "corpus").then(|| resolve(experiment_path, &self.lexicon))
+    }
+
+    pub fn grid(&self) -> Vec<f64> {
+        self.grid
+            .clone()
+            .unwrap_or_else(|| (1..=self.extra_lexicons + 1).map(|k| k as f64).collect())
+    }
+}
+
+/// A path named in an experiment file, resolved against its directory.
+fn resolve(experiment_path: &Path, named: &str) -> PathBuf {
+    let named = Path::new(named);
+    if named.is_absolute() {
+        named.to_path_buf()
+    } else {
+        experiment_path
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(named)
+    }
 }
 
 /// Grid of Jaccard thresholds from 0.1 to 1 in steps of 0.05.
@@ -438,6 +529,59 @@ impl ExperimentConfig {
                     range("min_shared", banding.min_shared, 1, banding.bands)?;
                 }
             }
+            if let AlgorithmConfig::Imatch(c) = algorithm {
+                let fraction_pair = |k: &str, [low, high]: [f64; 2], max: f64| {
+                    if !(low >= 0.0 && high <= max && low <= high) {
+                        Err(invalid(
+                            key(k),
+                            format!("[{low}, {high}] must be a range low <= high within 0..={max}"),
+                        ))
+                    } else {
+                        Ok(())
+                    }
+                };
+                match (c.idf, c.percentiles) {
+                    (Some(_), Some(_)) => {
+                        return Err(invalid(
+                            key("percentiles"),
+                            "give `idf` bounds or `percentiles`, not both".into(),
+                        ))
+                    }
+                    (Some(idf), None) => fraction_pair("idf", idf, f64::MAX)?,
+                    (None, Some(p)) => fraction_pair("percentiles", p, 1.0)?,
+                    (None, None) => {}
+                }
+                if c.lexicon.trim().is_empty() {
+                    return Err(invalid(
+                        key("lexicon"),
+                        "`corpus` or a path to a reference corpus".into(),
+                    ));
+                }
+                range("min_df", c.min_df as usize, 1, 1_000_000)?;
+                range("min_terms", c.min_terms, 1, 100_000)?;
+                range("extra_lexicons", c.extra_lexicons, 0, 256)?;
+                if !(0.0..1.0).contains(&c.drop) {
+                    return Err(invalid(
+                        key("drop"),
+                        format!("{} is out of range: a fraction in [0, 1)", c.drop),
+                    ));
+                }
+                let most = (c.extra_lexicons + 1) as f64;
+                let check = |k: String, t: f64| {
+                    if !(1.0..=most).contains(&t) || t.fract() != 0.0 {
+                        Err(invalid(
+                            k,
+                            format!("{t} is out of range: a whole number of shared signatures in 1..={most} (K+1)"),
+                        ))
+                    } else {
+                        Ok(())
+                    }
+                };
+                check(key("threshold"), c.threshold)?;
+                for (j, &t) in c.grid().iter().enumerate() {
+                    check(format!("algorithms[{i}].grid[{j}]"), t)?;
+                }
+            }
             if let AlgorithmConfig::Simhash(c) = algorithm {
                 if !(1..=16).contains(&c.ngram) {
                     return Err(invalid(
@@ -477,15 +621,7 @@ impl ExperimentConfig {
         if self.corpus == "demo" {
             return None;
         }
-        let corpus = Path::new(&self.corpus);
-        Some(if corpus.is_absolute() {
-            corpus.to_path_buf()
-        } else {
-            experiment_path
-                .parent()
-                .unwrap_or(Path::new("."))
-                .join(corpus)
-        })
+        Some(resolve(experiment_path, &self.corpus))
     }
 
     /// The extractions to run, `main` when none is named.
@@ -513,10 +649,26 @@ impl ExperimentConfig {
         (own != self.tokenizer).then_some(own)
     }
 
-    pub fn prepare(&self) -> Vec<PreparedAlgorithm> {
+    /// The algorithms' own tokenizers, `None` for the experiment's.
+    pub fn algorithm_tokenizer(&self, algorithm: &AlgorithmConfig) -> Option<TokenizerConfig> {
+        match algorithm {
+            AlgorithmConfig::Jaccard(c) => self.tokens_of(c.tokens),
+            AlgorithmConfig::Minhash(c) => self.tokens_of(c.tokens),
+            AlgorithmConfig::Imatch(c) => self.tokens_of(c.tokens),
+            AlgorithmConfig::Exact(_) | AlgorithmConfig::Simhash(_) => None,
+        }
+    }
+
+    /// `references[i]`: reference-collection statistics for algorithm i,
+    /// when it names a reference corpus (see `experiment::load_references`).
+    pub fn prepare(
+        &self,
+        references: &[Option<Arc<DocumentFrequencies>>],
+    ) -> Vec<PreparedAlgorithm> {
         self.algorithms
             .iter()
-            .map(|a| match a {
+            .enumerate()
+            .map(|(i, a)| match a {
                 AlgorithmConfig::Exact(_) => PreparedAlgorithm {
                     algorithm: Box::new(ExactHash),
                     tokenizer: None,
@@ -554,6 +706,20 @@ impl ExperimentConfig {
                     tokenizer: self.tokens_of(c.tokens),
                     threshold: c.threshold,
                     grid: with_threshold(&c.grid, c.threshold),
+                },
+                AlgorithmConfig::Imatch(c) => PreparedAlgorithm {
+                    algorithm: Box::new(IMatch::new(
+                        references.get(i).cloned().flatten(),
+                        c.band(),
+                        c.min_df,
+                        c.stop_words,
+                        c.min_terms,
+                        c.extra_lexicons,
+                        c.drop,
+                    )),
+                    tokenizer: self.tokens_of(c.tokens),
+                    threshold: c.threshold,
+                    grid: with_threshold(&c.grid(), c.threshold),
                 },
             })
             .collect()

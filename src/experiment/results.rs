@@ -87,10 +87,25 @@ pub fn render_summary(result: &ExperimentResult) -> String {
         out.push_str(&counts_row("all pages", &e.page.overall));
         out.push_str(&counts_row("pairwise, all", &e.pairwise.overall));
         out.push_str(&counts_row("clustered, all", &e.clustered.overall));
+        let unsigned: Vec<String> = result
+            .truth
+            .slice_names
+            .iter()
+            .zip(&a.unsigned_by_slice)
+            .filter(|(_, &n)| n > 0)
+            .map(|(name, n)| format!("{name} {n}"))
+            .collect();
         let _ = writeln!(
             out,
-            "  largest predicted cluster: {} pages from {} true clusters; {} pages without a signature",
-            e.largest_cluster.pages, e.largest_cluster.true_clusters, a.run.unsigned
+            "  largest predicted cluster: {} pages from {} true clusters; {} pages without a signature{}",
+            e.largest_cluster.pages,
+            e.largest_cluster.true_clusters,
+            a.run.unsigned.len(),
+            if unsigned.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", unsigned.join(", "))
+            }
         );
     }
     let width = result
@@ -150,6 +165,7 @@ pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
     let mut candidate_pairs = Vec::new();
     let mut candidate_recall = Vec::new();
     let mut stored_recall = Vec::new();
+    let mut unsigned = Vec::new();
     let mut levels: [LevelColumns; 3] = Default::default();
     for a in &result.algorithms {
         for e in &a.evaluations {
@@ -174,6 +190,10 @@ pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
                 candidate_pairs.push(a.candidate_stage.detected);
                 candidate_recall.push(a.candidate_stage.recall());
                 stored_recall.push(a.candidates.recall());
+                unsigned.push(match index {
+                    None => a.run.unsigned.len() as u64,
+                    Some(i) => a.unsigned_by_slice[i],
+                });
                 for (cols, level) in levels.iter_mut().zip(level_metrics(e)) {
                     cols.push(match index {
                         None => &level.overall,
@@ -205,6 +225,8 @@ pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
     columns.push(Column::new("candidate_pairs".into(), candidate_pairs));
     columns.push(Column::new("candidate_recall".into(), candidate_recall));
     columns.push(Column::new("stored_recall".into(), stored_recall));
+    // Pages of the slice that got no signature (I-Match's short pages).
+    columns.push(Column::new("unsigned_pages".into(), unsigned));
     DataFrame::new_infer_height(columns)
 }
 

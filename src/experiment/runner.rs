@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use super::config::{ExperimentConfig, PreparedAlgorithm};
+use super::References;
 use crate::algo::{AlgorithmRun, Document};
 use crate::corpus::{Corpus, Page};
 use crate::eval::throughput::{
@@ -11,8 +12,7 @@ use crate::eval::throughput::{
 };
 use crate::eval::{candidate_recall, evaluate_at, pair_recall, Counts, Evaluation, Truth};
 use crate::extract::{page_text, Extraction};
-use crate::text::lang::detect_lang;
-use crate::text::{tokenize, TokenizerConfig};
+use crate::text::TokenizerConfig;
 
 #[derive(Debug, Clone)]
 pub struct AlgorithmResult {
@@ -28,6 +28,8 @@ pub struct AlgorithmResult {
     /// True pairs among the candidate stage's pairs, before scoring: what
     /// the candidate search alone loses.
     pub candidate_stage: Counts,
+    /// Pages without a signature, per slice of the truth.
+    pub unsigned_by_slice: Vec<u64>,
 }
 
 impl AlgorithmResult {
@@ -59,7 +61,14 @@ pub struct ExperimentResult {
     pub peak_memory_bytes: Option<u64>,
 }
 
-pub fn run_experiment(name: &str, config: &ExperimentConfig, corpus: Corpus) -> ExperimentResult {
+/// `references` as [`super::load_references`] reads them (empty when no
+/// algorithm names a reference corpus).
+pub fn run_experiment(
+    name: &str,
+    config: &ExperimentConfig,
+    corpus: Corpus,
+    references: &References,
+) -> ExperimentResult {
     let wall = std::time::Instant::now();
     let cpu = process_cpu_seconds();
     let input_bytes = corpus.content_bytes();
@@ -85,7 +94,7 @@ pub fn run_experiment(name: &str, config: &ExperimentConfig, corpus: Corpus) -> 
         // Documents per tokenizer: algorithms with tokens of their own
         // tokenise once per kind, not once each.
         let mut tokenized: Vec<(TokenizerConfig, Vec<Document>)> = Vec::new();
-        for prepared in config.prepare() {
+        for prepared in config.prepare(references) {
             let tokenizer = prepared
                 .tokenizer
                 .clone()
@@ -164,14 +173,7 @@ fn tokenize_documents(
         .par_iter()
         .zip(texts.par_iter())
         .enumerate()
-        .map(|(i, (page, text))| {
-            let lang = page.lang.unwrap_or_else(|| detect_lang(text));
-            Document {
-                page: i as u32,
-                lang,
-                tokens: tokenize(text, lang, tokenizer),
-            }
-        })
+        .map(|(i, (page, text))| Document::new(i as u32, text, page.lang, tokenizer))
         .collect();
     clock.stop(started, Stage::Tokenize, label);
     docs
@@ -185,7 +187,12 @@ fn run_algorithm(
     truth: &Truth,
     clock: &mut StageClock,
 ) -> AlgorithmResult {
-    let mut run = prepared.algorithm.run(docs, variant, clock);
+    let mut algorithm = prepared.algorithm;
+    let mut run = algorithm.run(docs, variant, clock);
+    let mut unsigned_by_slice = vec![0u64; truth.slice_names.len()];
+    for &page in &run.unsigned {
+        unsigned_by_slice[truth.slice[page as usize] as usize] += 1;
+    }
     let candidate_stage = pair_recall(truth, run.candidate_pairs.iter().copied());
     run.candidate_pairs = Vec::new();
     let started = clock.start();
@@ -203,6 +210,7 @@ fn run_algorithm(
         extraction,
         candidates: candidate_recall(truth, &run.pairs),
         candidate_stage,
+        unsigned_by_slice,
         threshold: prepared.threshold,
         evaluations,
         run,

@@ -5,6 +5,7 @@ pub mod cilin;
 pub mod lang;
 pub mod normalize;
 pub mod shingle;
+pub mod stopwords;
 pub mod tokenize;
 
 pub use normalize::NormalizeOptions;

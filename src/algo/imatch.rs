@@ -1,0 +1,502 @@
+//! I-Match (Chowdhury et al. 2002; seed 000, section 3.2) and its
+//! randomised lexicons (Kołcz, Chowdhury and Alspector 2004).
+//!
+//! A lexicon is built from collection statistics: terms ranked by IDF, the
+//! most and least frequent cut away. A page's signature is SHA-1 over its
+//! sorted unique lexicon terms, so pages collide exactly when they hold the
+//! same lexicon terms. One term more or less breaks that, so K extra
+//! lexicons each drop a random fraction p of the main one: a page gets K+1
+//! signatures, and a pair's score is how many it shares.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use sha1::{Digest, Sha1};
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use super::{Detector, Direction, Document, ScoreScale};
+use crate::text::shingle::fmix64;
+use crate::text::stopwords::is_stop_word;
+
+/// Fixed so that lexicons and their random subsets are the same on every
+/// run and machine.
+const TERM_SEED: u64 = 0x696d_6174_6368_0001;
+const EXTRA_LEXICON_SEED: u64 = 0x6b6f_6c63_7a32_3030;
+
+fn term_hash(term: &str) -> u64 {
+    xxh3_64_with_seed(term.as_bytes(), TERM_SEED)
+}
+
+/// Document frequencies of terms over a collection.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DocumentFrequencies {
+    pub documents: usize,
+    /// Term hash -> number of documents holding the term.
+    pub df: HashMap<u64, u32>,
+}
+
+impl DocumentFrequencies {
+    /// Counts each term once per document. `stop_words` leaves function
+    /// words out of the collection entirely.
+    pub fn count(docs: &[Document], stop_words: bool) -> Self {
+        let df = docs
+            .par_iter()
+            .fold(HashMap::new, |mut df: HashMap<u64, u32>, doc| {
+                let mut seen = HashSet::new();
+                for t in doc.tokens.iter() {
+                    if stop_words && is_stop_word(t) {
+                        continue;
+                    }
+                    let h = term_hash(t);
+                    if seen.insert(h) {
+                        *df.entry(h).or_insert(0) += 1;
+                    }
+                }
+                df
+            })
+            .reduce(HashMap::new, |mut a, b| {
+                for (h, n) in b {
+                    *a.entry(h).or_insert(0) += n;
+                }
+                a
+            });
+        DocumentFrequencies {
+            documents: docs.len(),
+            df,
+        }
+    }
+
+    pub fn idf(&self, df: u32) -> f64 {
+        (self.documents as f64 / f64::from(df.max(1))).ln()
+    }
+}
+
+/// Which terms of the ranking the lexicon keeps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum IdfBand {
+    /// IDF = ln(N/df) within [low, high].
+    Idf { low: f64, high: f64 },
+    /// Between these fractions (0..1) of the terms ranked by IDF; terms
+    /// tied at a cut are all kept.
+    Percentiles { low: f64, high: f64 },
+}
+
+/// The lexicon: the main one, and the cut-offs of the extra ones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lexicon {
+    terms: HashSet<u64>,
+    /// Extra lexicon k keeps a main term when its k-th random rank is at
+    /// least `cuts[k]`: exactly the lowest-ranked fraction p is dropped.
+    cuts: Vec<u64>,
+    /// The IDF range kept, for the report.
+    pub idf_range: (f64, f64),
+    /// Distinct terms in the collection after `min_df` and stop words.
+    pub candidates: usize,
+}
+
+impl Lexicon {
+    pub fn build(
+        frequencies: &DocumentFrequencies,
+        band: IdfBand,
+        min_df: u32,
+        extra: usize,
+        drop: f64,
+    ) -> Lexicon {
+        let mut ranked: Vec<(f64, u64)> = frequencies
+            .df
+            .iter()
+            .filter(|(_, &df)| df >= min_df)
+            .map(|(&h, &df)| (frequencies.idf(df), h))
+            .collect();
+        ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let (low, high) = match band {
+            IdfBand::Idf { low, high } => (low, high),
+            IdfBand::Percentiles { low, high } => {
+                if ranked.is_empty() {
+                    (0.0, 0.0)
+                } else {
+                    let at = |q: f64| ranked[((ranked.len() - 1) as f64 * q).round() as usize].0;
+                    (at(low), at(high))
+                }
+            }
+        };
+        let terms: HashSet<u64> = ranked
+            .iter()
+            .filter(|(idf, _)| *idf >= low && *idf <= high)
+            .map(|&(_, h)| h)
+            .collect();
+        let mut sorted: Vec<u64> = terms.iter().copied().collect();
+        sorted.sort_unstable();
+        let dropped = (drop * sorted.len() as f64).round() as usize;
+        let cuts = (0..extra)
+            .map(|k| {
+                let mut ranks: Vec<u64> = sorted.iter().map(|&h| extra_rank(h, k)).collect();
+                ranks.sort_unstable();
+                // Keep ranks >= the first kept one; with nothing dropped
+                // every term stays.
+                match dropped {
+                    0 => 0,
+                    d if d >= ranks.len() => u64::MAX,
+                    d => ranks[d],
+                }
+            })
+            .collect();
+        Lexicon {
+            terms,
+            cuts,
+            idf_range: (low, high),
+            candidates: ranked.len(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.terms.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    pub fn contains(&self, term: &str) -> bool {
+        self.terms.contains(&term_hash(term))
+    }
+
+    /// Whether extra lexicon `k` keeps a main-lexicon term.
+    pub fn extra_keeps(&self, k: usize, term: &str) -> bool {
+        self.extra_keeps_hash(k, term_hash(term))
+    }
+
+    fn extra_keeps_hash(&self, k: usize, term: u64) -> bool {
+        extra_rank(term, k) >= self.cuts[k]
+    }
+}
+
+/// The k-th independent random rank of a term.
+fn extra_rank(term: u64, k: usize) -> u64 {
+    fmix64(term ^ EXTRA_LEXICON_SEED.wrapping_mul(k as u64 + 1))
+}
+
+/// SHA-1 over sorted unique terms, one per line.
+pub fn terms_digest<'a>(terms: impl Iterator<Item = &'a str>) -> [u8; 20] {
+    let mut sha = Sha1::new();
+    for t in terms {
+        sha.update(t.as_bytes());
+        sha.update(b"\n");
+    }
+    sha.finalize().into()
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct IMatch {
+    /// IDF statistics of a reference collection; `None` to count them over
+    /// the evaluated corpus itself.
+    pub reference: Option<Arc<DocumentFrequencies>>,
+    pub band: IdfBand,
+    /// Terms in fewer documents than this cannot be shared by two pages
+    /// of the collection and stay out of the lexicon.
+    pub min_df: u32,
+    pub stop_words: bool,
+    /// Pages with fewer lexicon terms get no signature.
+    pub min_terms: usize,
+    /// K: extra randomised lexicons.
+    pub extra_lexicons: usize,
+    /// p: fraction of the main lexicon each extra lexicon drops.
+    pub drop: f64,
+    lexicon: Option<Lexicon>,
+}
+
+/// Digests under the main lexicon (first) and each extra one; `None` where
+/// the page has fewer than the minimum of that lexicon's terms.
+pub type IMatchSignature = Vec<Option<[u8; 20]>>;
+
+impl IMatch {
+    pub fn new(
+        reference: Option<Arc<DocumentFrequencies>>,
+        band: IdfBand,
+        min_df: u32,
+        stop_words: bool,
+        min_terms: usize,
+        extra_lexicons: usize,
+        drop: f64,
+    ) -> Self {
+        IMatch {
+            reference,
+            band,
+            min_df,
+            stop_words,
+            min_terms,
+            extra_lexicons,
+            drop,
+            lexicon: None,
+        }
+    }
+
+    pub fn lexicon(&self) -> Option<&Lexicon> {
+        self.lexicon.as_ref()
+    }
+
+    /// The page's unique main-lexicon terms with their hashes, sorted.
+    fn lexicon_terms<'a>(&self, lexicon: &Lexicon, doc: &'a Document) -> Vec<(&'a str, u64)> {
+        let mut terms: Vec<(&str, u64)> = doc
+            .tokens
+            .iter()
+            .filter(|t| !(self.stop_words && is_stop_word(t)))
+            .map(|t| (t, term_hash(t)))
+            .filter(|(_, h)| lexicon.terms.contains(h))
+            .collect();
+        terms.sort_unstable();
+        terms.dedup();
+        terms
+    }
+}
+
+impl Detector for IMatch {
+    type Signature = IMatchSignature;
+
+    fn name(&self) -> &'static str {
+        "imatch"
+    }
+
+    fn label(&self) -> String {
+        let source = if self.reference.is_some() {
+            "reference"
+        } else {
+            "corpus"
+        };
+        if self.extra_lexicons == 0 {
+            format!("imatch({source} lexicon)")
+        } else {
+            format!(
+                "imatch({source} lexicon,K={},p={})",
+                self.extra_lexicons, self.drop
+            )
+        }
+    }
+
+    fn scale(&self) -> ScoreScale {
+        ScoreScale {
+            name: "shared signatures",
+            direction: Direction::AtLeast,
+            min: 1.0,
+            max: (self.extra_lexicons + 1) as f64,
+            floor: 1.0,
+        }
+    }
+
+    fn fit(&mut self, docs: &[Document]) -> bool {
+        let counted;
+        let frequencies = match &self.reference {
+            Some(reference) => reference.as_ref(),
+            None => {
+                counted = DocumentFrequencies::count(docs, self.stop_words);
+                &counted
+            }
+        };
+        self.lexicon = Some(Lexicon::build(
+            frequencies,
+            self.band,
+            self.min_df,
+            self.extra_lexicons,
+            self.drop,
+        ));
+        true
+    }
+
+    fn describe(&self) -> Vec<String> {
+        let Some(lexicon) = &self.lexicon else {
+            return Vec::new();
+        };
+        vec![format!(
+            "lexicon: {} of {} terms (df >= {}), IDF {:.2}..={:.2}; {} extra lexicons each dropping {:.0}%; pages need {} lexicon terms",
+            lexicon.len(),
+            lexicon.candidates,
+            self.min_df,
+            lexicon.idf_range.0,
+            lexicon.idf_range.1,
+            self.extra_lexicons,
+            100.0 * self.drop,
+            self.min_terms
+        )]
+    }
+
+    fn sign(&self, doc: &Document) -> Option<IMatchSignature> {
+        let lexicon = self.lexicon.as_ref().expect("fit before sign");
+        let terms = self.lexicon_terms(lexicon, doc);
+        if terms.len() < self.min_terms.max(1) {
+            return None;
+        }
+        let mut digests = Vec::with_capacity(self.extra_lexicons + 1);
+        digests.push(Some(terms_digest(terms.iter().map(|&(t, _)| t))));
+        for k in 0..self.extra_lexicons {
+            let kept: Vec<&str> = terms
+                .iter()
+                .filter(|&&(_, h)| lexicon.extra_keeps_hash(k, h))
+                .map(|&(t, _)| t)
+                .collect();
+            digests.push(
+                (kept.len() >= self.min_terms.max(1)).then(|| terms_digest(kept.into_iter())),
+            );
+        }
+        Some(digests)
+    }
+
+    fn candidates(&self, signatures: &[Option<IMatchSignature>]) -> Vec<(u32, u32)> {
+        // One bucket per (lexicon, digest): linear in the pages, plus the
+        // pairs inside buckets, which are all duplicates by definition.
+        let mut entries: Vec<(usize, [u8; 20], u32)> = signatures
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_ref().map(|s| (i, s)))
+            .flat_map(|(i, s)| {
+                s.iter()
+                    .enumerate()
+                    .filter_map(move |(k, d)| d.map(|d| (k, d, i as u32)))
+            })
+            .collect();
+        entries.par_sort_unstable();
+        let mut pairs = Vec::new();
+        for bucket in entries.chunk_by(|x, y| x.0 == y.0 && x.1 == y.1) {
+            for (k, &(_, _, i)) in bucket.iter().enumerate() {
+                pairs.extend(bucket[k + 1..].iter().map(|&(_, _, j)| (i, j)));
+            }
+        }
+        pairs.par_sort_unstable();
+        pairs.dedup();
+        pairs
+    }
+
+    fn score(&self, a: &IMatchSignature, b: &IMatchSignature) -> f32 {
+        a.iter()
+            .zip(b)
+            .filter(|(x, y)| x.is_some() && x == y)
+            .count() as f32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::Lang;
+    use crate::text::{tokenize, TokenizerConfig};
+
+    fn doc(page: u32, text: &str) -> Document {
+        Document {
+            page,
+            lang: Lang::En,
+            tokens: tokenize(text, Lang::En, &TokenizerConfig::default()),
+        }
+    }
+
+    /// A lexicon of exactly the words `w0 .. w{n-1}` (df 2 each in a
+    /// collection of 4 documents, all inside the band).
+    fn fitted(n: usize, extra: usize, drop: f64, min_terms: usize, seed: u64) -> IMatch {
+        let words: Vec<String> = (0..n).map(|i| format!("w{seed}x{i}")).collect();
+        let text = words.join(" ");
+        let docs = [doc(0, &text), doc(1, &text), doc(2, "zz"), doc(3, "yy")];
+        let mut m = IMatch::new(
+            None,
+            IdfBand::Percentiles {
+                low: 0.0,
+                high: 1.0,
+            },
+            2,
+            false,
+            min_terms,
+            extra,
+            drop,
+        );
+        assert!(m.fit(&docs));
+        assert_eq!(m.lexicon().unwrap().len(), n);
+        m
+    }
+
+    #[test]
+    fn identical_term_sets_collide_whatever_the_order_and_repeats() {
+        let m = fitted(20, 10, 0.3, 3, 1);
+        let a = doc(0, "w1x3 w1x1 w1x2 w1x5 w1x7 nonlexicon");
+        let b = doc(1, "w1x7 w1x5 w1x5 w1x1 w1x2 w1x3 other words");
+        let (sa, sb) = (m.sign(&a).unwrap(), m.sign(&b).unwrap());
+        assert_eq!(sa[0], sb[0]);
+        // Every lexicon on which the page has enough terms agrees.
+        let signed = sa.iter().filter(|d| d.is_some()).count();
+        assert_eq!(m.score(&sa, &sb) as usize, signed);
+    }
+
+    #[test]
+    fn minimum_terms_guard_short_pages() {
+        let m = fitted(20, 0, 0.0, 4, 2);
+        assert!(m.sign(&doc(0, "w2x1 w2x2 w2x3 other")).is_none());
+        assert!(m.sign(&doc(0, "w2x1 w2x2 w2x3 w2x4")).is_some());
+        // Repeats of one term are one term.
+        assert!(m.sign(&doc(0, "w2x1 w2x1 w2x1 w2x1")).is_none());
+    }
+
+    #[test]
+    fn extra_lexicons_drop_the_fraction_p() {
+        let m = fitted(1000, 5, 0.25, 1, 3);
+        let lexicon = m.lexicon().unwrap();
+        for k in 0..5 {
+            let kept = (0..1000)
+                .filter(|i| lexicon.extra_keeps(k, &format!("w3x{i}")))
+                .count();
+            assert_eq!(kept, 750, "lexicon {k}");
+        }
+    }
+
+    #[test]
+    fn one_term_more_or_less_breaks_the_main_signature_but_rarely_all_ten() {
+        // Over many seeds: a page and its copy with one lexicon term added
+        // (or removed). The main signature always differs; with K=10 and
+        // p=0.33 some extra lexicon drops the changed term with
+        // probability 1-(1-p)^10 = 0.98.
+        let (mut caught, mut trials) = (0, 0);
+        for seed in 0..200u64 {
+            let m = fitted(60, 10, 0.33, 5, seed);
+            let base: Vec<String> = (0..30).map(|i| format!("w{seed}x{i}")).collect();
+            let mut changed = base.clone();
+            if seed % 2 == 0 {
+                changed.push(format!("w{seed}x45"));
+            } else {
+                changed.remove(7);
+            }
+            let (a, b) = (
+                m.sign(&doc(0, &base.join(" "))).unwrap(),
+                m.sign(&doc(1, &changed.join(" "))).unwrap(),
+            );
+            assert_ne!(a[0], b[0], "seed {seed}");
+            trials += 1;
+            if m.score(&a, &b) >= 1.0 {
+                caught += 1;
+            }
+        }
+        let rate = f64::from(caught) / f64::from(trials);
+        assert!(rate >= 0.93, "caught {caught} of {trials}");
+    }
+
+    #[test]
+    fn buckets_pair_pages_sharing_any_signature() {
+        let m = fitted(40, 3, 0.3, 2, 4);
+        let texts = [
+            "w4x1 w4x2 w4x3 w4x4 w4x5",
+            "w4x1 w4x2 w4x3 w4x4 w4x5 w4x6",
+            "w4x20 w4x21 w4x22",
+            "w4x1 w4x2 w4x3 w4x4 w4x5",
+        ];
+        let sigs: Vec<_> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| m.sign(&doc(i as u32, t)))
+            .collect();
+        let pairs = m.candidates(&sigs);
+        assert!(pairs.contains(&(0, 3)));
+        assert!(!pairs.iter().any(|&(a, b)| a == 2 || b == 2));
+        for &(a, b) in &pairs {
+            let s = m.score(
+                sigs[a as usize].as_ref().unwrap(),
+                sigs[b as usize].as_ref().unwrap(),
+            );
+            assert!(s >= 1.0);
+        }
+    }
+}

@@ -160,7 +160,7 @@ fn bench_stages(c: &mut Criterion) {
         b.iter(|| {
             docs.iter()
                 .filter_map(|d| simhash.sign(d))
-                .fold(0u64, |a, f| a ^ f)
+                .fold(0u128, |a, f| a ^ f)
         })
     });
     group.finish();

@@ -17,9 +17,10 @@ use crate::algo::shingling::minhash::{
     OnePermutation, PermutedHashes, MINHASH_SEED, ONE_PERMUTATION_SEED,
 };
 use crate::algo::shingling::ExactJaccard;
+use crate::algo::simhash::tables::{build_tables, query, self_join as simhash_self_join, Layout};
+use crate::algo::simhash::{Features, SimHash, Weights};
 use crate::algo::{Detector, Document};
 use crate::corpus::{read_corpus, CorpusError, Lang, ReadOptions};
-use crate::eval::throughput::peak_memory_bytes;
 use crate::extract::{page_text, Extraction};
 use crate::text::lang::detect_lang;
 use crate::text::shingle::shingles;
@@ -268,6 +269,190 @@ fn imatch_stages(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
     rows
 }
 
+/// SimHash: fingerprints per second on real pages (one core).
+pub fn bench_simhash_signatures(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    pool.install(|| {
+        let docs = input.documents(&TokenizerConfig::default());
+        let tokens: usize = docs.iter().map(|d| d.tokens.len()).sum();
+        [
+            (Features::Words, Weights::Tf, 64),
+            (Features::Ngrams, Weights::Tf, 64),
+            (Features::Words, Weights::TfIdf, 64),
+            (Features::Words, Weights::Tf, 128),
+        ]
+        .into_iter()
+        .map(|(features, weights, bits)| {
+            let mut s = SimHash::new(features, 3, weights, bits, 3, None, None);
+            s.fit(&docs);
+            BenchRow {
+                input: input.name.clone(),
+                stage: format!("simhash {}", s.label()),
+                pages: docs.len(),
+                items: tokens,
+                item_name: "tokens",
+                bytes: input.bytes(),
+                seconds: seconds_per_pass(min_seconds, || {
+                    docs.iter().filter_map(|d| s.sign(d)).count()
+                }),
+            }
+        })
+        .collect()
+    })
+}
+
+/// One layout's figures over `n` random fingerprints.
+#[derive(Debug, Clone)]
+pub struct IndexBench {
+    pub layout: String,
+    pub fingerprints: usize,
+    pub tables: usize,
+    pub build_seconds: f64,
+    pub query_p50_us: f64,
+    pub query_p99_us: f64,
+    pub bytes_per_fingerprint: usize,
+    /// Self-join at k=3 on all cores, when measured.
+    pub self_join_seconds: Option<f64>,
+}
+
+/// Query latency of each layout (and of a brute-force scan) over `n`
+/// random fingerprints with planted neighbours, and the k=3 self-join.
+pub fn bench_simhash_index(
+    n: usize,
+    layouts: &[&str],
+    queries: usize,
+    self_join: bool,
+) -> Vec<IndexBench> {
+    use crate::text::shingle::fmix64;
+    let mut state = 0x5eed_u64;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        fmix64(state)
+    };
+    let mut fps: Vec<u64> = (0..n).map(|_| next()).collect();
+    // A tenth of the fingerprints get a neighbour 1..3 bits away.
+    for i in (0..n).step_by(10) {
+        let j = (next() % n as u64) as usize;
+        fps[j] = fps[i] ^ (1 << (next() % 64)) ^ (1 << (next() % 64));
+    }
+    let probes: Vec<u64> = (0..queries)
+        .map(|i| {
+            if i % 2 == 0 {
+                fps[(next() % n as u64) as usize] ^ 1
+            } else {
+                next()
+            }
+        })
+        .collect();
+    let percentiles = |mut micros: Vec<f64>| {
+        micros.sort_by(f64::total_cmp);
+        let at = |q: f64| micros[((micros.len() - 1) as f64 * q) as usize];
+        (at(0.5), at(0.99))
+    };
+    let mut rows = Vec::new();
+    for &name in layouts {
+        let layout: Layout = name.parse().expect("benchmark layouts parse");
+        let started = Instant::now();
+        let permutations = layout.permutations();
+        let ids: Vec<(u32, u64)> = fps
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| (i as u32, f))
+            .collect();
+        let tables = build_tables(&permutations, &ids);
+        let build_seconds = started.elapsed().as_secs_f64();
+        let micros: Vec<f64> = probes
+            .iter()
+            .map(|&q| {
+                let t = Instant::now();
+                black_box(query(
+                    &permutations,
+                    tables.iter().map(|t| (&t.permuted[..], &t.ids[..])),
+                    q,
+                    3,
+                ));
+                t.elapsed().as_secs_f64() * 1e6
+            })
+            .collect();
+        let (p50, p99) = percentiles(micros);
+        let self_join_seconds = self_join.then(|| {
+            let t = Instant::now();
+            black_box(simhash_self_join(&layout, &fps, 3));
+            t.elapsed().as_secs_f64()
+        });
+        rows.push(IndexBench {
+            layout: layout.to_string(),
+            fingerprints: n,
+            tables: permutations.len(),
+            build_seconds,
+            query_p50_us: p50,
+            query_p99_us: p99,
+            bytes_per_fingerprint: permutations.len()
+                * crate::algo::simhash::tables::BYTES_PER_ENTRY,
+            self_join_seconds,
+        });
+        drop(tables);
+    }
+    // The scan every layout must beat, on a sample of the queries.
+    let micros: Vec<f64> = probes
+        .iter()
+        .take(queries.min(50))
+        .map(|&q| {
+            let t = Instant::now();
+            black_box(fps.iter().filter(|&&f| (f ^ q).count_ones() <= 3).count());
+            t.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    let (p50, p99) = percentiles(micros);
+    rows.push(IndexBench {
+        layout: "brute force".into(),
+        fingerprints: n,
+        tables: 0,
+        build_seconds: 0.0,
+        query_p50_us: p50,
+        query_p99_us: p99,
+        bytes_per_fingerprint: 8,
+        self_join_seconds: None,
+    });
+    rows
+}
+
+pub fn render_index(rows: &[IndexBench]) -> String {
+    let mut out = String::new();
+    let mut n = 0;
+    for r in rows {
+        if r.fingerprints != n {
+            n = r.fingerprints;
+            let _ = writeln!(
+                out,
+                "\nsimhash index: {n} random 64-bit fingerprints, k = 3 (queries on one core; self-join on all)"
+            );
+            let _ = writeln!(
+                out,
+                "  {:<12} {:>7} {:>10} {:>12} {:>12} {:>10} {:>14}",
+                "layout", "tables", "build s", "query p50", "query p99", "bytes/fp", "self-join s"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  {:<12} {:>7} {:>10.2} {:>9.1} us {:>9.1} us {:>10} {:>14}",
+            r.layout,
+            r.tables,
+            r.build_seconds,
+            r.query_p50_us,
+            r.query_p99_us,
+            r.bytes_per_fingerprint,
+            r.self_join_seconds
+                .map(|s| format!("{s:.3}"))
+                .unwrap_or_else(|| "-".into())
+        );
+    }
+    out
+}
+
 /// The table `neardup bench` prints.
 pub fn render(rows: &[BenchRow]) -> String {
     let mut out = String::new();
@@ -296,9 +481,6 @@ pub fn render(rows: &[BenchRow]) -> String {
             r.item_name,
             r.megabytes_per_second()
         );
-    }
-    if let Some(peak) = peak_memory_bytes() {
-        let _ = writeln!(out, "\npeak memory {:.1} MB", peak as f64 / 1e6);
     }
     out
 }

@@ -13,4 +13,5 @@ pub mod corpus;
 pub mod eval;
 pub mod experiment;
 pub mod extract;
+pub mod index;
 pub mod text;

@@ -1,5 +1,6 @@
 //! The `neardup` command line: one `run()`, one error print at the edge.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -71,6 +72,39 @@ enum Command {
         /// Least seconds per stage (each repeats whole passes until then).
         #[arg(long, default_value_t = 1.0)]
         seconds: f64,
+        /// Numbers of random fingerprints for the SimHash index benchmark.
+        #[arg(long, value_delimiter = ',', default_values_t = [1e6, 1e7])]
+        fingerprints: Vec<f64>,
+        /// Layouts for the SimHash index benchmark.
+        #[arg(long, value_delimiter = ',', default_values_t = ["4x16".to_string(), "6c3".to_string(), "4x4".to_string()])]
+        layouts: Vec<String>,
+    },
+    /// The persistent SimHash index: plan a layout, build, query.
+    Index {
+        #[command(subcommand)]
+        command: IndexCommand,
+    },
+    /// Read pages as JSONL on stdin; for each, say whether it duplicates a
+    /// stored page (and which), or whether its URL was already fetched by
+    /// the job, and add the new ones to the index. Prints one JSON line
+    /// per page.
+    Ingest {
+        /// An index made by `neardup index build`.
+        dir: PathBuf,
+        /// Pages added per commit (each commit is atomic).
+        #[arg(long, default_value_t = 1000)]
+        batch: usize,
+        /// Crawler job whose seen-URL set filters pages first (seed 003);
+        /// without it URLs are not checked.
+        #[arg(long)]
+        job: Option<String>,
+        /// Seconds a job's seen-URL set lives.
+        #[arg(long, default_value_t = 86_400)]
+        ttl: u64,
+        /// Keep the seen-URL sets in Redis (`redis://127.0.0.1:6379`)
+        /// instead of beside the index.
+        #[arg(long)]
+        redis: Option<String>,
     },
     /// Inspect and convert corpora.
     Corpus {
@@ -112,6 +146,46 @@ enum CorpusCommand {
     },
 }
 
+#[derive(Subcommand)]
+enum IndexCommand {
+    /// For each layout: tables, prefix bits, expected candidates per query
+    /// and memory, for a number of fingerprints (seed 004's designs).
+    Plan {
+        /// Stored fingerprints, e.g. 8e9.
+        #[arg(long, default_value_t = 8e9)]
+        fingerprints: f64,
+        /// Hamming distance the tables must find.
+        #[arg(long, default_value_t = 3)]
+        k: u32,
+        /// Layouts to compare (default: 4x16, 6c3, 4x4 and others that
+        /// cover k).
+        #[arg(long)]
+        layout: Vec<String>,
+    },
+    /// Fingerprint a corpus and write an index directory.
+    Build {
+        /// A corpus (JSONL, CSV, Parquet or a folder of HTML; labels unused).
+        corpus: PathBuf,
+        #[arg(long, short)]
+        out: PathBuf,
+        /// Block layout of the permuted tables.
+        #[arg(long, default_value = "4x16")]
+        layout: String,
+        /// Distance a query finds (at most what the layout covers).
+        #[arg(long, default_value_t = 3)]
+        k: u32,
+        /// SimHash features: words, ngrams or chars.
+        #[arg(long, default_value = "words")]
+        features: String,
+        /// n for ngrams and chars.
+        #[arg(long, default_value_t = 2)]
+        ngram: usize,
+    },
+    /// Stored pages near each page given: an HTML file, or `-` for pages
+    /// as JSONL on stdin. Prints one JSON line per page.
+    Query { dir: PathBuf, page: PathBuf },
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum ImportSource {
     /// Clough & Stevenson short answers: cut and light answers duplicate
@@ -129,6 +203,10 @@ enum CliError {
     Build(#[from] BuildError),
     #[error(transparent)]
     Gold(#[from] neardup::extract::gold::GoldError),
+    #[error(transparent)]
+    Index(#[from] neardup::index::IndexError),
+    #[error(transparent)]
+    Url(#[from] neardup::index::urls::UrlError),
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -223,7 +301,31 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
             Ok(())
         }
-        Some(Command::Bench { zh, en, seconds }) => {
+        Some(Command::Bench {
+            zh,
+            en,
+            seconds,
+            fingerprints,
+            layouts,
+        }) => {
+            for l in &layouts {
+                let layout: neardup::algo::simhash::tables::Layout =
+                    l.parse()
+                        .map_err(|e: neardup::algo::simhash::tables::LayoutError| {
+                            CliError::Usage(e.to_string())
+                        })?;
+                if layout.max_k() < 3 {
+                    return Err(CliError::Usage(format!(
+                        "--layouts: {layout} finds k <= {} only; the benchmark queries k = 3",
+                        layout.max_k()
+                    )));
+                }
+            }
+            if let Some(n) = fingerprints.iter().find(|&&n| !(1e3..=1e8).contains(&n)) {
+                return Err(CliError::Usage(format!(
+                    "--fingerprints: {n} is out of range 1e3..=1e8"
+                )));
+            }
             if !(seconds > 0.0 && seconds <= 600.0) {
                 return Err(CliError::Usage(format!(
                     "--seconds: {seconds} is out of range (0, 600]"
@@ -237,10 +339,28 @@ fn run(cli: Cli) -> Result<(), CliError> {
             for input in &inputs {
                 rows.extend(neardup::bench::bench_shingling(input, seconds));
                 rows.extend(neardup::bench::bench_imatch(input, seconds));
+                rows.extend(neardup::bench::bench_simhash_signatures(input, seconds));
             }
             print!("{}", neardup::bench::render(&rows));
+            let names: Vec<&str> = layouts.iter().map(String::as_str).collect();
+            for &n in &fingerprints {
+                let n = n as usize;
+                let index = neardup::bench::bench_simhash_index(n, &names, 2000, n <= 2_000_000);
+                print!("{}", neardup::bench::render_index(&index));
+            }
+            if let Some(peak) = neardup::eval::throughput::peak_memory_bytes() {
+                println!("\npeak memory {:.1} MB", peak as f64 / 1e6);
+            }
             Ok(())
         }
+        Some(Command::Index { command }) => run_index(command),
+        Some(Command::Ingest {
+            dir,
+            batch,
+            job,
+            ttl,
+            redis,
+        }) => run_ingest(&dir, batch, job, ttl, redis),
         Some(Command::ExtractEval { dir }) => {
             print!("{}", extract::gold::evaluate_dir(&dir)?);
             Ok(())
@@ -294,6 +414,262 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
         },
     }
+}
+
+fn run_index(command: IndexCommand) -> Result<(), CliError> {
+    use neardup::algo::simhash::tables::{Layout, LayoutPlan};
+    use neardup::index::{Index, IndexSettings};
+    match command {
+        IndexCommand::Plan {
+            fingerprints,
+            k,
+            layout,
+        } => {
+            if !(1.0..=1e15).contains(&fingerprints) {
+                return Err(CliError::Usage(format!(
+                    "--fingerprints: {fingerprints} is out of range 1..=1e15"
+                )));
+            }
+            let names: Vec<String> = if layout.is_empty() {
+                ["4x16", "6c3", "4x4", "5c2", "8c5", "10c7"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
+            } else {
+                layout
+            };
+            println!(
+                "{fingerprints:.3e} fingerprints of 64 bits, k = {k} ({:.1} bits to tell them apart)",
+                fingerprints.log2()
+            );
+            println!(
+                "{:<8} {:>7} {:>12} {:>20} {:>14} {:>10}",
+                "layout", "tables", "prefix bits", "candidates/query", "memory", "bytes/fp"
+            );
+            for name in names {
+                let layout: Layout =
+                    name.parse()
+                        .map_err(|e: neardup::algo::simhash::tables::LayoutError| {
+                            CliError::Usage(e.to_string())
+                        })?;
+                if k > layout.max_k() {
+                    println!(
+                        "{:<8} finds k <= {} only",
+                        layout.to_string(),
+                        layout.max_k()
+                    );
+                    continue;
+                }
+                let plan = LayoutPlan::new(&layout, fingerprints);
+                let bits: Vec<String> = plan.prefix_bits.iter().map(u32::to_string).collect();
+                println!(
+                    "{:<8} {:>7} {:>12} {:>20.1} {:>11.1} GB {:>10}",
+                    layout.to_string(),
+                    plan.tables,
+                    bits.join(","),
+                    plan.candidates_per_query,
+                    plan.bytes / 1e9,
+                    plan.tables * neardup::algo::simhash::tables::BYTES_PER_ENTRY
+                );
+            }
+            Ok(())
+        }
+        IndexCommand::Build {
+            corpus,
+            out,
+            layout,
+            k,
+            features,
+            ngram,
+        } => {
+            let features = match features.as_str() {
+                "words" => neardup::algo::simhash::Features::Words,
+                "ngrams" => neardup::algo::simhash::Features::Ngrams,
+                "chars" => neardup::algo::simhash::Features::Chars,
+                other => {
+                    return Err(CliError::Usage(format!(
+                        "--features: `{other}` is not one of words, ngrams, chars"
+                    )))
+                }
+            };
+            if !(1..=16).contains(&ngram) {
+                return Err(CliError::Usage(format!(
+                    "--ngram: {ngram} is out of range 1..=16"
+                )));
+            }
+            let corpus = corpus::read_corpus(&corpus, ReadOptions::unlabelled())?;
+            let settings = IndexSettings {
+                layout,
+                k,
+                features,
+                ngram,
+                ..IndexSettings::default()
+            };
+            let started = std::time::Instant::now();
+            let index = Index::create(&out, settings, &corpus.pages)?;
+            eprintln!(
+                "indexed {} of {} pages into {} ({} tables, {:.2} s)",
+                index.len(),
+                corpus.pages.len(),
+                out.display(),
+                index.tables(),
+                started.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
+        IndexCommand::Query { dir, page } => {
+            let index = Index::open(&dir)?;
+            let report = |id: &str, fp: Option<u64>| {
+                let matches = fp.map(|fp| index.query(fp)).unwrap_or_default();
+                println!(
+                    "{}",
+                    serde_json::json!({"id": id, "fingerprint": fp.map(|f| format!("{f:016x}")), "matches": matches})
+                );
+            };
+            if page == Path::new("-") {
+                let stdin = std::io::stdin().lock();
+                let name = Path::new("<stdin>");
+                for page in corpus::PageStream::new(stdin, name) {
+                    let page = page?;
+                    report(&page.id, index.fingerprint(&page));
+                }
+            } else {
+                let bytes = corpus::read_maybe_gzipped(&page).map_err(|source| CliError::Io {
+                    path: page.clone(),
+                    source,
+                })?;
+                let id = page.display().to_string();
+                let p = corpus::Page::new(id.clone(), id, corpus::Content::HtmlBytes(bytes));
+                report(&p.id, index.fingerprint(&p));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn run_ingest(
+    dir: &Path,
+    batch: usize,
+    job: Option<String>,
+    ttl: u64,
+    redis: Option<String>,
+) -> Result<(), CliError> {
+    use neardup::index::urls::{normalize_url, EmbeddedSeenUrls, RedisSeenUrls, SeenUrls};
+    use neardup::index::Index;
+    use std::time::Duration;
+    if batch == 0 {
+        return Err(CliError::Usage("--batch: must be at least 1".into()));
+    }
+    let mut index = Index::open(dir)?;
+    let ttl = Duration::from_secs(ttl.max(1));
+    let mut seen: Option<Box<dyn SeenUrls>> = match (&job, redis) {
+        (None, _) => None,
+        (Some(_), Some(address)) => Some(Box::new(RedisSeenUrls::connect(
+            &address,
+            ttl,
+            Duration::from_secs(5),
+        )?)),
+        (Some(_), None) => Some(Box::new(EmbeddedSeenUrls::open(
+            &dir.join("urls.json"),
+            ttl,
+        )?)),
+    };
+    let k = index.settings().k;
+    let mut pending: Vec<(String, u64)> = Vec::new();
+    let (mut new, mut duplicates, mut seen_urls, mut empty) = (0usize, 0usize, 0usize, 0usize);
+    let stdin = std::io::stdin().lock();
+    let name = Path::new("<stdin>");
+    let mut out = std::io::stdout().lock();
+    let mut stream = corpus::PageStream::new(stdin, name);
+    loop {
+        // Fingerprints of a chunk are computed in parallel; decisions are
+        // then taken in input order, so the output does not depend on it.
+        let chunk: Vec<corpus::Page> = stream.by_ref().take(256).collect::<Result<_, _>>()?;
+        if chunk.is_empty() {
+            break;
+        }
+        let fingerprints: Vec<Option<u64>> = {
+            use rayon::prelude::*;
+            chunk.par_iter().map(|p| index.fingerprint(p)).collect()
+        };
+        for (page, fp) in chunk.into_iter().zip(fingerprints) {
+            if let (Some(job), Some(seen), Some(url)) = (&job, seen.as_mut(), &page.url) {
+                let url = normalize_url(url)?;
+                if seen.check_and_mark(job, &url)? {
+                    seen_urls += 1;
+                    writeln!(
+                        out,
+                        "{}",
+                        serde_json::json!({"id": page.id, "status": "seen_url", "url": url})
+                    )
+                    .ok();
+                    continue;
+                }
+            }
+            let Some(fp) = fp else {
+                empty += 1;
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({"id": page.id, "status": "no_text"})
+                )
+                .ok();
+                continue;
+            };
+            // Stored pages first, then the pages not yet committed.
+            let mut nearest = index.query(fp).into_iter().next();
+            if nearest.is_none() {
+                nearest = pending
+                    .iter()
+                    .map(|(id, p)| (id, (p ^ fp).count_ones()))
+                    .filter(|(_, d)| *d <= k)
+                    .min_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)))
+                    .map(|(id, distance)| neardup::index::Match {
+                        id: id.clone(),
+                        distance,
+                    });
+            }
+            match nearest {
+                Some(m) => {
+                    duplicates += 1;
+                    writeln!(
+                        out,
+                        "{}",
+                        serde_json::json!({"id": page.id, "status": "duplicate", "of": m.id, "distance": m.distance})
+                    )
+                    .ok();
+                }
+                None => {
+                    new += 1;
+                    pending.push((page.id.clone(), fp));
+                    writeln!(
+                        out,
+                        "{}",
+                        serde_json::json!({"id": page.id, "status": "new"})
+                    )
+                    .ok();
+                }
+            }
+            if pending.len() >= batch {
+                index.commit(&pending)?;
+                if let Some(seen) = seen.as_mut() {
+                    seen.save()?;
+                }
+                pending.clear();
+                out.flush().ok();
+            }
+        }
+    }
+    index.commit(&pending)?;
+    if let Some(seen) = seen.as_mut() {
+        seen.save()?;
+    }
+    eprintln!(
+        "ingested {} pages: {new} new, {duplicates} duplicates, {seen_urls} already-fetched URLs, {empty} without text; the index holds {}",
+        new + duplicates + seen_urls + empty,
+        index.len()
+    );
+    Ok(())
 }
 
 fn run_demo() -> Result<(), CliError> {

@@ -364,3 +364,45 @@ fn missing_reference_lexicon_is_named() {
         ("{type: imatch, min_terms: 0}", "algorithms[0].min_terms"),
     ]);
 }
+
+#[test]
+fn simhash_options_are_checked() {
+    assert_rejected(&[
+        ("{type: simhash, index: 4x16}", "algorithms[0].floor"),
+        ("{type: simhash, index: 9z9, floor: 3}", "algorithms[0].index"),
+        ("{type: simhash, bits: 32}", "algorithms[0].bits"),
+        (
+            "{type: simhash, bits: 128, index: 4x16, floor: 3, grid: [3]}",
+            "algorithms[0].index",
+        ),
+        ("{type: simhash, weights: bm25}", "bm25"),
+        ("{type: simhash, idf: nowhere.jsonl, weights: tf_idf}", "nowhere.jsonl"),
+    ]);
+}
+
+#[test]
+fn permuted_tables_judge_like_the_full_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.yaml"),
+        "corpus: demo\nalgorithms:\n  - {type: simhash, floor: 3, grid: [0, 1, 2, 3]}\n  \
+         - {type: simhash, index: 6c3, floor: 3, grid: [0, 1, 2, 3]}\n  \
+         - {type: simhash, index: 4x4, floor: 3, grid: [0, 1, 2, 3]}\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "-o", "out", "t.yaml"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(dir.path().join("out/results.csv")).unwrap();
+    // Rows without the label column must be the same for all three.
+    let rows = |label: &str| -> Vec<String> {
+        csv.lines()
+            .filter(|l| l.contains(label))
+            .map(|l| l.replacen(label, "", 1))
+            .collect()
+    };
+    // (Labels hold commas, so the CSV quotes them.)
+    let scan = rows("\"simhash(words,tf)\",");
+    assert_eq!(scan.len(), 4 * csv.lines().filter(|l| l.contains(",3.0,true,")).count() / 3);
+    assert_eq!(rows("\"simhash(words,tf,tables 6c3)\","), scan);
+    assert_eq!(rows("\"simhash(words,tf,tables 4x4)\","), scan);
+}

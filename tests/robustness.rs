@@ -47,18 +47,7 @@ fn binary_junk_and_empty_pages() {
     let junk: Vec<u8> = (0..200_000u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
         .collect();
-    let page = |content| Page {
-        id: "p".into(),
-        cluster: "c".into(),
-        content,
-        title: None,
-        url: None,
-        published: None,
-        category: None,
-        kind: None,
-        lang: None,
-        op: None,
-    };
+    let page = |content| Page::new("p", "c", content);
     for e in [Extraction::Main, Extraction::FullText] {
         let _ = extract_page(&page(Content::HtmlBytes(junk.clone())), e);
         assert_eq!(

@@ -8,13 +8,14 @@
 //! lexicons each drop a random fraction p of the main one: a page gets K+1
 //! signatures, and a pair's score is how many it shares.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 use sha1::{Digest, Sha1};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+use super::collection::DocumentFrequencies;
 use super::{Detector, Direction, Document, ScoreScale};
 use crate::text::shingle::fmix64;
 use crate::text::stopwords::is_stop_word;
@@ -26,50 +27,6 @@ const EXTRA_LEXICON_SEED: u64 = 0x6b6f_6c63_7a32_3030;
 
 fn term_hash(term: &str) -> u64 {
     xxh3_64_with_seed(term.as_bytes(), TERM_SEED)
-}
-
-/// Document frequencies of terms over a collection.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct DocumentFrequencies {
-    pub documents: usize,
-    /// Term hash -> number of documents holding the term.
-    pub df: HashMap<u64, u32>,
-}
-
-impl DocumentFrequencies {
-    /// Counts each term once per document. `stop_words` leaves function
-    /// words out of the collection entirely.
-    pub fn count(docs: &[Document], stop_words: bool) -> Self {
-        let df = docs
-            .par_iter()
-            .fold(HashMap::new, |mut df: HashMap<u64, u32>, doc| {
-                let mut seen = HashSet::new();
-                for t in doc.tokens.iter() {
-                    if stop_words && is_stop_word(t) {
-                        continue;
-                    }
-                    let h = term_hash(t);
-                    if seen.insert(h) {
-                        *df.entry(h).or_insert(0) += 1;
-                    }
-                }
-                df
-            })
-            .reduce(HashMap::new, |mut a, b| {
-                for (h, n) in b {
-                    *a.entry(h).or_insert(0) += n;
-                }
-                a
-            });
-        DocumentFrequencies {
-            documents: docs.len(),
-            df,
-        }
-    }
-
-    pub fn idf(&self, df: u32) -> f64 {
-        (self.documents as f64 / f64::from(df.max(1))).ln()
-    }
 }
 
 /// Which terms of the ranking the lexicon keeps.
@@ -187,11 +144,11 @@ pub fn terms_digest<'a>(terms: impl Iterator<Item = &'a str>) -> [u8; 20] {
     sha.finalize().into()
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct IMatch {
-    /// IDF statistics of a reference collection; `None` to count them over
+    /// A reference collection to count IDF over; `None` to count it over
     /// the evaluated corpus itself.
-    pub reference: Option<Arc<DocumentFrequencies>>,
+    pub reference: Option<Arc<Vec<Document>>>,
     pub band: IdfBand,
     /// Terms in fewer documents than this cannot be shared by two pages
     /// of the collection and stay out of the lexicon.
@@ -212,7 +169,7 @@ pub type IMatchSignature = Vec<Option<[u8; 20]>>;
 
 impl IMatch {
     pub fn new(
-        reference: Option<Arc<DocumentFrequencies>>,
+        reference: Option<Arc<Vec<Document>>>,
         band: IdfBand,
         min_df: u32,
         stop_words: bool,
@@ -285,16 +242,17 @@ impl Detector for IMatch {
     }
 
     fn fit(&mut self, docs: &[Document]) -> bool {
-        let counted;
-        let frequencies = match &self.reference {
-            Some(reference) => reference.as_ref(),
-            None => {
-                counted = DocumentFrequencies::count(docs, self.stop_words);
-                &counted
-            }
-        };
+        let collection = self.reference.as_deref().map_or(docs, Vec::as_slice);
+        let stop_words = self.stop_words;
+        let frequencies = DocumentFrequencies::count(collection, |doc| {
+            doc.tokens
+                .iter()
+                .filter(|t| !(stop_words && is_stop_word(t)))
+                .map(term_hash)
+                .collect::<Vec<u64>>()
+        });
         self.lexicon = Some(Lexicon::build(
-            frequencies,
+            &frequencies,
             self.band,
             self.min_df,
             self.extra_lexicons,

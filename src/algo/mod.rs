@@ -5,6 +5,7 @@
 //! computed once and kept down to a floor (a Hamming distance of 16, say),
 //! so that moving a threshold afterwards only re-filters the stored pairs.
 
+pub mod collection;
 pub mod exact;
 pub mod imatch;
 pub mod shingling;

@@ -12,7 +12,7 @@ mod writer;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use reader::{read_corpus, read_corpus_bytes, Format};
+pub use reader::{read_corpus, read_corpus_bytes, Format, PageStream};
 pub use writer::write_corpus;
 
 /// A file's bytes, gunzipped when they are gzip (by their magic bytes, not
@@ -157,6 +157,22 @@ pub struct Page {
 }
 
 impl Page {
+    /// A page with nothing but an id, a cluster and its content.
+    pub fn new(id: impl Into<String>, cluster: impl Into<String>, content: Content) -> Self {
+        Page {
+            id: id.into(),
+            cluster: cluster.into(),
+            content,
+            title: None,
+            url: None,
+            published: None,
+            category: None,
+            kind: None,
+            lang: None,
+            op: None,
+        }
+    }
+
     /// The reporting slice, category x kind; absent parts show as `-`.
     pub fn slice(&self) -> String {
         format!(

@@ -131,7 +131,19 @@ fn check_utf8_by_line(path: &Path, bytes: &[u8]) -> Result<(), CorpusError> {
 
 fn read_jsonl(path: &Path, bytes: &[u8], builder: &mut CorpusBuilder) -> Result<(), CorpusError> {
     for (index, raw_line) in bytes.split(|&b| b == b'\n').enumerate() {
-        let line_no = index + 1;
+        push_jsonl_line(path, index + 1, raw_line, builder)?;
+    }
+    Ok(())
+}
+
+/// Validates one JSONL line and adds its page (blank lines add nothing).
+fn push_jsonl_line(
+    path: &Path,
+    line_no: usize,
+    raw_line: &[u8],
+    builder: &mut CorpusBuilder,
+) -> Result<(), CorpusError> {
+    {
         let loc = Location::Line(line_no);
         let line = match std::str::from_utf8(raw_line) {
             Ok(s) => s,
@@ -139,7 +151,7 @@ fn read_jsonl(path: &Path, bytes: &[u8], builder: &mut CorpusBuilder) -> Result<
         };
         let line = line.trim_end_matches('\r');
         if line.trim().is_empty() {
-            continue;
+            return Ok(());
         }
         let value: Value = serde_json::from_str(line).map_err(|e| {
             CorpusError::invalid(
@@ -165,6 +177,62 @@ fn read_jsonl(path: &Path, bytes: &[u8], builder: &mut CorpusBuilder) -> Result<
         builder.push(record, loc)?;
     }
     Ok(())
+}
+
+/// Pages read one JSONL line at a time from a stream (standard input for
+/// `neardup ingest`), validated as a corpus file's lines are and named in
+/// errors as `name:LINE`. Clusters are optional; ids must not repeat.
+pub struct PageStream<'a, R> {
+    reader: R,
+    name: &'a Path,
+    line_no: usize,
+    builder: CorpusBuilder<'a>,
+    buf: Vec<u8>,
+}
+
+impl<'a, R: std::io::BufRead> PageStream<'a, R> {
+    pub fn new(reader: R, name: &'a Path) -> Self {
+        PageStream {
+            reader,
+            name,
+            line_no: 0,
+            builder: CorpusBuilder::new(name, ReadOptions::unlabelled()),
+            buf: Vec::new(),
+        }
+    }
+
+    /// The line the last page came from.
+    pub fn line(&self) -> usize {
+        self.line_no
+    }
+}
+
+impl<R: std::io::BufRead> Iterator for PageStream<'_, R> {
+    type Item = Result<Page, CorpusError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            self.buf.clear();
+            match self.reader.read_until(b'\n', &mut self.buf) {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(source) => {
+                    return Some(Err(CorpusError::Io {
+                        path: self.name.to_path_buf(),
+                        source,
+                    }))
+                }
+            }
+            self.line_no += 1;
+            let line = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
+            if let Err(e) = push_jsonl_line(self.name, self.line_no, line, &mut self.builder) {
+                return Some(Err(e));
+            }
+            if let Some(page) = self.builder.corpus.pages.pop() {
+                return Some(Ok(page));
+            }
+        }
+    }
 }
 
 /// serde_json's message without its " at line L column C" suffix, which

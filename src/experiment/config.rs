@@ -10,10 +10,12 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::algo::exact::ExactHash;
-use crate::algo::imatch::{DocumentFrequencies, IMatch, IdfBand};
+use crate::algo::imatch::{IMatch, IdfBand};
 use crate::algo::shingling::lsh::Banding;
 use crate::algo::shingling::{CandidateSearch, ExactJaccard, MinHash, Sketching, Verify};
-use crate::algo::simhash::{Features, SimHash};
+use crate::algo::simhash::tables::{Layout, LayoutError};
+use crate::algo::simhash::{Features, SimHash, Weights};
+use crate::algo::Document;
 use crate::algo::{Algorithm, ScoreScale};
 use crate::extract::Extraction;
 use crate::text::{TokenKind, TokenizerConfig};
@@ -312,8 +314,18 @@ pub struct ExactConfig {}
 #[serde(default, deny_unknown_fields)]
 pub struct SimhashConfig {
     pub features: Features,
-    /// Tokens per feature when `features: ngrams`.
+    /// Tokens (or characters) per feature for `ngrams` (`chars`).
     pub ngram: usize,
+    pub weights: Weights,
+    /// `corpus` or a reference corpus path: where IDF comes from for
+    /// `tf_idf` and `levels`.
+    pub idf: String,
+    /// 64 or 128.
+    pub bits: u32,
+    /// Permuted-table layout for the candidate search (`4x16`, `6c3`,
+    /// `4x4`, `BcC`); absent, every pair is compared. The floor must be
+    /// within what the layout finds.
+    pub index: Option<String>,
     /// Hamming distance k at or below which a pair is a duplicate; the
     /// table is printed at this threshold.
     pub threshold: f64,
@@ -323,11 +335,25 @@ pub struct SimhashConfig {
     pub floor: u32,
 }
 
+impl SimhashConfig {
+    pub fn layout(&self) -> Result<Option<Layout>, LayoutError> {
+        self.index.as_deref().map(str::parse).transpose()
+    }
+
+    pub fn reference_path(&self, experiment_path: &Path) -> Option<PathBuf> {
+        (self.idf != "corpus").then(|| resolve(experiment_path, &self.idf))
+    }
+}
+
 impl Default for SimhashConfig {
     fn default() -> Self {
         SimhashConfig {
             features: Features::Words,
             ngram: 2,
+            weights: Weights::Tf,
+            idf: "corpus".into(),
+            bits: 64,
+            index: None,
             threshold: 3.0,
             grid: (0..=16).map(f64::from).collect(),
             floor: 16,
@@ -589,10 +615,42 @@ impl ExperimentConfig {
                         format!("{} is out of range 1..=16", c.ngram),
                     ));
                 }
-                if c.floor > 64 {
+                if c.bits != 64 && c.bits != 128 {
+                    return Err(invalid(
+                        key("bits"),
+                        format!("{} must be 64 or 128", c.bits),
+                    ));
+                }
+                if c.floor > c.bits {
                     return Err(invalid(
                         key("floor"),
-                        format!("{} is out of range 0..=64", c.floor),
+                        format!("{} is out of range 0..={}", c.floor, c.bits),
+                    ));
+                }
+                match c.layout() {
+                    Err(e) => return Err(invalid(key("index"), e.to_string())),
+                    Ok(Some(_)) if c.bits != 64 => {
+                        return Err(invalid(
+                            key("index"),
+                            "permuted tables index 64-bit fingerprints; use bits: 64".into(),
+                        ))
+                    }
+                    Ok(Some(layout)) if c.floor > layout.max_k() => {
+                        return Err(invalid(
+                            key("floor"),
+                            format!(
+                                "{} is past what layout {layout} finds (k <= {}); lower the floor or leave `index` out to compare every pair",
+                                c.floor,
+                                layout.max_k()
+                            ),
+                        ))
+                    }
+                    _ => {}
+                }
+                if c.idf.trim().is_empty() {
+                    return Err(invalid(
+                        key("idf"),
+                        "`corpus` or a path to a reference corpus".into(),
                     ));
                 }
                 let floor = f64::from(c.floor);
@@ -659,12 +717,22 @@ impl ExperimentConfig {
         }
     }
 
-    /// `references[i]`: reference-collection statistics for algorithm i,
-    /// when it names a reference corpus (see `experiment::load_references`).
-    pub fn prepare(
+    /// The reference corpus an algorithm counts IDF over, if it names one.
+    pub fn reference_path(
         &self,
-        references: &[Option<Arc<DocumentFrequencies>>],
-    ) -> Vec<PreparedAlgorithm> {
+        algorithm: &AlgorithmConfig,
+        experiment_path: &Path,
+    ) -> Option<PathBuf> {
+        match algorithm {
+            AlgorithmConfig::Imatch(c) => c.reference_path(experiment_path),
+            AlgorithmConfig::Simhash(c) => c.reference_path(experiment_path),
+            _ => None,
+        }
+    }
+
+    /// `references[i]`: the reference collection of algorithm i,
+    /// when it names a reference corpus (see `experiment::load_references`).
+    pub fn prepare(&self, references: &[Option<Arc<Vec<Document>>>]) -> Vec<PreparedAlgorithm> {
         self.algorithms
             .iter()
             .enumerate()
@@ -676,11 +744,15 @@ impl ExperimentConfig {
                     grid: vec![1.0],
                 },
                 AlgorithmConfig::Simhash(c) => PreparedAlgorithm {
-                    algorithm: Box::new(SimHash {
-                        features: c.features,
-                        ngram: c.ngram,
-                        floor: c.floor,
-                    }),
+                    algorithm: Box::new(SimHash::new(
+                        c.features,
+                        c.ngram,
+                        c.weights,
+                        c.bits,
+                        c.floor,
+                        c.layout().ok().flatten(),
+                        references.get(i).cloned().flatten(),
+                    )),
                     tokenizer: None,
                     threshold: c.threshold,
                     grid: with_threshold(&c.grid, c.threshold),

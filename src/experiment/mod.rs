@@ -13,38 +13,35 @@ pub use config::{ConfigError, ExperimentConfig};
 pub use results::{render_summary, write_reports, ReportError};
 pub use runner::{run_experiment, AlgorithmResult, ExperimentResult};
 
-use crate::algo::imatch::DocumentFrequencies;
 use crate::algo::Document;
 use crate::corpus::{demo, read_corpus, Corpus, CorpusError, ReadOptions};
 use crate::extract::{page_text, Extraction};
 use crate::text::TokenizerConfig;
-use config::AlgorithmConfig;
 
-/// Per algorithm (by index), the statistics of the reference collection
-/// it names, if it names one.
-pub type References = Vec<Option<Arc<DocumentFrequencies>>>;
+/// Per algorithm (by index), the reference collection it names (tokenised
+/// as the algorithm tokenises), if it names one.
+pub type References = Vec<Option<Arc<Vec<Document>>>>;
 
 /// Reads and tokenises every reference corpus the experiment's algorithms
-/// name (I-Match's `lexicon: PATH`), each once per tokenizer.
+/// name (I-Match's `lexicon: PATH`, SimHash's `idf: PATH`), each once per
+/// tokenizer.
 pub fn load_references(
     config: &ExperimentConfig,
     experiment_path: &Path,
 ) -> Result<References, CorpusError> {
-    let mut loaded: Vec<((PathBuf, TokenizerConfig, bool), Arc<DocumentFrequencies>)> = Vec::new();
+    // Collections already read, by path and tokenizer.
+    type Loaded = ((PathBuf, TokenizerConfig), Arc<Vec<Document>>);
+    let mut loaded: Vec<Loaded> = Vec::new();
     let mut references = Vec::new();
     for algorithm in &config.algorithms {
-        let AlgorithmConfig::Imatch(c) = algorithm else {
-            references.push(None);
-            continue;
-        };
-        let Some(path) = c.reference_path(experiment_path) else {
+        let Some(path) = config.reference_path(algorithm, experiment_path) else {
             references.push(None);
             continue;
         };
         let tokenizer = config
             .algorithm_tokenizer(algorithm)
             .unwrap_or_else(|| config.tokenizer.clone());
-        let key = (path, tokenizer, c.stop_words);
+        let key = (path, tokenizer);
         if let Some((_, f)) = loaded.iter().find(|(k, _)| *k == key) {
             references.push(Some(f.clone()));
             continue;
@@ -59,9 +56,9 @@ pub fn load_references(
                 Document::new(i as u32, &text, page.lang, &key.1)
             })
             .collect();
-        let frequencies = Arc::new(DocumentFrequencies::count(&docs, key.2));
-        references.push(Some(frequencies.clone()));
-        loaded.push((key, frequencies));
+        let docs = Arc::new(docs);
+        references.push(Some(docs.clone()));
+        loaded.push((key, docs));
     }
     Ok(references)
 }

@@ -124,7 +124,9 @@ pub fn tokenize(text: &str, lang: Lang, config: &TokenizerConfig) -> Tokens {
     }
 }
 
-fn char_ngrams(text: &str, n: usize) -> Tokens {
+/// Character n-grams of `text` with whitespace removed; a text shorter
+/// than n is one gram.
+pub fn char_ngrams(text: &str, n: usize) -> Tokens {
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     let bounds: Vec<usize> = compact
         .char_indices()

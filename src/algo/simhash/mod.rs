@@ -1,0 +1,413 @@
+//! Charikar's SimHash (seeds 002-004): weighted features, one hash per
+//! feature, a signed weighted sum per bit, the signs as fingerprint. Two
+//! pages are near-duplicates when their fingerprints differ in at most k
+//! bits. Candidates come from Manku et al.'s permuted tables ([`tables`])
+//! or, for sweeps reaching past what a table layout covers, a popcount
+//! scan of all pairs.
+
+pub mod tables;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+use super::collection::DocumentFrequencies;
+use super::{Detector, Direction, Document, ScoreScale};
+use crate::text::tokenize::char_ngrams;
+use tables::Layout;
+
+/// Fixed so that fingerprints are the same on every run and machine.
+const SEED: u64 = 0x7369_6d68_6173_6801;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Features {
+    /// Each token is a feature.
+    Words,
+    /// Each run of `ngram` consecutive tokens is a feature.
+    Ngrams,
+    /// Each run of `ngram` characters of the normalised text (whitespace
+    /// removed) is a feature.
+    Chars,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Weights {
+    /// Occurrences in the page.
+    Tf,
+    /// Occurrences times ln(N/df) over the collection.
+    TfIdf,
+    /// Seed 003's five levels: the page's features ranked by tf-idf, the
+    /// top fifth weighing 5, the next 4, ... the last fifth 1.
+    Levels,
+}
+
+#[derive(Debug, Clone)]
+pub struct SimHash {
+    pub features: Features,
+    pub ngram: usize,
+    pub weights: Weights,
+    /// 64, or 128 for two 64-bit halves (brute-force search only).
+    pub bits: u32,
+    /// Largest Hamming distance kept as a scored pair.
+    pub floor: u32,
+    /// Permuted tables for candidates; `None` compares every pair.
+    pub layout: Option<Layout>,
+    /// A reference collection for IDF; `None` for the evaluated pages.
+    pub reference: Option<Arc<Vec<Document>>>,
+    idf: Option<DocumentFrequencies>,
+}
+
+impl Default for SimHash {
+    fn default() -> Self {
+        SimHash {
+            features: Features::Words,
+            ngram: 2,
+            weights: Weights::Tf,
+            bits: 64,
+            floor: 16,
+            layout: None,
+            reference: None,
+            idf: None,
+        }
+    }
+}
+
+impl SimHash {
+    pub fn new(
+        features: Features,
+        ngram: usize,
+        weights: Weights,
+        bits: u32,
+        floor: u32,
+        layout: Option<Layout>,
+        reference: Option<Arc<Vec<Document>>>,
+    ) -> Self {
+        SimHash {
+            features,
+            ngram,
+            weights,
+            bits,
+            floor,
+            layout,
+            reference,
+            idf: None,
+        }
+    }
+
+    /// The page's features as 128-bit hashes with their counts, in
+    /// first-seen order.
+    pub fn counted_features(&self, doc: &Document) -> Vec<(u128, u32)> {
+        let mut counts: HashMap<u128, u32> = HashMap::new();
+        let mut order = Vec::new();
+        let mut add = |h: u128| {
+            let c = counts.entry(h).or_insert(0);
+            if *c == 0 {
+                order.push(h);
+            }
+            *c += 1;
+        };
+        let n = self.ngram.max(1);
+        match self.features {
+            Features::Words => doc
+                .tokens
+                .iter()
+                .for_each(|t| add(xxh3_128_with_seed(t.as_bytes(), SEED))),
+            Features::Ngrams => {
+                let tokens: Vec<&str> = doc.tokens.iter().collect();
+                let n = n.min(tokens.len().max(1));
+                let mut buf = String::new();
+                for window in tokens.windows(n) {
+                    buf.clear();
+                    for t in window {
+                        buf.push_str(t);
+                        buf.push('\u{1}');
+                    }
+                    add(xxh3_128_with_seed(buf.as_bytes(), SEED));
+                }
+            }
+            Features::Chars => char_ngrams(doc.tokens.text(), n)
+                .iter()
+                .for_each(|g| add(xxh3_128_with_seed(g.as_bytes(), SEED))),
+        }
+        order.into_iter().map(|h| (h, counts[&h])).collect()
+    }
+
+    /// The features' weights under the configured scheme.
+    fn weighted_features(&self, doc: &Document) -> Vec<(u128, f64)> {
+        let counted = self.counted_features(doc);
+        let tf_idf = |(h, c): (u128, u32)| {
+            let idf = self.idf.as_ref().map_or(1.0, |f| f.idf_of(h as u64));
+            (h, f64::from(c) * idf)
+        };
+        match self.weights {
+            Weights::Tf => counted
+                .into_iter()
+                .map(|(h, c)| (h, f64::from(c)))
+                .collect(),
+            Weights::TfIdf => counted.into_iter().map(tf_idf).collect(),
+            Weights::Levels => {
+                let mut scored: Vec<(u128, f64)> = counted.into_iter().map(tf_idf).collect();
+                let mut ranked: Vec<usize> = (0..scored.len()).collect();
+                ranked.sort_by(|&a, &b| scored[b].1.total_cmp(&scored[a].1).then(a.cmp(&b)));
+                let n = scored.len();
+                for (rank, &i) in ranked.iter().enumerate() {
+                    scored[i].1 = (5 - 5 * rank / n) as f64;
+                }
+                scored
+            }
+        }
+    }
+}
+
+/// The fingerprint of weighted 128-bit feature hashes: bit i is set when
+/// the weights of features with bit i set outweigh the others. With
+/// `bits` 64 only the low half is used.
+pub fn fingerprint(features: &[(u128, f64)], bits: u32) -> u128 {
+    let mut sums = [0f64; 128];
+    let bits = bits.min(128) as usize;
+    for &(hash, weight) in features {
+        for (bit, sum) in sums[..bits].iter_mut().enumerate() {
+            if hash >> bit & 1 == 1 {
+                *sum += weight;
+            } else {
+                *sum -= weight;
+            }
+        }
+    }
+    sums[..bits].iter().enumerate().fold(
+        0u128,
+        |fp, (bit, &s)| if s > 0.0 { fp | 1 << bit } else { fp },
+    )
+}
+
+impl Detector for SimHash {
+    type Signature = u128;
+
+    fn name(&self) -> &'static str {
+        "simhash"
+    }
+
+    fn label(&self) -> String {
+        let features = match self.features {
+            Features::Words => "words".to_string(),
+            Features::Ngrams => format!("{}-grams", self.ngram),
+            Features::Chars => format!("char {}-grams", self.ngram),
+        };
+        let weights = match self.weights {
+            Weights::Tf => "tf",
+            Weights::TfIdf if self.reference.is_some() => "tf-idf ref",
+            Weights::TfIdf => "tf-idf",
+            Weights::Levels => "levels",
+        };
+        let mut label = format!("simhash({features},{weights}");
+        if self.bits != 64 {
+            label.push_str(&format!(",{} bits", self.bits));
+        }
+        if let Some(layout) = &self.layout {
+            label.push_str(&format!(",tables {layout}"));
+        }
+        label.push(')');
+        label
+    }
+
+    fn scale(&self) -> ScoreScale {
+        ScoreScale {
+            name: "hamming distance",
+            direction: Direction::AtMost,
+            min: 0.0,
+            max: f64::from(self.bits),
+            floor: f64::from(self.floor),
+        }
+    }
+
+    fn fit(&mut self, docs: &[Document]) -> bool {
+        if self.weights == Weights::Tf {
+            return false;
+        }
+        let collection = self.reference.as_deref().map_or(docs, Vec::as_slice);
+        let this = &*self;
+        let idf = DocumentFrequencies::count(collection, |doc| {
+            this.counted_features(doc)
+                .into_iter()
+                .map(|(h, _)| h as u64)
+                .collect::<Vec<u64>>()
+        });
+        self.idf = Some(idf);
+        true
+    }
+
+    fn sign(&self, doc: &Document) -> Option<u128> {
+        let features = self.weighted_features(doc);
+        (!features.is_empty()).then(|| fingerprint(&features, self.bits))
+    }
+
+    fn candidates(&self, signatures: &[Option<u128>]) -> Vec<(u32, u32)> {
+        let signed: Vec<(u32, u128)> = signatures
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.map(|fp| (i as u32, fp)))
+            .collect();
+        let floor = self.floor;
+        match &self.layout {
+            Some(layout) if self.bits == 64 => {
+                let fps: Vec<u64> = signed.iter().map(|&(_, fp)| fp as u64).collect();
+                tables::self_join(layout, &fps, floor)
+                    .into_iter()
+                    .map(|(a, b, _)| (signed[a as usize].0, signed[b as usize].0))
+                    .collect()
+            }
+            _ => (0..signed.len())
+                .into_par_iter()
+                .flat_map_iter(|x| {
+                    let (i, fi) = signed[x];
+                    signed[x + 1..]
+                        .iter()
+                        .filter(move |(_, fj)| (fi ^ fj).count_ones() <= floor)
+                        .map(move |&(j, _)| (i, j))
+                })
+                .collect(),
+        }
+    }
+
+    fn score(&self, a: &u128, b: &u128) -> f32 {
+        (a ^ b).count_ones() as f32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::Lang;
+    use crate::text::{tokenize, TokenizerConfig};
+
+    fn doc(text: &str) -> Document {
+        Document {
+            page: 0,
+            lang: Lang::En,
+            tokens: tokenize(text, Lang::En, &TokenizerConfig::default()),
+        }
+    }
+
+    #[test]
+    fn fingerprint_bits_follow_weighted_sign() {
+        // Bit 0 is set in the heavier feature only: its weight wins.
+        assert_eq!(fingerprint(&[(0b01, 3.0), (0b10, 1.0)], 64) & 0b11, 0b01);
+        assert_eq!(fingerprint(&[(0b01, 1.0), (0b10, 3.0)], 64) & 0b11, 0b10);
+        // A tie is not positive: the bit stays clear.
+        assert_eq!(fingerprint(&[(0b01, 2.0), (0b10, 2.0)], 64) & 0b11, 0);
+        // 64 bits leave the high half clear; 128 use it.
+        let high = 1u128 << 100;
+        assert_eq!(fingerprint(&[(high, 1.0)], 64), 0);
+        assert_eq!(fingerprint(&[(high, 1.0)], 128), high);
+    }
+
+    #[test]
+    fn near_texts_are_closer_than_different_texts() {
+        let s = SimHash::default();
+        let base = "the committee met on monday to discuss the budget for the coming year and agreed to raise spending on schools roads and hospitals while cutting administrative costs";
+        let edited = base.replace("monday", "tuesday");
+        let other = "a small cat slept in the warm sun all afternoon while children played football in the park nearby and their parents talked about holidays by the sea";
+        let (a, b, c) = (
+            s.sign(&doc(base)).unwrap(),
+            s.sign(&doc(&edited)).unwrap(),
+            s.sign(&doc(other)).unwrap(),
+        );
+        assert_eq!(s.score(&a, &a), 0.0);
+        assert!(
+            s.score(&a, &b) < s.score(&a, &c),
+            "{} vs {}",
+            s.score(&a, &b),
+            s.score(&a, &c)
+        );
+    }
+
+    #[test]
+    fn brute_force_candidates_respect_the_floor() {
+        let s = SimHash {
+            floor: 2,
+            ..SimHash::default()
+        };
+        let sigs = [
+            Some(0u128),
+            Some(0b11),
+            Some(0b111),
+            None,
+            Some(u64::MAX as u128),
+        ];
+        assert_eq!(s.candidates(&sigs), vec![(0, 1), (1, 2)]);
+        let tables = SimHash {
+            floor: 2,
+            layout: Some("6c3".parse().unwrap()),
+            ..SimHash::default()
+        };
+        assert_eq!(tables.candidates(&sigs), vec![(0, 1), (1, 2)]);
+    }
+
+    #[test]
+    fn feature_kinds_and_weights_sign_near_texts_closer() {
+        let base = "the committee met on monday to discuss the budget for the coming year and agreed to raise spending on schools roads and hospitals while cutting administrative costs";
+        let edited = base.replace("monday", "tuesday");
+        let other = "a small cat slept in the warm sun all afternoon while children played football in the park nearby and their parents talked about holidays by the sea";
+        let docs = [doc(base), doc(&edited), doc(other)];
+        // IDF over a collection of more than three pages, so that words
+        // shared by the near pair are not all weighed as rare as the edit.
+        let mut collection = docs.to_vec();
+        for t in [
+            "the weather on monday was cold and the roads were closed for the coming week",
+            "schools and hospitals in the region asked for more spending this year",
+            "the park was full of children and their parents on a warm afternoon",
+            "administrative costs rose while the budget for roads was cut again",
+            "football fans talked about holidays by the sea and the coming season",
+        ] {
+            collection.push(doc(t));
+        }
+        for features in [Features::Words, Features::Ngrams, Features::Chars] {
+            for weights in [Weights::Tf, Weights::TfIdf, Weights::Levels] {
+                for bits in [64, 128] {
+                    let mut s = SimHash {
+                        features,
+                        ngram: 3,
+                        weights,
+                        bits,
+                        ..SimHash::default()
+                    };
+                    assert_eq!(s.fit(&collection), weights != Weights::Tf);
+                    let f: Vec<u128> = docs.iter().map(|d| s.sign(d).unwrap()).collect();
+                    assert!(
+                        s.score(&f[0], &f[1]) < s.score(&f[0], &f[2]),
+                        "{features:?} {weights:?} {bits}"
+                    );
+                    if bits == 64 {
+                        assert!(f.iter().all(|fp| fp >> 64 == 0));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn levels_run_from_five_to_one() {
+        let mut s = SimHash {
+            weights: Weights::Levels,
+            ..SimHash::default()
+        };
+        let d = doc("a a a a b b b c c d e f g h i j");
+        s.fit(std::slice::from_ref(&d));
+        let w = s.weighted_features(&d);
+        let levels: Vec<f64> = w.iter().map(|x| x.1).collect();
+        assert_eq!(levels.iter().cloned().fold(0.0, f64::max), 5.0);
+        assert_eq!(levels.iter().cloned().fold(9.0, f64::min), 1.0);
+        // The most frequent word has the top level.
+        assert_eq!(w[0].1, 5.0);
+    }
+
+    #[test]
+    fn empty_page_gets_no_signature() {
+        assert_eq!(SimHash::default().sign(&doc("  ")), None);
+    }
+}

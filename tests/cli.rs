@@ -369,14 +369,20 @@ fn missing_reference_lexicon_is_named() {
 fn simhash_options_are_checked() {
     assert_rejected(&[
         ("{type: simhash, index: 4x16}", "algorithms[0].floor"),
-        ("{type: simhash, index: 9z9, floor: 3}", "algorithms[0].index"),
+        (
+            "{type: simhash, index: 9z9, floor: 3}",
+            "algorithms[0].index",
+        ),
         ("{type: simhash, bits: 32}", "algorithms[0].bits"),
         (
             "{type: simhash, bits: 128, index: 4x16, floor: 3, grid: [3]}",
             "algorithms[0].index",
         ),
         ("{type: simhash, weights: bm25}", "bm25"),
-        ("{type: simhash, idf: nowhere.jsonl, weights: tf_idf}", "nowhere.jsonl"),
+        (
+            "{type: simhash, idf: nowhere.jsonl, weights: tf_idf}",
+            "nowhere.jsonl",
+        ),
     ]);
 }
 
@@ -402,7 +408,10 @@ fn permuted_tables_judge_like_the_full_scan() {
     };
     // (Labels hold commas, so the CSV quotes them.)
     let scan = rows("\"simhash(words,tf)\",");
-    assert_eq!(scan.len(), 4 * csv.lines().filter(|l| l.contains(",3.0,true,")).count() / 3);
+    assert_eq!(
+        scan.len(),
+        4 * csv.lines().filter(|l| l.contains(",3.0,true,")).count() / 3
+    );
     assert_eq!(rows("\"simhash(words,tf,tables 6c3)\","), scan);
     assert_eq!(rows("\"simhash(words,tf,tables 4x4)\","), scan);
 }

@@ -304,6 +304,64 @@ pub fn bench_simhash_signatures(input: &BenchInput, min_seconds: f64) -> Vec<Ben
     })
 }
 
+/// The semantic method: structure, tags, chunks, weights and topic
+/// vectors (fit + sign), then scoring pairs, on one thread.
+pub fn bench_semantic(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
+    use crate::algo::semantic::Semantic;
+    use crate::extract::structure::DocumentStructure;
+    use crate::text::cilin::Cilin;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    pool.install(|| {
+        let mut docs = input.documents(&TokenizerConfig::default());
+        for (d, (_, text)) in docs.iter_mut().zip(&input.pages) {
+            let paragraphs = text.lines().map(str::to_string).collect();
+            d.structure = Some(std::sync::Arc::new(DocumentStructure::new(
+                None,
+                Vec::new(),
+                paragraphs,
+            )));
+        }
+        let tokens: usize = docs.iter().map(|d| d.tokens.len()).sum();
+        let row = |stage: &str, pages, seconds| BenchRow {
+            input: input.name.clone(),
+            stage: stage.into(),
+            pages,
+            items: tokens,
+            item_name: "tokens",
+            bytes: input.bytes(),
+            seconds,
+        };
+        let analyse = || {
+            let mut m = Semantic::new(Cilin::embedded());
+            m.fit(&docs);
+            let sigs: Vec<_> = docs.iter().filter_map(|d| m.sign(d)).collect();
+            (m, sigs)
+        };
+        let seconds = seconds_per_pass(min_seconds, analyse);
+        let (m, sigs) = analyse();
+        // Scoring: each page against the next 10 (pairs/s shown as pages/s).
+        let pairs = sigs.len() * 10;
+        let n = sigs.len().max(1);
+        let scoring = seconds_per_pass(min_seconds, || {
+            (0..sigs.len())
+                .flat_map(|i| (1..=10).map(move |k| (i, (i + k) % n)))
+                .map(|(i, j)| m.score(&sigs[i], &sigs[j]))
+                .sum::<f32>()
+        });
+        vec![
+            row(
+                "semantic: tags, chunks, weights, topics",
+                docs.len(),
+                seconds,
+            ),
+            row("semantic: scoring (pairs/s)", pairs, scoring),
+        ]
+    })
+}
+
 /// One layout's figures over `n` random fingerprints.
 #[derive(Debug, Clone)]
 pub struct IndexBench {

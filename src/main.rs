@@ -106,6 +106,13 @@ enum Command {
         #[arg(long)]
         redis: Option<String>,
     },
+    /// jieba's POS tags (mapped to PKU's set, as the semantic method's
+    /// chunker reads them) against gold-tagged text.
+    TagEval {
+        /// JSONL(.gz) with `tagged_paragraphs`, e.g. People's Daily 1998.
+        #[arg(default_value = "../shared/corpora/peoples_daily_1998_01/articles.jsonl.gz")]
+        path: PathBuf,
+    },
     /// Inspect and convert corpora.
     Corpus {
         #[command(subcommand)]
@@ -340,6 +347,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 rows.extend(neardup::bench::bench_shingling(input, seconds));
                 rows.extend(neardup::bench::bench_imatch(input, seconds));
                 rows.extend(neardup::bench::bench_simhash_signatures(input, seconds));
+                rows.extend(neardup::bench::bench_semantic(input, seconds));
             }
             print!("{}", neardup::bench::render(&rows));
             let names: Vec<&str> = layouts.iter().map(String::as_str).collect();
@@ -354,6 +362,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
         Some(Command::Index { command }) => run_index(command),
+        Some(Command::TagEval { path }) => {
+            let agreement = neardup::algo::semantic::chunks::TagAgreement::of_file(&path)?;
+            print!("{}", agreement.render());
+            Ok(())
+        }
         Some(Command::Ingest {
             dir,
             batch,

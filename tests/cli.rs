@@ -97,17 +97,17 @@ fn demo_runs_with_no_arguments_and_writes_reports() {
     let csv = std::fs::read_to_string(dir.path().join("reports/demo/results.csv")).unwrap();
     // One row per extraction x algorithm x threshold x slice: two
     // extractions; exact has 1 threshold, simhash 17, the three shingling
-    // set-ups 19 each, I-Match 1 and 11 (K+1); each has the `all` row plus
-    // one per slice. The summary prints each slice once per extraction x
-    // algorithm block (2 x 7 blocks).
+    // set-ups 19 each, I-Match 1 and 11 (K+1), the semantic method 15
+    // twice; each has the `all` row plus one per slice. The summary prints
+    // each slice once per extraction x algorithm block (2 x 9 blocks).
     let slices = out
         .lines()
         .filter(|l| l.starts_with("  news/") || l.starts_with("  prose/"))
         .count()
-        / 14;
+        / 18;
     assert_eq!(
         csv.lines().count() - 1,
-        2 * (1 + 17 + 3 * 19 + 1 + 11) * (slices + 1),
+        2 * (1 + 17 + 3 * 19 + 1 + 11 + 2 * 15) * (slices + 1),
         "{csv}"
     );
     assert!(
@@ -123,7 +123,7 @@ fn results_do_not_depend_on_the_thread_count() {
         "corpus: demo\nalgorithms:\n  - {type: exact}\n  - {type: simhash}\n  - {type: jaccard}\n  \
          - {type: minhash}\n  - {type: minhash, sketch: one_permutation, verify: exact}\n  \
          - {type: minhash, candidates: super_shingles, min_shared: 1}\n  \
-         - {type: imatch, extra_lexicons: 10}\n",
+         - {type: imatch, extra_lexicons: 10}\n  - {type: semantic}\n",
     )
     .unwrap();
     let one = neardup(
@@ -414,4 +414,55 @@ fn permuted_tables_judge_like_the_full_scan() {
     );
     assert_eq!(rows("\"simhash(words,tf,tables 6c3)\","), scan);
     assert_eq!(rows("\"simhash(words,tf,tables 4x4)\","), scan);
+}
+
+#[test]
+fn semantic_method_reports_both_aggregates() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.yaml"),
+        "corpus: demo\nextract: main\nalgorithms:\n  - {type: semantic}\n  \
+         - {type: semantic, aggregate: paper_mean, threshold: 0.3}\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "-o", "out", "s.yaml"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("semantic(cilin level 5,best_match,5 topics) [main]   topic similarity >=0.8"),
+        "{out}"
+    );
+    assert!(
+        out.contains("semantic(cilin level 5,paper_mean,5 topics) [main]   topic similarity >=0.3"),
+        "{out}"
+    );
+    // The best-match mean finds reprints at the paper's 0.8; the paper's
+    // own mean cannot reach it (identical pages score 1/m).
+    let correct = |block: &str| -> u64 {
+        let at = out.find(block).unwrap();
+        let line = out[at..]
+            .lines()
+            .find(|l| l.starts_with("  all pages"))
+            .unwrap();
+        line.split_whitespace().nth(4).unwrap().parse().unwrap()
+    };
+    assert!(correct("semantic(cilin level 5,best_match") > 20, "{out}");
+    let paper_at_08 = std::fs::read_to_string(dir.path().join("out/results.csv"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("paper_mean") && l.contains(",0.8,false,all,"))
+        .count();
+    assert_eq!(paper_at_08, 1);
+    assert_rejected(&[
+        ("{type: semantic, level: 6}", "algorithms[0].level"),
+        ("{type: semantic, aggregate: median}", "median"),
+        (
+            "{type: semantic, coefficients: [1, 1, 1, 1, 1, -1]}",
+            "coefficients[5]",
+        ),
+        (
+            "{type: semantic, title_threshold: 1.5}",
+            "algorithms[0].title_threshold",
+        ),
+    ]);
 }

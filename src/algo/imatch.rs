@@ -343,6 +343,7 @@ mod tests {
             page,
             lang: Lang::En,
             tokens: tokenize(text, Lang::En, &TokenizerConfig::default()),
+            structure: None,
         }
     }
 

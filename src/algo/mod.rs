@@ -8,6 +8,7 @@
 pub mod collection;
 pub mod exact;
 pub mod imatch;
+pub mod semantic;
 pub mod shingling;
 pub mod simhash;
 
@@ -15,6 +16,7 @@ use rayon::prelude::*;
 
 use crate::corpus::Lang;
 use crate::eval::throughput::{Stage, StageClock};
+use crate::extract::structure::DocumentStructure;
 use crate::text::lang::detect_lang;
 use crate::text::{tokenize, TokenizerConfig, Tokens};
 
@@ -25,6 +27,9 @@ pub struct Document {
     pub page: u32,
     pub lang: Lang,
     pub tokens: Tokens,
+    /// Title, subtitles, paragraphs and sentences, for the algorithms that
+    /// read them (the semantic method); `None` when not extracted.
+    pub structure: Option<std::sync::Arc<DocumentStructure>>,
 }
 
 impl Document {
@@ -36,6 +41,7 @@ impl Document {
             page,
             lang,
             tokens: tokenize(text, lang, tokenizer),
+            structure: None,
         }
     }
 }

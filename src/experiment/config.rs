@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::algo::exact::ExactHash;
 use crate::algo::imatch::{IMatch, IdfBand};
+use crate::algo::semantic::{Aggregate, Semantic};
 use crate::algo::shingling::lsh::Banding;
 use crate::algo::shingling::{CandidateSearch, ExactJaccard, MinHash, Sketching, Verify};
 use crate::algo::simhash::tables::{Layout, LayoutError};
@@ -18,6 +19,7 @@ use crate::algo::simhash::{Features, SimHash, Weights};
 use crate::algo::Document;
 use crate::algo::{Algorithm, ScoreScale};
 use crate::extract::Extraction;
+use crate::text::cilin::Cilin;
 use crate::text::{TokenKind, TokenizerConfig};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,6 +75,48 @@ pub enum AlgorithmConfig {
     Jaccard(JaccardConfig),
     Minhash(MinhashConfig),
     Imatch(ImatchConfig),
+    Semantic(SemanticConfig),
+}
+
+/// Seed 001's semantic topic-sentence method.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SemanticConfig {
+    /// Cilin level words are mapped at: 1 (coarsest) to 5 (synonym groups).
+    pub level: u8,
+    /// `best_match` (default) or `paper_mean`.
+    pub aggregate: Aggregate,
+    pub topic_sentences: usize,
+    /// Cosine at or above which a sentence repeats one already chosen.
+    pub redundancy: f64,
+    /// A..F of W(S).
+    pub coefficients: [f64; 6],
+    pub title_threshold: f64,
+    pub subtitle_threshold: f64,
+    /// Topic similarity at or above which a pair is a duplicate (0.8).
+    pub threshold: f64,
+    pub grid: Vec<f64>,
+    pub floor: f64,
+    /// Jaccard of title and topic concepts the LSH candidate search aims at.
+    pub candidate_jaccard: f64,
+}
+
+impl Default for SemanticConfig {
+    fn default() -> Self {
+        SemanticConfig {
+            level: 5,
+            aggregate: Aggregate::BestMatch,
+            topic_sentences: 5,
+            redundancy: 0.8,
+            coefficients: [1.0; 6],
+            title_threshold: 0.4,
+            subtitle_threshold: 0.6,
+            threshold: 0.8,
+            grid: (6..=20).map(|i| f64::from(i) * 0.05).collect(),
+            floor: 0.3,
+            candidate_jaccard: 0.3,
+        }
+    }
 }
 
 /// I-Match with optional randomised extra lexicons.
@@ -486,7 +530,9 @@ impl ExperimentConfig {
                     } else {
                         Err(invalid(
                             k,
-                            format!("{t} is out of range: a Jaccard similarity in {floor}..=1 (from the floor)"),
+                            format!(
+                                "{t} is out of range: a similarity in {floor}..=1 (from the floor)"
+                            ),
                         ))
                     }
                 };
@@ -554,6 +600,32 @@ impl ExperimentConfig {
                     })?;
                     range("min_shared", banding.min_shared, 1, banding.bands)?;
                 }
+            }
+            if let AlgorithmConfig::Semantic(c) = algorithm {
+                range("level", usize::from(c.level), 1, 5)?;
+                range("topic_sentences", c.topic_sentences, 1, 1000)?;
+                for (k, v) in [
+                    ("redundancy", c.redundancy),
+                    ("title_threshold", c.title_threshold),
+                    ("subtitle_threshold", c.subtitle_threshold),
+                    ("candidate_jaccard", c.candidate_jaccard),
+                ] {
+                    if !(0.0..=1.0).contains(&v) {
+                        return Err(invalid(key(k), format!("{v} is out of range 0..=1")));
+                    }
+                }
+                if c.candidate_jaccard == 0.0 {
+                    return Err(invalid(key("candidate_jaccard"), "must be above 0".into()));
+                }
+                for (j, &v) in c.coefficients.iter().enumerate() {
+                    if !(v >= 0.0 && v.is_finite()) {
+                        return Err(invalid(
+                            format!("algorithms[{i}].coefficients[{j}]"),
+                            format!("{v} must be a weight >= 0"),
+                        ));
+                    }
+                }
+                jaccards(c.floor, c.threshold, &c.grid)?;
             }
             if let AlgorithmConfig::Imatch(c) = algorithm {
                 let fraction_pair = |k: &str, [low, high]: [f64; 2], max: f64| {
@@ -713,7 +785,9 @@ impl ExperimentConfig {
             AlgorithmConfig::Jaccard(c) => self.tokens_of(c.tokens),
             AlgorithmConfig::Minhash(c) => self.tokens_of(c.tokens),
             AlgorithmConfig::Imatch(c) => self.tokens_of(c.tokens),
-            AlgorithmConfig::Exact(_) | AlgorithmConfig::Simhash(_) => None,
+            AlgorithmConfig::Exact(_)
+            | AlgorithmConfig::Simhash(_)
+            | AlgorithmConfig::Semantic(_) => None,
         }
     }
 
@@ -779,6 +853,24 @@ impl ExperimentConfig {
                     threshold: c.threshold,
                     grid: with_threshold(&c.grid, c.threshold),
                 },
+                AlgorithmConfig::Semantic(c) => {
+                    let mut m = Semantic::new(Cilin::embedded());
+                    m.level = c.level;
+                    m.aggregate = c.aggregate;
+                    m.topic_sentences = c.topic_sentences;
+                    m.redundancy = c.redundancy;
+                    m.coefficients = c.coefficients;
+                    m.title_threshold = c.title_threshold;
+                    m.subtitle_threshold = c.subtitle_threshold;
+                    m.floor = c.floor;
+                    m.candidate_jaccard = c.candidate_jaccard;
+                    PreparedAlgorithm {
+                        algorithm: Box::new(m),
+                        tokenizer: None,
+                        threshold: c.threshold,
+                        grid: with_threshold(&c.grid, c.threshold),
+                    }
+                }
                 AlgorithmConfig::Imatch(c) => PreparedAlgorithm {
                     algorithm: Box::new(IMatch::new(
                         references.get(i).cloned().flatten(),

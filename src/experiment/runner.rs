@@ -11,7 +11,10 @@ use crate::eval::throughput::{
     peak_memory_bytes, process_cpu_seconds, Stage, StageClock, StageRecord,
 };
 use crate::eval::{candidate_recall, evaluate_at, pair_recall, Counts, Evaluation, Truth};
-use crate::extract::{page_text, Extraction};
+use std::sync::Arc;
+
+use crate::extract::structure::DocumentStructure;
+use crate::extract::{extract_page, Extraction};
 use crate::text::TokenizerConfig;
 
 #[derive(Debug, Clone)]
@@ -81,7 +84,7 @@ pub fn run_experiment(
     let mut algorithms = Vec::new();
     let mut empty_after_extraction = Vec::new();
     for extraction in config.extractions() {
-        let texts = extract_texts(&corpus.pages, extraction, &mut clock);
+        let (texts, structures) = extract_texts(&corpus.pages, extraction, &mut clock);
         empty_after_extraction.push((
             extraction,
             texts.iter().filter(|t| t.trim().is_empty()).count(),
@@ -107,8 +110,11 @@ pub fn run_experiment(
                     } else {
                         format!("{} {}", extraction.name(), tokenizer.describe())
                     };
-                    let docs =
+                    let mut docs =
                         tokenize_documents(&corpus.pages, &texts, &tokenizer, &label, &mut clock);
+                    for (d, s) in docs.iter_mut().zip(&structures) {
+                        d.structure = Some(s.clone());
+                    }
                     tokenized.push((tokenizer, docs));
                     tokenized.len() - 1
                 }
@@ -149,15 +155,21 @@ pub fn run_experiment(
     }
 }
 
-/// Decode and extract every page, timed.
-fn extract_texts(pages: &[Page], extraction: Extraction, clock: &mut StageClock) -> Vec<String> {
+/// Decode and extract every page, timed: the texts, and the structures
+/// (title, subtitles, sentences) the semantic method reads.
+fn extract_texts(
+    pages: &[Page],
+    extraction: Extraction,
+    clock: &mut StageClock,
+) -> (Vec<String>, Vec<Arc<DocumentStructure>>) {
     let started = clock.start();
-    let texts: Vec<String> = pages
+    let structures: Vec<Arc<DocumentStructure>> = pages
         .par_iter()
-        .map(|p| page_text(p, extraction).text)
+        .map(|p| Arc::new(extract_page(p, extraction).structure))
         .collect();
+    let texts = structures.par_iter().map(|s| s.text()).collect();
     clock.stop(started, Stage::DecodeExtract, extraction.name());
-    texts
+    (texts, structures)
 }
 
 /// Tokenise every page's text, timed under `label`.

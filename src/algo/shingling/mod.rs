@@ -376,6 +376,7 @@ mod tests {
                 page: i as u32,
                 lang: Lang::En,
                 tokens: tokenize(t, Lang::En, &TokenizerConfig::default()),
+                structure: None,
             })
             .collect()
     }

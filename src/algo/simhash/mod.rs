@@ -290,6 +290,7 @@ mod tests {
             page: 0,
             lang: Lang::En,
             tokens: tokenize(text, Lang::En, &TokenizerConfig::default()),
+            structure: None,
         }
     }
 

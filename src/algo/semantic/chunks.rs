@@ -1,0 +1,546 @@
+//! Chunks (seed 001, section 4.2): POS-tagged words merged into base
+//! phrases by the paper's nine rules, applied in the paper's order, each a
+//! left-to-right pass over the result of the one before.
+//!
+//! The paper tags with ICTCLAS; we tag with jieba-rs, whose tags are the
+//! ICTCLAS/PKU set with a few differences, mapped by [`to_pku`]: jieba
+//! splits the particle `u` into `uj ul uz ug uv ud`, marks morphemes in
+//! lower case (`vg ng ag dg tg`) where PKU writes `Vg Ng Ag Dg Tg`, uses `x`
+//! for punctuation and other non-words (PKU `w`), `eng` for Latin words
+//! (PKU `nx`), and adds `mq`, `rr`/`rz`/`rg`, `df`, `zg` and `yg`, folded
+//! here into `m`, `r`, `d`, `z` and `y`.
+
+use crate::text::tokenize::jieba;
+
+/// A tag of the PKU (People's Daily) set.
+pub fn to_pku(jieba_tag: &str) -> String {
+    match jieba_tag {
+        "uj" | "ul" | "uz" | "ug" | "uv" | "ud" => "u".into(),
+        "x" => "w".into(),
+        "eng" => "nx".into(),
+        "mq" => "m".into(),
+        "rr" | "rz" | "rg" => "r".into(),
+        "df" => "d".into(),
+        "zg" => "z".into(),
+        "yg" => "y".into(),
+        "vg" => "Vg".into(),
+        "ng" => "Ng".into(),
+        "ag" => "Ag".into(),
+        "dg" => "Dg".into(),
+        "tg" => "Tg".into(),
+        other => other.into(),
+    }
+}
+
+/// A word with its PKU tag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaggedWord {
+    pub word: String,
+    pub tag: String,
+}
+
+/// Tags text with jieba (HMM on for unknown words), in PKU tags.
+pub fn tag(text: &str) -> Vec<TaggedWord> {
+    jieba()
+        .tag(text, true)
+        .into_iter()
+        .filter(|t| !t.word.trim().is_empty())
+        .map(|t| TaggedWord {
+            word: t.word.to_string(),
+            tag: to_pku(t.tag),
+        })
+        .collect()
+}
+
+/// What a word or chunk is, for the rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChunkKind {
+    Noun,
+    Verb,
+    Adjective,
+    Adverb,
+    Numeral,
+    Measure,
+    Preposition,
+    Conjunction,
+    Time,
+    Place,
+    Punctuation,
+    Other,
+    /// Base noun phrase (rules 2, 4, 5).
+    Bnp,
+    /// Base adjective phrase (rule 3).
+    Badjp,
+    /// Base quantity phrase (rule 6).
+    Bmp,
+    /// Base verb phrase (rules 7, 9).
+    Bvp,
+    /// Base adverb phrase (rule 8).
+    Badvp,
+}
+
+impl ChunkKind {
+    pub fn of_tag(tag: &str) -> ChunkKind {
+        match tag {
+            "t" | "Tg" => ChunkKind::Time,
+            "s" | "f" | "ns" => ChunkKind::Place,
+            "vn" | "an" => ChunkKind::Noun,
+            t if t.starts_with('n') || t == "Ng" => ChunkKind::Noun,
+            "ad" | "vd" | "d" | "Dg" => ChunkKind::Adverb,
+            t if t.starts_with('v') || t == "Vg" => ChunkKind::Verb,
+            "a" | "Ag" | "b" => ChunkKind::Adjective,
+            "m" => ChunkKind::Numeral,
+            "q" => ChunkKind::Measure,
+            "p" => ChunkKind::Preposition,
+            "c" => ChunkKind::Conjunction,
+            "w" => ChunkKind::Punctuation,
+            _ => ChunkKind::Other,
+        }
+    }
+
+    fn is_noun(self) -> bool {
+        matches!(self, ChunkKind::Noun | ChunkKind::Bnp)
+    }
+    fn is_verb(self) -> bool {
+        matches!(self, ChunkKind::Verb | ChunkKind::Bvp)
+    }
+    fn is_adjective(self) -> bool {
+        matches!(self, ChunkKind::Adjective | ChunkKind::Badjp)
+    }
+    fn is_adverb(self) -> bool {
+        matches!(self, ChunkKind::Adverb | ChunkKind::Badvp)
+    }
+
+    /// Words and phrases that carry content (chunks weighed by W(C)).
+    pub fn is_content(self) -> bool {
+        !matches!(
+            self,
+            ChunkKind::Punctuation
+                | ChunkKind::Other
+                | ChunkKind::Preposition
+                | ChunkKind::Conjunction
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    pub words: Vec<String>,
+    pub kind: ChunkKind,
+}
+
+impl Chunk {
+    pub fn text(&self) -> String {
+        self.words.concat()
+    }
+}
+
+/// Merges `chunks[i..i+n]` into one of `kind`.
+fn merged(parts: &[Chunk], kind: ChunkKind) -> Chunk {
+    Chunk {
+        words: parts.iter().flat_map(|c| c.words.iter().cloned()).collect(),
+        kind,
+    }
+}
+
+/// Rule (1): `X 和/与/跟 Y` with X and Y of one kind becomes one phrase of
+/// that kind.
+pub fn rule1_coordination(chunks: Vec<Chunk>) -> Vec<Chunk> {
+    let mut out: Vec<Chunk> = Vec::new();
+    let mut i = 0;
+    while i < chunks.len() {
+        let c = &chunks[i];
+        let is_and = c.kind == ChunkKind::Conjunction
+            && matches!(c.text().as_str(), "和" | "与" | "跟" | "同" | "及");
+        if is_and && i + 1 < chunks.len() {
+            if let Some(prev) = out.last() {
+                let next = &chunks[i + 1];
+                if prev.kind == next.kind && prev.kind.is_content() {
+                    let prev = out.pop().expect("checked");
+                    out.push(merged(&[prev, c.clone(), next.clone()], next.kind));
+                    i += 2;
+                    continue;
+                }
+            }
+        }
+        out.push(c.clone());
+        i += 1;
+    }
+    out
+}
+
+/// Merges runs of adjacent chunks for which `joins(previous, next)` holds
+/// into one chunk of `kind`.
+fn merge_runs(
+    chunks: Vec<Chunk>,
+    joins: impl Fn(ChunkKind, ChunkKind) -> bool,
+    kind: ChunkKind,
+) -> Vec<Chunk> {
+    let mut out: Vec<Chunk> = Vec::new();
+    for c in chunks {
+        if let Some(prev) = out.last() {
+            if joins(prev.kind, c.kind) {
+                let prev = out.pop().expect("checked");
+                out.push(merged(&[prev, c], kind));
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Rule (2): adjacent nouns form a base noun phrase.
+pub fn rule2_nouns(chunks: Vec<Chunk>) -> Vec<Chunk> {
+    merge_runs(chunks, |a, b| a.is_noun() && b.is_noun(), ChunkKind::Bnp)
+}
+
+/// Rule (3): adjacent adjectives form a base adjective phrase.
+pub fn rule3_adjectives(chunks: Vec<Chunk>) -> Vec<Chunk> {
+    merge_runs(
+        chunks,
+        |a, b| a.is_adjective() && b.is_adjective(),
+        ChunkKind::Badjp,
+    )
+}
+
+/// Rule (4): an adjective with the noun after it forms a base noun phrase.
+pub fn rule4_adjective_noun(chunks: Vec<Chunk>) -> Vec<Chunk> {
+    merge_runs(
+        chunks,
+        |a, b| a.is_adjective() && b.is_noun(),
+        ChunkKind::Bnp,
+    )
+}
+
+/// Rule (5): `在`/`于` and the time or place after it form a base noun
+/// phrase of time or place.
+pub fn rule5_preposition_time_place(chunks: Vec<Chunk>) -> Vec<Chunk> {
+    let mut out: Vec<Chunk> = Vec::new();
+    let mut i = 0;
+    while i < chunks.len() {
+        let c = &chunks[i];
+        let is_at = c.kind == ChunkKind::Preposition && matches!(c.text().as_str(), "在" | "于");
+        if is_at && i + 1 < chunks.len() {
+            // The time or place, with the nouns that belong to it.
+            let mut end = i + 1;
+            while end < chunks.len()
+                && matches!(
+                    chunks[end].kind,
+                    ChunkKind::Time | ChunkKind::Place | ChunkKind::Noun | ChunkKind::Bnp
+                )
+            {
+                end += 1;
+            }
+            let has_time_or_place = chunks[i + 1..end]
+                .iter()
+                .any(|c| matches!(c.kind, ChunkKind::Time | ChunkKind::Place));
+            if has_time_or_place {
+                out.push(merged(&chunks[i..end], ChunkKind::Bnp));
+                i = end;
+                continue;
+            }
+        }
+        out.push(c.clone());
+        i += 1;
+    }
+    out
+}
+
+/// Rule (6): a numeral and the measure word after it form a base quantity
+/// phrase.
+pub fn rule6_numeral_measure(chunks: Vec<Chunk>) -> Vec<Chunk> {
+    merge_runs(
+        chunks,
+        |a, b| a == ChunkKind::Numeral && b == ChunkKind::Measure,
+        ChunkKind::Bmp,
+    )
+}
+
+/// Rule (7): adjacent verbs form a base verb phrase.
+pub fn rule7_verbs(chunks: Vec<Chunk>) -> Vec<Chunk> {
+    merge_runs(chunks, |a, b| a.is_verb() && b.is_verb(), ChunkKind::Bvp)
+}
+
+/// Rule (8): adjacent adverbs form a base adverb phrase.
+pub fn rule8_adverbs(chunks: Vec<Chunk>) -> Vec<Chunk> {
+    merge_runs(
+        chunks,
+        |a, b| a.is_adverb() && b.is_adverb(),
+        ChunkKind::Badvp,
+    )
+}
+
+/// Rule (9): an adverb or adjective with the verb after it forms a base
+/// verb phrase.
+pub fn rule9_modifier_verb(chunks: Vec<Chunk>) -> Vec<Chunk> {
+    merge_runs(
+        chunks,
+        |a, b| (a.is_adverb() || a.is_adjective()) && b.is_verb(),
+        ChunkKind::Bvp,
+    )
+}
+
+/// Tagged words to chunks, by the nine rules in order.
+pub fn chunk(words: &[TaggedWord]) -> Vec<Chunk> {
+    let chunks: Vec<Chunk> = words
+        .iter()
+        .map(|w| Chunk {
+            words: vec![w.word.clone()],
+            kind: ChunkKind::of_tag(&w.tag),
+        })
+        .collect();
+    let chunks = rule1_coordination(chunks);
+    let chunks = rule2_nouns(chunks);
+    let chunks = rule3_adjectives(chunks);
+    let chunks = rule4_adjective_noun(chunks);
+    let chunks = rule5_preposition_time_place(chunks);
+    let chunks = rule6_numeral_measure(chunks);
+    let chunks = rule7_verbs(chunks);
+    let chunks = rule8_adverbs(chunks);
+    rule9_modifier_verb(chunks)
+}
+
+/// jieba's tagging against gold-tagged text.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TagAgreement {
+    pub gold_words: usize,
+    pub jieba_words: usize,
+    /// Words with the same span in both segmentations.
+    pub same_span: usize,
+    /// Of those, with the same PKU tag ...
+    pub same_tag: usize,
+    /// ... and with the same first letter (n, v, a, ...), case folded.
+    pub same_class: usize,
+}
+
+impl TagAgreement {
+    /// Adds one gold-tagged paragraph.
+    pub fn add(&mut self, gold: &[(String, String)]) {
+        let text: String = gold.iter().map(|(w, _)| w.as_str()).collect();
+        let mut spans = std::collections::HashMap::new();
+        let mut at = 0;
+        for (w, t) in gold {
+            spans.insert((at, at + w.chars().count()), t.as_str());
+            at += w.chars().count();
+        }
+        self.gold_words += gold.len();
+        for t in jieba().tag(&text, true) {
+            self.jieba_words += 1;
+            if let Some(gold_tag) = spans.get(&(t.start, t.end)) {
+                self.same_span += 1;
+                let ours = to_pku(t.tag);
+                if ours == *gold_tag {
+                    self.same_tag += 1;
+                }
+                let class = |s: &str| s.chars().next().map(|c| c.to_ascii_lowercase());
+                if class(&ours) == class(gold_tag) {
+                    self.same_class += 1;
+                }
+            }
+        }
+    }
+}
+
+impl TagAgreement {
+    /// Every `tagged_paragraphs` list of a JSONL(.gz) file such as
+    /// People's Daily 1998 (lists of `[word, tag]` pairs).
+    pub fn of_file(path: &std::path::Path) -> Result<TagAgreement, crate::corpus::CorpusError> {
+        use crate::corpus::CorpusError;
+        let bytes = crate::corpus::read_maybe_gzipped(path).map_err(|source| CorpusError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let text = String::from_utf8_lossy(&bytes);
+        let mut agreement = TagAgreement::default();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let invalid = |message: String| {
+                CorpusError::invalid(
+                    path,
+                    crate::corpus::Location::Line(i + 1),
+                    Some("tagged_paragraphs"),
+                    message,
+                )
+            };
+            let value: serde_json::Value =
+                serde_json::from_str(line).map_err(|e| invalid(format!("malformed JSON: {e}")))?;
+            let Some(paragraphs) = value.get("tagged_paragraphs").and_then(|v| v.as_array()) else {
+                return Err(invalid(
+                    "is missing: expected lists of [word, tag] pairs".into(),
+                ));
+            };
+            for paragraph in paragraphs {
+                let pairs: Option<Vec<(String, String)>> = paragraph.as_array().map(|words| {
+                    words
+                        .iter()
+                        .filter_map(|p| {
+                            let p = p.as_array()?;
+                            Some((
+                                p.first()?.as_str()?.to_string(),
+                                p.get(1)?.as_str()?.to_string(),
+                            ))
+                        })
+                        .collect()
+                });
+                match pairs {
+                    Some(pairs) => agreement.add(&pairs),
+                    None => return Err(invalid("expected lists of [word, tag] pairs".into())),
+                }
+            }
+        }
+        Ok(agreement)
+    }
+
+    pub fn render(&self) -> String {
+        let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+        format!(
+            "gold words {}, jieba words {}\n\
+             segmentation: {} words with the same span ({:.2}% of gold, {:.2}% of jieba's)\n\
+             tags on those words: same PKU tag {:.2}%, same class (first letter) {:.2}%\n",
+            self.gold_words,
+            self.jieba_words,
+            self.same_span,
+            pct(self.same_span, self.gold_words),
+            pct(self.same_span, self.jieba_words),
+            pct(self.same_tag, self.same_span),
+            pct(self.same_class, self.same_span),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(spec: &[(&str, &str)]) -> Vec<Chunk> {
+        spec.iter()
+            .map(|(w, t)| Chunk {
+                words: vec![w.to_string()],
+                kind: ChunkKind::of_tag(t),
+            })
+            .collect()
+    }
+
+    fn shape(chunks: &[Chunk]) -> Vec<(String, ChunkKind)> {
+        chunks.iter().map(|c| (c.text(), c.kind)).collect()
+    }
+
+    use ChunkKind::*;
+
+    #[test]
+    fn rule1_joins_like_kinds_around_and() {
+        let c = rule1_coordination(words(&[
+            ("老师", "n"),
+            ("和", "c"),
+            ("学生", "n"),
+            ("来", "v"),
+        ]));
+        assert_eq!(
+            shape(&c),
+            [("老师和学生".into(), Noun), ("来".into(), Verb)]
+        );
+        // Unlike kinds stay apart.
+        let c = rule1_coordination(words(&[("老师", "n"), ("和", "c"), ("跑", "v")]));
+        assert_eq!(c.len(), 3);
+    }
+
+    #[test]
+    fn rule2_joins_adjacent_nouns() {
+        let c = rule2_nouns(words(&[
+            ("北京", "ns"),
+            ("地铁", "n"),
+            ("公司", "n"),
+            ("开通", "v"),
+        ]));
+        // A place name is a place, not a noun, for rule 2.
+        assert_eq!(
+            shape(&c),
+            [
+                ("北京".into(), Place),
+                ("地铁公司".into(), Bnp),
+                ("开通".into(), Verb)
+            ]
+        );
+    }
+
+    #[test]
+    fn rule3_joins_adjacent_adjectives() {
+        let c = rule3_adjectives(words(&[("美丽", "a"), ("善良", "a"), ("的", "u")]));
+        assert_eq!(shape(&c)[0], ("美丽善良".into(), Badjp));
+    }
+
+    #[test]
+    fn rule4_joins_adjective_and_noun() {
+        let c = rule4_adjective_noun(words(&[("新", "a"), ("世纪", "n")]));
+        assert_eq!(shape(&c), [("新世纪".into(), Bnp)]);
+    }
+
+    #[test]
+    fn rule5_joins_at_with_time_or_place() {
+        let c = rule5_preposition_time_place(words(&[("在", "p"), ("北京", "ns"), ("召开", "v")]));
+        assert_eq!(shape(&c), [("在北京".into(), Bnp), ("召开".into(), Verb)]);
+        let c = rule5_preposition_time_place(words(&[("于", "p"), ("昨天", "t"), ("下午", "t")]));
+        assert_eq!(shape(&c), [("于昨天下午".into(), Bnp)]);
+        // Not before an ordinary noun alone.
+        let c = rule5_preposition_time_place(words(&[("在", "p"), ("会议", "n")]));
+        assert_eq!(c.len(), 2);
+    }
+
+    #[test]
+    fn rule6_joins_numeral_and_measure() {
+        let c = rule6_numeral_measure(words(&[("三", "m"), ("个", "q"), ("人", "n")]));
+        assert_eq!(shape(&c)[0], ("三个".into(), Bmp));
+    }
+
+    #[test]
+    fn rule7_joins_adjacent_verbs() {
+        let c = rule7_verbs(words(&[("研究", "v"), ("决定", "v"), ("。", "w")]));
+        assert_eq!(shape(&c)[0], ("研究决定".into(), Bvp));
+    }
+
+    #[test]
+    fn rule8_joins_adjacent_adverbs() {
+        let c = rule8_adverbs(words(&[("已经", "d"), ("基本", "d"), ("完成", "v")]));
+        assert_eq!(shape(&c)[0], ("已经基本".into(), Badvp));
+    }
+
+    #[test]
+    fn rule9_joins_modifier_and_verb() {
+        let c = rule9_modifier_verb(words(&[("积极", "a"), ("参加", "v")]));
+        assert_eq!(shape(&c), [("积极参加".into(), Bvp)]);
+        let c = rule9_modifier_verb(words(&[("不", "d"), ("同意", "v")]));
+        assert_eq!(shape(&c), [("不同意".into(), Bvp)]);
+    }
+
+    #[test]
+    fn rules_run_in_order_on_tagged_text() {
+        let chunks = chunk(&tag("江城地铁五号线今日开通试运营"));
+        assert!(
+            chunks.len() < tag("江城地铁五号线今日开通试运营").len(),
+            "{chunks:?}"
+        );
+        assert!(
+            chunks.iter().any(|c| c.kind == Bvp || c.kind == Bnp),
+            "{chunks:?}"
+        );
+    }
+
+    #[test]
+    fn jieba_tags_map_to_pku() {
+        assert_eq!(to_pku("uj"), "u");
+        assert_eq!(to_pku("x"), "w");
+        assert_eq!(to_pku("vg"), "Vg");
+        assert_eq!(to_pku("nr"), "nr");
+        let mut agreement = TagAgreement::default();
+        agreement.add(&[
+            ("我们".into(), "r".into()),
+            ("热爱".into(), "v".into()),
+            ("和平".into(), "n".into()),
+        ]);
+        assert_eq!(agreement.gold_words, 3);
+        assert!(agreement.same_span >= 2, "{agreement:?}");
+    }
+}

@@ -1,0 +1,646 @@
+//! Fan Yong, Zheng Jiaheng and Zhang Hu's semantic method (seed 001):
+//! sentences weighed by position, title and subtitle keywords, copular and
+//! indicative structure and chunk importance; the best of them, redundancy
+//! removed, form the page's topic-sentence vector; words become Tongyici
+//! Cilin concepts; pages are compared by cosine, title first, subtitles
+//! next, topic sentences last.
+//!
+//! Where the paper is silent we choose, and say so here:
+//! - A..F default to 1 (the paper gives no values).
+//! - A sentence in several positions (first of the article is also first
+//!   of its paragraph) takes the highest position weight.
+//! - Wn = sum over the sentence's content chunks of tf(C) x W(C), divided
+//!   by M (its chunks) and M' (its clauses, split at ，；：), with W(C) the
+//!   chunk's IDF over the collection and tf(C) its count in the page (the
+//!   paper's F_y).
+//! - Function words (a short stop list) are left out of concept vectors.
+//! - Copular: the sentence has 是; indicative: it has a marker
+//!   such as 总之, 因此, 表明, 指出; declarative: it does not end in ？ or ！.
+//! - A page without a title, or a pair where only one has subtitles, skips
+//!   that step of the hierarchy.
+//! - The paper's topic similarity, the mean of all m x n sentence cosines,
+//!   is `paper_mean`; it scores two identical pages of several different
+//!   sentences far below 1. The default `best_match` averages each
+//!   sentence's best counterpart, both ways.
+
+pub mod chunks;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use super::collection::DocumentFrequencies;
+use super::shingling::lsh::Banding;
+use super::shingling::minhash::{PermutedHashes, MINHASH_SEED};
+use super::{Detector, Direction, Document, ScoreScale};
+use crate::extract::structure::{DocumentStructure, Sentence};
+use crate::text::cilin::Thesaurus;
+use crate::text::stopwords::is_stop_word;
+use chunks::{chunk, tag, Chunk, ChunkKind};
+
+const CONCEPT_SEED: u64 = 0x636f_6e63_6570_7401;
+
+/// Table 1 of seed 001.
+pub mod table1 {
+    pub const FIRST_OF_PARAGRAPH: f64 = 1.0;
+    pub const FIRST_OF_ARTICLE: f64 = 1.5;
+    pub const LAST_OF_PARAGRAPH: f64 = 0.6;
+    pub const LAST_OF_ARTICLE: f64 = 0.8;
+    pub const TITLE_KEYWORD: f64 = 1.0;
+    pub const SUBTITLE_KEYWORD: f64 = 1.0;
+    pub const COPULAR: f64 = 1.0;
+    pub const INDICATIVE: f64 = 1.0;
+}
+
+const INDICATIVE_MARKERS: &[&str] = &[
+    "总之",
+    "综上",
+    "总而言之",
+    "由此可见",
+    "因此",
+    "所以",
+    "表明",
+    "指出",
+    "认为",
+    "说明",
+    "显示",
+    "强调",
+    "结论",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Aggregate {
+    /// Each sentence's best counterpart, averaged both ways.
+    BestMatch,
+    /// The paper's mean over all m x n sentence pairs.
+    PaperMean,
+}
+
+/// A sparse concept vector, sorted by concept.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConceptVector {
+    entries: Vec<(u64, f64)>,
+    norm: f64,
+}
+
+impl ConceptVector {
+    pub fn from_weights(weights: HashMap<u64, f64>) -> Self {
+        let mut entries: Vec<(u64, f64)> = weights.into_iter().collect();
+        entries.sort_unstable_by_key(|e| e.0);
+        let norm = entries.iter().map(|e| e.1 * e.1).sum::<f64>().sqrt();
+        ConceptVector { entries, norm }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn cosine(&self, other: &ConceptVector) -> f64 {
+        if self.norm == 0.0 || other.norm == 0.0 {
+            return 0.0;
+        }
+        let (mut i, mut j, mut dot) = (0, 0, 0.0);
+        let (a, b) = (&self.entries, &other.entries);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    dot += a[i].1 * b[j].1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        (dot / (self.norm * other.norm)).clamp(0.0, 1.0)
+    }
+}
+
+/// Topic similarity of two sentence lists under an aggregate.
+pub fn topic_similarity(a: &[ConceptVector], b: &[ConceptVector], aggregate: Aggregate) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    match aggregate {
+        Aggregate::PaperMean => {
+            let total: f64 = a
+                .iter()
+                .flat_map(|x| b.iter().map(move |y| x.cosine(y)))
+                .sum();
+            total / (a.len() * b.len()) as f64
+        }
+        Aggregate::BestMatch => {
+            let best = |from: &[ConceptVector], to: &[ConceptVector]| {
+                from.iter()
+                    .map(|x| to.iter().map(|y| x.cosine(y)).fold(0.0, f64::max))
+                    .sum::<f64>()
+                    / from.len() as f64
+            };
+            (best(a, b) + best(b, a)) / 2.0
+        }
+    }
+}
+
+/// A sentence as StruSen holds it, with its weight.
+#[derive(Debug, Clone)]
+pub struct WeighedSentence {
+    pub index: usize,
+    pub weight: f64,
+    pub vector: ConceptVector,
+    pub declarative: bool,
+}
+
+/// Position weight Ww (table 1): the highest of the positions it holds.
+pub fn position_weight(s: &Sentence) -> f64 {
+    let mut w: f64 = 0.0;
+    if s.first_in_paragraph {
+        w = w.max(table1::FIRST_OF_PARAGRAPH);
+    }
+    if s.first_in_article {
+        w = w.max(table1::FIRST_OF_ARTICLE);
+    }
+    if s.last_in_paragraph {
+        w = w.max(table1::LAST_OF_PARAGRAPH);
+    }
+    if s.last_in_article {
+        w = w.max(table1::LAST_OF_ARTICLE);
+    }
+    w
+}
+
+pub fn is_declarative(sentence: &str) -> bool {
+    let end = sentence
+        .trim_end_matches(|c: char| c.is_whitespace() || "”’\"'）)」』".contains(c))
+        .chars()
+        .last();
+    !matches!(end, Some('？' | '?' | '！' | '!'))
+}
+
+/// The analysed page: what signing needs, computed once in `fit`.
+#[derive(Debug, Clone, Default)]
+struct Analysis {
+    title_words: Vec<String>,
+    subtitle_words: Vec<String>,
+    /// Per sentence: its chunks and words.
+    sentences: Vec<(Vec<Chunk>, Vec<String>)>,
+}
+
+fn content_words(chunks: &[Chunk]) -> Vec<String> {
+    chunks
+        .iter()
+        .filter(|c| c.kind.is_content() && c.kind != ChunkKind::Numeral)
+        .flat_map(|c| c.words.iter().cloned())
+        .collect()
+}
+
+fn analyse(structure: &DocumentStructure) -> Analysis {
+    let title_words = structure
+        .title
+        .as_deref()
+        .map(|t| content_words(&chunk(&tag(t))))
+        .unwrap_or_default();
+    let subtitle_words = content_words(&chunk(&tag(&structure.subtitles.join("。"))));
+    let sentences = structure
+        .sentences
+        .iter()
+        .map(|s| {
+            let words = tag(&s.text);
+            // Function words carry no topic: they stay out of the vectors
+            // (and out of the candidate search's concept sets).
+            let words_only: Vec<String> = words
+                .iter()
+                .filter(|w| w.tag != "w" && !is_stop_word(&w.word))
+                .map(|w| w.word.clone())
+                .collect();
+            (chunk(&words), words_only)
+        })
+        .collect();
+    Analysis {
+        title_words,
+        subtitle_words,
+        sentences,
+    }
+}
+
+fn chunk_hash(c: &Chunk) -> u64 {
+    xxh3_64_with_seed(c.text().as_bytes(), CONCEPT_SEED ^ 1)
+}
+
+#[derive(Debug, Clone)]
+pub struct Semantic {
+    pub thesaurus: &'static dyn Thesaurus,
+    /// Thesaurus depth words are mapped at (1..=5).
+    pub level: u8,
+    pub aggregate: Aggregate,
+    /// Topic sentences kept.
+    pub topic_sentences: usize,
+    /// A sentence this similar to one already chosen is redundant.
+    pub redundancy: f64,
+    /// A..F.
+    pub coefficients: [f64; 6],
+    pub title_threshold: f64,
+    pub subtitle_threshold: f64,
+    /// Least topic similarity stored.
+    pub floor: f64,
+    /// Candidate pairs: pages whose title and topic concepts have a
+    /// Jaccard near or above this, by MinHash-LSH.
+    pub candidate_jaccard: f64,
+    analyses: HashMap<u32, Arc<Analysis>>,
+    chunk_df: DocumentFrequencies,
+    permutations: PermutedHashes,
+}
+
+impl std::fmt::Debug for dyn Thesaurus {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A page's signature: title, subtitles and topic sentences as concept
+/// vectors, and a sketch of their concepts for the candidate search.
+#[derive(Debug, Clone)]
+pub struct SemanticSignature {
+    pub title: Option<ConceptVector>,
+    pub subtitles: Option<ConceptVector>,
+    pub topics: Vec<ConceptVector>,
+    pub sketch: Vec<u32>,
+}
+
+impl Semantic {
+    pub fn new(thesaurus: &'static dyn Thesaurus) -> Self {
+        Semantic {
+            thesaurus,
+            level: 5,
+            aggregate: Aggregate::BestMatch,
+            topic_sentences: 5,
+            redundancy: 0.8,
+            coefficients: [1.0; 6],
+            title_threshold: 0.4,
+            subtitle_threshold: 0.6,
+            floor: 0.3,
+            candidate_jaccard: 0.3,
+            analyses: HashMap::new(),
+            chunk_df: DocumentFrequencies::default(),
+            permutations: PermutedHashes::new(128, MINHASH_SEED),
+        }
+    }
+
+    fn concept_vector<'a>(&self, words: impl Iterator<Item = &'a String>) -> ConceptVector {
+        let mut weights: HashMap<u64, f64> = HashMap::new();
+        for w in words {
+            for (concept, share) in self.thesaurus.concepts(w, self.level) {
+                *weights
+                    .entry(xxh3_64_with_seed(concept.as_bytes(), CONCEPT_SEED))
+                    .or_insert(0.0) += share;
+            }
+        }
+        ConceptVector::from_weights(weights)
+    }
+
+    /// W(S) for every sentence (0 for non-declarative ones).
+    fn weigh(&self, structure: &DocumentStructure, analysis: &Analysis) -> Vec<WeighedSentence> {
+        let [a, b, c, d, e, f] = self.coefficients;
+        let mut page_tf: HashMap<u64, f64> = HashMap::new();
+        for (chunks, _) in &analysis.sentences {
+            for ch in chunks.iter().filter(|c| c.kind.is_content()) {
+                *page_tf.entry(chunk_hash(ch)).or_insert(0.0) += 1.0;
+            }
+        }
+        structure
+            .sentences
+            .iter()
+            .zip(&analysis.sentences)
+            .enumerate()
+            .map(|(index, (s, (chunks, words)))| {
+                let declarative = is_declarative(&s.text);
+                let has = |keywords: &[String]| keywords.iter().any(|k| words.contains(k));
+                let ww = position_weight(s);
+                let wt = if has(&analysis.title_words) {
+                    table1::TITLE_KEYWORD
+                } else {
+                    0.0
+                };
+                let wx = if has(&analysis.subtitle_words) {
+                    table1::SUBTITLE_KEYWORD
+                } else {
+                    0.0
+                };
+                let wy = if s.text.contains('是') {
+                    table1::COPULAR
+                } else {
+                    0.0
+                };
+                let wz = if INDICATIVE_MARKERS.iter().any(|m| s.text.contains(m)) {
+                    table1::INDICATIVE
+                } else {
+                    0.0
+                };
+                let content: Vec<&Chunk> = chunks.iter().filter(|c| c.kind.is_content()).collect();
+                let clauses = 1 + s.text.matches(['，', '；', '：', ',', ';']).count();
+                let wn = if content.is_empty() {
+                    0.0
+                } else {
+                    content
+                        .iter()
+                        .map(|ch| {
+                            let h = chunk_hash(ch);
+                            page_tf[&h] * self.chunk_df.idf_of(h)
+                        })
+                        .sum::<f64>()
+                        / (content.len() * clauses) as f64
+                };
+                let weight = if declarative {
+                    a * ww + b * wt + c * wx + d * wy + e * wz + f * wn
+                } else {
+                    0.0
+                };
+                WeighedSentence {
+                    index,
+                    weight,
+                    vector: self.concept_vector(words.iter()),
+                    declarative,
+                }
+            })
+            .collect()
+    }
+
+    /// The topic-sentence vector: heaviest sentences first, each skipped
+    /// when too similar to one already chosen.
+    pub fn topic_vector(&self, mut sentences: Vec<WeighedSentence>) -> Vec<ConceptVector> {
+        sentences.sort_by(|x, y| y.weight.total_cmp(&x.weight).then(x.index.cmp(&y.index)));
+        let mut chosen: Vec<ConceptVector> = Vec::new();
+        for s in sentences {
+            if chosen.len() >= self.topic_sentences {
+                break;
+            }
+            if !s.declarative || s.vector.is_empty() {
+                continue;
+            }
+            if chosen
+                .iter()
+                .any(|c| c.cosine(&s.vector) >= self.redundancy)
+            {
+                continue;
+            }
+            chosen.push(s.vector);
+        }
+        chosen
+    }
+
+    /// Title and subtitle gates, then the topic similarity; 0 when a gate
+    /// says "not a duplicate".
+    pub fn similarity(&self, a: &SemanticSignature, b: &SemanticSignature) -> f64 {
+        if let (Some(ta), Some(tb)) = (&a.title, &b.title) {
+            if ta.cosine(tb) < self.title_threshold {
+                return 0.0;
+            }
+        }
+        if let (Some(sa), Some(sb)) = (&a.subtitles, &b.subtitles) {
+            if sa.cosine(sb) < self.subtitle_threshold {
+                return 0.0;
+            }
+        }
+        topic_similarity(&a.topics, &b.topics, self.aggregate)
+    }
+}
+
+impl Detector for Semantic {
+    type Signature = SemanticSignature;
+
+    fn name(&self) -> &'static str {
+        "semantic"
+    }
+
+    fn label(&self) -> String {
+        let aggregate = match self.aggregate {
+            Aggregate::BestMatch => "best_match",
+            Aggregate::PaperMean => "paper_mean",
+        };
+        format!(
+            "semantic({} level {},{aggregate},{} topics)",
+            self.thesaurus.name(),
+            self.level,
+            self.topic_sentences
+        )
+    }
+
+    fn scale(&self) -> ScoreScale {
+        ScoreScale {
+            name: "topic similarity",
+            direction: Direction::AtLeast,
+            min: 0.0,
+            max: 1.0,
+            floor: self.floor,
+        }
+    }
+
+    /// Tags and chunks every page once, and counts chunk document
+    /// frequencies for W(C).
+    fn fit(&mut self, docs: &[Document]) -> bool {
+        use rayon::prelude::*;
+        let analyses: Vec<(u32, Arc<Analysis>)> = docs
+            .par_iter()
+            .map(|d| {
+                let analysis = d.structure.as_deref().map(analyse).unwrap_or_default();
+                (d.page, Arc::new(analysis))
+            })
+            .collect();
+        self.analyses = analyses.into_iter().collect();
+        let analyses = &self.analyses;
+        self.chunk_df = DocumentFrequencies::count(docs, |d| {
+            analyses
+                .get(&d.page)
+                .map(|a| {
+                    a.sentences
+                        .iter()
+                        .flat_map(|(chunks, _)| {
+                            chunks
+                                .iter()
+                                .filter(|c| c.kind.is_content())
+                                .map(chunk_hash)
+                        })
+                        .collect::<Vec<u64>>()
+                })
+                .unwrap_or_default()
+        });
+        true
+    }
+
+    fn sign(&self, doc: &Document) -> Option<SemanticSignature> {
+        let structure = doc.structure.as_deref()?;
+        let analysis = self.analyses.get(&doc.page)?;
+        let topics = self.topic_vector(self.weigh(structure, analysis));
+        if topics.is_empty() {
+            return None;
+        }
+        let title = (!analysis.title_words.is_empty())
+            .then(|| self.concept_vector(analysis.title_words.iter()));
+        let subtitles = (!analysis.subtitle_words.is_empty())
+            .then(|| self.concept_vector(analysis.subtitle_words.iter()));
+        let mut concepts: Vec<u64> = title
+            .iter()
+            .chain(topics.iter())
+            .flat_map(|v| v.entries.iter().map(|e| e.0))
+            .collect();
+        concepts.sort_unstable();
+        concepts.dedup();
+        Some(SemanticSignature {
+            sketch: self.permutations.sketch(&concepts),
+            title,
+            subtitles,
+            topics,
+        })
+    }
+
+    fn candidates(&self, signatures: &[Option<SemanticSignature>]) -> Vec<(u32, u32)> {
+        let banding =
+            Banding::for_threshold(self.candidate_jaccard, self.permutations.len(), 0.5, 0.5);
+        let sketches: Vec<Option<&[u32]>> = signatures
+            .iter()
+            .map(|s| s.as_ref().map(|s| &s.sketch[..]))
+            .collect();
+        banding.candidates(&sketches)
+    }
+
+    fn score(&self, a: &SemanticSignature, b: &SemanticSignature) -> f32 {
+        self.similarity(a, b) as f32
+    }
+
+    fn describe(&self) -> Vec<String> {
+        let [a, b, c, d, e, f] = self.coefficients;
+        vec![format!(
+            "W(S) = {a}Ww + {b}Wt + {c}Wx + {d}Wy + {e}Wz + {f}Wn; title >= {}, subtitles >= {}; candidates by MinHash-LSH over title and topic concepts (J ~ {})",
+            self.title_threshold, self.subtitle_threshold, self.candidate_jaccard
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::Lang;
+    use crate::text::cilin::Cilin;
+    use crate::text::TokenizerConfig;
+
+    fn vector(weights: &[(u64, f64)]) -> ConceptVector {
+        ConceptVector::from_weights(weights.iter().copied().collect())
+    }
+
+    #[test]
+    fn table_1_weights() {
+        let s = |fp, fa, lp, la| Sentence {
+            text: "句子。".into(),
+            start: 0,
+            end: 0,
+            paragraph: 0,
+            first_in_paragraph: fp,
+            last_in_paragraph: lp,
+            first_in_article: fa,
+            last_in_article: la,
+        };
+        assert_eq!(position_weight(&s(true, false, false, false)), 1.0);
+        assert_eq!(position_weight(&s(true, true, false, false)), 1.5);
+        assert_eq!(position_weight(&s(false, false, true, false)), 0.6);
+        assert_eq!(position_weight(&s(false, false, true, true)), 0.8);
+        assert_eq!(position_weight(&s(false, false, false, false)), 0.0);
+        assert!(is_declarative("今天开会。"));
+        assert!(!is_declarative("今天开会吗？"));
+        assert!(!is_declarative("太好了！”"));
+    }
+
+    #[test]
+    fn both_aggregates_including_identical_pages() {
+        let page = [
+            vector(&[(1, 1.0)]),
+            vector(&[(2, 1.0)]),
+            vector(&[(3, 1.0)]),
+        ];
+        // Identical pages of three different sentences: the paper's mean
+        // is 1/3, the best-match mean 1.
+        let paper = topic_similarity(&page, &page, Aggregate::PaperMean);
+        assert!((paper - 1.0 / 3.0).abs() < 1e-12, "{paper}");
+        assert_eq!(topic_similarity(&page, &page, Aggregate::BestMatch), 1.0);
+        let other = [vector(&[(9, 1.0)])];
+        assert_eq!(topic_similarity(&page, &other, Aggregate::BestMatch), 0.0);
+        // One shared sentence of three: best match (1/3 + 1) / 2.
+        let one = [vector(&[(1, 1.0)])];
+        let best = topic_similarity(&page, &one, Aggregate::BestMatch);
+        assert!((best - (1.0 / 3.0 + 1.0) / 2.0).abs() < 1e-12, "{best}");
+    }
+
+    #[test]
+    fn redundant_sentences_are_dropped() {
+        let m = Semantic::new(Cilin::embedded());
+        let s = |index, weight, v: ConceptVector| WeighedSentence {
+            index,
+            weight,
+            vector: v,
+            declarative: true,
+        };
+        let topics = m.topic_vector(vec![
+            s(0, 3.0, vector(&[(1, 1.0), (2, 1.0)])),
+            s(1, 2.0, vector(&[(1, 1.0), (2, 1.0)])), // a repeat: dropped
+            s(2, 1.0, vector(&[(5, 1.0)])),
+            WeighedSentence {
+                declarative: false,
+                ..s(3, 9.0, vector(&[(7, 1.0)]))
+            },
+        ]);
+        assert_eq!(topics.len(), 2);
+        assert_eq!(topics[1], vector(&[(5, 1.0)]));
+    }
+
+    fn doc(page: u32, title: &str, paragraphs: &[&str]) -> Document {
+        let structure = DocumentStructure::new(
+            Some(title.into()),
+            Vec::new(),
+            paragraphs.iter().map(|p| p.to_string()).collect(),
+        );
+        let mut d = Document::new(
+            page,
+            &structure.text(),
+            Some(Lang::Zh),
+            &TokenizerConfig::default(),
+        );
+        d.structure = Some(Arc::new(structure));
+        d
+    }
+
+    #[test]
+    fn synonyms_make_reprints_similar_and_titles_gate() {
+        let mut m = Semantic::new(Cilin::embedded());
+        let a = doc(
+            0,
+            "江城地铁五号线开通",
+            &[
+                "江城地铁五号线今天开通试运营。市民可以乘坐地铁前往机场。",
+                "这是城市交通的重要进展。",
+            ],
+        );
+        let b = doc(
+            1,
+            "江城地铁五号线开通",
+            &[
+                "江城地铁五号线今天开通试运营。市民能够乘坐地铁前往机场。",
+                "这是城市交通的重要进展。",
+            ],
+        );
+        let c = doc(
+            2,
+            "山区学校迎来新教师",
+            &["山区学校今年迎来十名新教师。孩子们非常高兴。"],
+        );
+        let docs = [a, b, c];
+        assert!(m.fit(&docs));
+        let s: Vec<SemanticSignature> = docs.iter().map(|d| m.sign(d).unwrap()).collect();
+        assert!(
+            m.similarity(&s[0], &s[1]) > 0.9,
+            "{}",
+            m.similarity(&s[0], &s[1])
+        );
+        assert_eq!(m.similarity(&s[0], &s[2]), 0.0, "titles differ");
+    }
+}

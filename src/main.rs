@@ -606,27 +606,38 @@ fn run_ingest(
             chunk.par_iter().map(|p| index.fingerprint(p)).collect()
         };
         for (page, fp) in chunk.into_iter().zip(fingerprints) {
+            // A malformed URL is the page's problem, not the feed's: it is
+            // named on the page's line and the page is judged by content.
+            let mut url_error: Option<String> = None;
+            let mut emit = |mut status: serde_json::Value, url_error: &Option<String>| {
+                if let Some(e) = url_error {
+                    status["url_error"] = e.clone().into();
+                }
+                writeln!(out, "{status}").ok();
+            };
             if let (Some(job), Some(seen), Some(url)) = (&job, seen.as_mut(), &page.url) {
-                let url = normalize_url(url)?;
-                if seen.check_and_mark(job, &url)? {
+                let url = match normalize_url(url) {
+                    Ok(url) => url,
+                    Err(e) => {
+                        url_error = Some(e.to_string());
+                        String::new()
+                    }
+                };
+                if !url.is_empty() && seen.check_and_mark(job, &url)? {
                     seen_urls += 1;
-                    writeln!(
-                        out,
-                        "{}",
-                        serde_json::json!({"id": page.id, "status": "seen_url", "url": url})
-                    )
-                    .ok();
+                    emit(
+                        serde_json::json!({"id": page.id, "status": "seen_url", "url": url}),
+                        &url_error,
+                    );
                     continue;
                 }
             }
             let Some(fp) = fp else {
                 empty += 1;
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::json!({"id": page.id, "status": "no_text"})
-                )
-                .ok();
+                emit(
+                    serde_json::json!({"id": page.id, "status": "no_text"}),
+                    &url_error,
+                );
                 continue;
             };
             // Stored pages first, then the pages not yet committed.
@@ -645,22 +656,18 @@ fn run_ingest(
             match nearest {
                 Some(m) => {
                     duplicates += 1;
-                    writeln!(
-                        out,
-                        "{}",
-                        serde_json::json!({"id": page.id, "status": "duplicate", "of": m.id, "distance": m.distance})
-                    )
-                    .ok();
+                    emit(
+                        serde_json::json!({"id": page.id, "status": "duplicate", "of": m.id, "distance": m.distance}),
+                        &url_error,
+                    );
                 }
                 None => {
                     new += 1;
                     pending.push((page.id.clone(), fp));
-                    writeln!(
-                        out,
-                        "{}",
-                        serde_json::json!({"id": page.id, "status": "new"})
-                    )
-                    .ok();
+                    emit(
+                        serde_json::json!({"id": page.id, "status": "new"}),
+                        &url_error,
+                    );
                 }
             }
             if pending.len() >= batch {

@@ -371,3 +371,76 @@ fn redis_backend_keeps_job_hashes_with_a_ttl_and_fails_clearly() {
     assert!(e.starts_with("error: redis redis://127.0.0.1:"), "{e}");
     assert!(started.elapsed() < Duration::from_secs(20));
 }
+
+#[test]
+fn bad_input_to_the_index_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = demo_records();
+    write_jsonl(&dir.path().join("seed.jsonl"), &records[..3]);
+    let o = neardup(
+        &["index", "build", "seed.jsonl", "-o", "idx"],
+        dir.path(),
+        None,
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+
+    // A broken line on stdin: exit 2, the line named, no panic; the pages
+    // before it were judged.
+    let mut feed = std::fs::File::create(dir.path().join("feed.jsonl")).unwrap();
+    writeln!(feed, "{}", records[5]).unwrap();
+    writeln!(feed, "{{\"id\": \"x\", \"html\": }}").unwrap();
+    drop(feed);
+    let o = neardup(
+        &["ingest", "idx"],
+        dir.path(),
+        Some(&dir.path().join("feed.jsonl")),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let e = text(&o.stderr);
+    assert!(e.starts_with("error: <stdin>:2: malformed JSON"), "{e}");
+    assert!(!e.contains("panicked"));
+
+    // A malformed URL is reported on its page's line; the page is still
+    // judged by content.
+    let mut bad = records[6].clone();
+    bad["url"] = "not a url at all".into();
+    write_jsonl(&dir.path().join("bad.jsonl"), &[bad]);
+    let o = neardup(
+        &["ingest", "idx", "--job", "1"],
+        dir.path(),
+        Some(&dir.path().join("bad.jsonl")),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = statuses(&o.stdout);
+    assert_eq!(out.len(), 1);
+    let url_error = out[0]["url_error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{out:?}"));
+    assert!(url_error.contains("not a url at all"), "{out:?}");
+    assert!(out[0]["status"] == "new" || out[0]["status"] == "duplicate");
+
+    // A damaged manifest is named, not a panic.
+    std::fs::write(dir.path().join("idx/manifest.json"), b"{\"format\": 1, ").unwrap();
+    let o = neardup(
+        &["index", "query", "idx", "-"],
+        dir.path(),
+        Some(&dir.path().join("seed.jsonl")),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("manifest.json: not an index manifest"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = neardup(
+        &["index", "build", "seed.jsonl", "-o", "x", "--layout", "4z4"],
+        dir.path(),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("layout `4z4`"),
+        "{}",
+        text(&o.stderr)
+    );
+}

@@ -54,8 +54,9 @@ enum Command {
     /// unlabelled pages with a manifest.jsonl.
     ExtractEval { dir: PathBuf },
     /// Throughput of each algorithm's stages on real text, one core:
-    /// pages/s, shingles (or tokens) per second, MB/s, peak memory
-    /// (shingling, MinHash, LSH, exact Jaccard, I-Match).
+    /// pages/s, shingles (or tokens) per second, MB/s (shingling, MinHash,
+    /// LSH, exact Jaccard, I-Match, SimHash, the semantic method); then the
+    /// SimHash index's query latency and self-join per layout; peak memory.
     Bench {
         /// Chinese text cut into ~600-character pages (seed 001's size).
         #[arg(

@@ -466,3 +466,33 @@ fn semantic_method_reports_both_aggregates() {
         ),
     ]);
 }
+
+#[test]
+fn tag_eval_names_the_broken_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.jsonl"),
+        "{\"tagged_paragraphs\": [[[\"我们\", \"r\"], [\"热爱\", \"v\"]]]}\n{\"tagged_paragraphs\": [[[\"x\", \n",
+    )
+    .unwrap();
+    let o = neardup(&["tag-eval", "t.jsonl"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("t.jsonl:2"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"));
+    std::fs::write(dir.path().join("t.jsonl"), "{\"paragraphs\": []}\n").unwrap();
+    let o = neardup(&["tag-eval", "t.jsonl"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("t.jsonl:1") && e.contains("tagged_paragraphs"),
+        "{e}"
+    );
+    std::fs::write(
+        dir.path().join("t.jsonl"),
+        "{\"tagged_paragraphs\": [[[\"我们\", \"r\"], [\"热爱\", \"v\"]]]}\n",
+    )
+    .unwrap();
+    let o = neardup(&["tag-eval", "t.jsonl"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("gold words 2"), "{}", stdout(&o));
+}

@@ -81,6 +81,33 @@ impl ScoreScale {
     }
 }
 
+/// A secondary test a pair must pass besides its score (the semantic
+/// method's title and subtitle similarities). The pair keeps the gate's own
+/// score, so moving a gate's threshold only re-filters stored pairs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gate {
+    pub name: &'static str,
+    /// A pair passes when its gate score is at least this, or NaN (the gate
+    /// does not apply to it: a page without a title, say).
+    pub threshold: f64,
+}
+
+/// Most gates a detector may have; fixed so that a pair's gate scores sit
+/// beside it without an allocation.
+pub const MAX_GATES: usize = 2;
+
+/// One pair's gate scores, in the order of [`Detector::gates`]; unused
+/// slots are NaN.
+pub type GateScores = [f32; MAX_GATES];
+
+/// Whether gate scores pass thresholds (one per gate, NaN passes).
+pub fn passes_gates(scores: &GateScores, thresholds: &[f64]) -> bool {
+    scores
+        .iter()
+        .zip(thresholds)
+        .all(|(&s, &t)| s.is_nan() || f64::from(s) >= t)
+}
+
 /// One candidate pair with its score; `a < b` are page indices.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ScoredPair {
@@ -122,6 +149,14 @@ pub trait Detector: Send + Sync {
     fn describe(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Tests besides the score, at most [`MAX_GATES`]; none by default.
+    fn gates(&self) -> Vec<Gate> {
+        Vec::new()
+    }
+    /// A pair's score under each gate (NaN where a gate does not apply).
+    fn gate_scores(&self, _a: &Self::Signature, _b: &Self::Signature) -> GateScores {
+        [f32::NAN; MAX_GATES]
+    }
 }
 
 /// What one algorithm produced on one corpus.
@@ -142,6 +177,34 @@ pub struct AlgorithmRun {
     pub notes: Vec<String>,
     /// Pages that got no signature, as page indices.
     pub unsigned: Vec<u32>,
+    /// The detector's gates with the thresholds it was configured with.
+    pub gates: Vec<Gate>,
+    /// Each stored pair's gate scores, parallel to `pairs`; empty when the
+    /// detector has no gates.
+    pub gate_scores: Vec<GateScores>,
+}
+
+impl AlgorithmRun {
+    /// The configured gate thresholds, one per gate.
+    pub fn gate_thresholds(&self) -> Vec<f64> {
+        self.gates.iter().map(|g| g.threshold).collect()
+    }
+
+    /// The stored pairs that pass the gates at `thresholds` (all of them
+    /// when the algorithm has no gates).
+    pub fn gated_pairs(&self, thresholds: &[f64]) -> std::borrow::Cow<'_, [ScoredPair]> {
+        if self.gates.is_empty() || self.gate_scores.len() != self.pairs.len() {
+            return std::borrow::Cow::Borrowed(&self.pairs);
+        }
+        std::borrow::Cow::Owned(
+            self.pairs
+                .iter()
+                .zip(&self.gate_scores)
+                .filter(|(_, g)| passes_gates(g, thresholds))
+                .map(|(p, _)| *p)
+                .collect(),
+        )
+    }
 }
 
 /// The object-safe face of a [`Detector`], so that an experiment can hold
@@ -198,17 +261,34 @@ impl<D: Detector> Algorithm for D {
 
         let started = clock.start();
         let scale = this.scale();
+        let gates = this.gates();
+        assert!(
+            gates.len() <= MAX_GATES,
+            "a detector has at most {MAX_GATES} gates"
+        );
         let keep = |i: u32, j: u32, score: f32| {
-            scale.passes(score, scale.floor).then(|| {
-                let (a, b) = (docs[i as usize].page, docs[j as usize].page);
+            if !scale.passes(score, scale.floor) {
+                return None;
+            }
+            let gate_scores = if gates.is_empty() {
+                [f32::NAN; MAX_GATES]
+            } else {
+                this.gate_scores(
+                    signatures[i as usize].as_ref()?,
+                    signatures[j as usize].as_ref()?,
+                )
+            };
+            let (a, b) = (docs[i as usize].page, docs[j as usize].page);
+            Some((
                 ScoredPair {
                     a: a.min(b),
                     b: a.max(b),
                     score,
-                }
-            })
+                },
+                gate_scores,
+            ))
         };
-        let mut pairs: Vec<ScoredPair> = match &scored {
+        let mut kept: Vec<(ScoredPair, GateScores)> = match &scored {
             Some(scored) => scored
                 .par_iter()
                 .filter_map(|&(i, j, score)| keep(i, j, score))
@@ -224,8 +304,14 @@ impl<D: Detector> Algorithm for D {
                 })
                 .collect(),
         };
-        pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
-        pairs.dedup_by_key(|p| (p.a, p.b));
+        kept.par_sort_unstable_by_key(|(p, _)| (p.a, p.b));
+        kept.dedup_by_key(|(p, _)| (p.a, p.b));
+        let (pairs, gate_scores): (Vec<ScoredPair>, Vec<GateScores>) = kept.into_iter().unzip();
+        let gate_scores = if gates.is_empty() {
+            Vec::new()
+        } else {
+            gate_scores
+        };
         clock.stop(started, Stage::Verify, &who);
 
         AlgorithmRun {
@@ -242,6 +328,8 @@ impl<D: Detector> Algorithm for D {
                 .filter(|(s, _)| s.is_none())
                 .map(|(_, d)| d.page)
                 .collect(),
+            gates,
+            gate_scores,
         }
     }
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::algo::exact::ExactHash;
 use crate::algo::imatch::{IMatch, IdfBand};
-use crate::algo::semantic::{Aggregate, Semantic};
+use crate::algo::semantic::{Aggregate, Semantic, TopicCount};
 use crate::algo::shingling::lsh::Banding;
 use crate::algo::shingling::{CandidateSearch, ExactJaccard, MinHash, Sketching, Verify};
 use crate::algo::simhash::tables::{Layout, LayoutError};
@@ -86,7 +86,10 @@ pub struct SemanticConfig {
     pub level: u8,
     /// `best_match` (default) or `paper_mean`.
     pub aggregate: Aggregate,
-    pub topic_sentences: usize,
+    /// Topic sentences per page: a count (default 5) ...
+    pub topic_sentences: Option<usize>,
+    /// ... or a share of the page's declarative sentences (not both).
+    pub topic_share: Option<f64>,
     /// Cosine at or above which a sentence repeats one already chosen.
     pub redundancy: f64,
     /// A..F of W(S).
@@ -106,7 +109,8 @@ impl Default for SemanticConfig {
         SemanticConfig {
             level: 5,
             aggregate: Aggregate::BestMatch,
-            topic_sentences: 5,
+            topic_sentences: None,
+            topic_share: None,
             redundancy: 0.8,
             coefficients: [1.0; 6],
             title_threshold: 0.4,
@@ -115,6 +119,16 @@ impl Default for SemanticConfig {
             grid: (6..=20).map(|i| f64::from(i) * 0.05).collect(),
             floor: 0.3,
             candidate_jaccard: 0.3,
+        }
+    }
+}
+
+impl SemanticConfig {
+    pub fn topic_count(&self) -> TopicCount {
+        match (self.topic_sentences, self.topic_share) {
+            (_, Some(share)) => TopicCount::Share(share),
+            (Some(n), None) => TopicCount::Count(n),
+            (None, None) => TopicCount::Count(5),
         }
     }
 }
@@ -603,7 +617,23 @@ impl ExperimentConfig {
             }
             if let AlgorithmConfig::Semantic(c) = algorithm {
                 range("level", usize::from(c.level), 1, 5)?;
-                range("topic_sentences", c.topic_sentences, 1, 1000)?;
+                if let Some(n) = c.topic_sentences {
+                    range("topic_sentences", n, 1, 1000)?;
+                }
+                if let Some(share) = c.topic_share {
+                    if c.topic_sentences.is_some() {
+                        return Err(invalid(
+                            key("topic_share"),
+                            "give topic_sentences or topic_share, not both".into(),
+                        ));
+                    }
+                    if !(share > 0.0 && share <= 1.0) {
+                        return Err(invalid(
+                            key("topic_share"),
+                            format!("{share} is out of range (0, 1]"),
+                        ));
+                    }
+                }
                 for (k, v) in [
                     ("redundancy", c.redundancy),
                     ("title_threshold", c.title_threshold),
@@ -857,7 +887,7 @@ impl ExperimentConfig {
                     let mut m = Semantic::new(Cilin::embedded());
                     m.level = c.level;
                     m.aggregate = c.aggregate;
-                    m.topic_sentences = c.topic_sentences;
+                    m.topic_count = c.topic_count();
                     m.redundancy = c.redundancy;
                     m.coefficients = c.coefficients;
                     m.title_threshold = c.title_threshold;
@@ -977,6 +1007,32 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("`algorithms`"), "{e}");
+    }
+
+    #[test]
+    fn topic_sentences_is_a_count_or_a_share_not_both() {
+        let semantic = |extra: &str| {
+            parse(&format!(
+                "corpus: demo\nalgorithms:\n  - type: semantic\n{extra}"
+            ))
+        };
+        let c = semantic("    topic_share: 0.25\n").unwrap();
+        let AlgorithmConfig::Semantic(s) = &c.algorithms[0] else {
+            panic!("not semantic")
+        };
+        assert_eq!(s.topic_count(), TopicCount::Share(0.25));
+        let e = semantic("    topic_share: 0.25\n    topic_sentences: 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("algorithms[0].topic_share") && e.contains("not both"),
+            "{e}"
+        );
+        let e = semantic("    topic_share: 1.5\n").unwrap_err().to_string();
+        assert!(
+            e.contains("algorithms[0].topic_share") && e.contains("(0, 1]"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -208,11 +208,13 @@ fn run_algorithm(
     let candidate_stage = pair_recall(truth, run.candidate_pairs.iter().copied());
     run.candidate_pairs = Vec::new();
     let started = clock.start();
+    let gated = run.gated_pairs(&run.gate_thresholds());
     let evaluations = prepared
         .grid
         .iter()
-        .map(|&t| evaluate_at(truth, &run.pairs, &run.scale, t))
+        .map(|&t| evaluate_at(truth, &gated, &run.scale, t))
         .collect();
+    drop(gated);
     clock.stop(
         started,
         Stage::Evaluate,

@@ -34,7 +34,7 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 use super::collection::DocumentFrequencies;
 use super::shingling::lsh::Banding;
 use super::shingling::minhash::{PermutedHashes, MINHASH_SEED};
-use super::{Detector, Direction, Document, ScoreScale};
+use super::{Detector, Direction, Document, Gate, GateScores, ScoreScale, MAX_GATES};
 use crate::extract::structure::{DocumentStructure, Sentence};
 use crate::text::cilin::Thesaurus;
 use crate::text::stopwords::is_stop_word;
@@ -77,6 +77,34 @@ pub enum Aggregate {
     BestMatch,
     /// The paper's mean over all m x n sentence pairs.
     PaperMean,
+}
+
+/// How many sentences make the topic-sentence vector.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TopicCount {
+    /// At most this many.
+    Count(usize),
+    /// This share (0..=1] of the page's declarative sentences, rounded up,
+    /// at least one: a long page keeps more topic sentences than a short one.
+    Share(f64),
+}
+
+impl TopicCount {
+    pub fn of(&self, declarative: usize) -> usize {
+        match *self {
+            TopicCount::Count(n) => n,
+            TopicCount::Share(share) => ((declarative as f64 * share).ceil() as usize).max(1),
+        }
+    }
+}
+
+impl std::fmt::Display for TopicCount {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            TopicCount::Count(n) => write!(f, "{n} topics"),
+            TopicCount::Share(s) => write!(f, "{:.0}% topics", s * 100.0),
+        }
+    }
 }
 
 /// A sparse concept vector, sorted by concept.
@@ -236,7 +264,7 @@ pub struct Semantic {
     pub level: u8,
     pub aggregate: Aggregate,
     /// Topic sentences kept.
-    pub topic_sentences: usize,
+    pub topic_count: TopicCount,
     /// A sentence this similar to one already chosen is redundant.
     pub redundancy: f64,
     /// A..F.
@@ -275,7 +303,7 @@ impl Semantic {
             thesaurus,
             level: 5,
             aggregate: Aggregate::BestMatch,
-            topic_sentences: 5,
+            topic_count: TopicCount::Count(5),
             redundancy: 0.8,
             coefficients: [1.0; 6],
             title_threshold: 0.4,
@@ -370,10 +398,13 @@ impl Semantic {
     /// The topic-sentence vector: heaviest sentences first, each skipped
     /// when too similar to one already chosen.
     pub fn topic_vector(&self, mut sentences: Vec<WeighedSentence>) -> Vec<ConceptVector> {
+        let wanted = self
+            .topic_count
+            .of(sentences.iter().filter(|s| s.declarative).count());
         sentences.sort_by(|x, y| y.weight.total_cmp(&x.weight).then(x.index.cmp(&y.index)));
         let mut chosen: Vec<ConceptVector> = Vec::new();
         for s in sentences {
-            if chosen.len() >= self.topic_sentences {
+            if chosen.len() >= wanted {
                 break;
             }
             if !s.declarative || s.vector.is_empty() {
@@ -390,18 +421,25 @@ impl Semantic {
         chosen
     }
 
-    /// Title and subtitle gates, then the topic similarity; 0 when a gate
-    /// says "not a duplicate".
+    /// Title and subtitle similarities, NaN where one page lacks a title
+    /// (or subtitles): that step of the hierarchy is skipped.
+    pub fn hierarchy_scores(&self, a: &SemanticSignature, b: &SemanticSignature) -> [f64; 2] {
+        let cosine = |x: &Option<ConceptVector>, y: &Option<ConceptVector>| match (x, y) {
+            (Some(x), Some(y)) => x.cosine(y),
+            _ => f64::NAN,
+        };
+        [
+            cosine(&a.title, &b.title),
+            cosine(&a.subtitles, &b.subtitles),
+        ]
+    }
+
+    /// The whole decision's score: the topic similarity, or 0 when the
+    /// title or subtitle gate says "not a duplicate".
     pub fn similarity(&self, a: &SemanticSignature, b: &SemanticSignature) -> f64 {
-        if let (Some(ta), Some(tb)) = (&a.title, &b.title) {
-            if ta.cosine(tb) < self.title_threshold {
-                return 0.0;
-            }
-        }
-        if let (Some(sa), Some(sb)) = (&a.subtitles, &b.subtitles) {
-            if sa.cosine(sb) < self.subtitle_threshold {
-                return 0.0;
-            }
+        let [title, subtitles] = self.hierarchy_scores(a, b);
+        if title < self.title_threshold || subtitles < self.subtitle_threshold {
+            return 0.0;
         }
         topic_similarity(&a.topics, &b.topics, self.aggregate)
     }
@@ -420,10 +458,10 @@ impl Detector for Semantic {
             Aggregate::PaperMean => "paper_mean",
         };
         format!(
-            "semantic({} level {},{aggregate},{} topics)",
+            "semantic({} level {},{aggregate},{})",
             self.thesaurus.name(),
             self.level,
-            self.topic_sentences
+            self.topic_count
         )
     }
 
@@ -505,8 +543,31 @@ impl Detector for Semantic {
         banding.candidates(&sketches)
     }
 
+    /// The topic similarity alone: the title and subtitle steps are gates
+    /// kept beside it, so each threshold moves without recomputation.
     fn score(&self, a: &SemanticSignature, b: &SemanticSignature) -> f32 {
-        self.similarity(a, b) as f32
+        topic_similarity(&a.topics, &b.topics, self.aggregate) as f32
+    }
+
+    fn gates(&self) -> Vec<Gate> {
+        vec![
+            Gate {
+                name: "title",
+                threshold: self.title_threshold,
+            },
+            Gate {
+                name: "subtitles",
+                threshold: self.subtitle_threshold,
+            },
+        ]
+    }
+
+    fn gate_scores(&self, a: &SemanticSignature, b: &SemanticSignature) -> GateScores {
+        let scores = self.hierarchy_scores(a, b);
+        let mut out = [f32::NAN; MAX_GATES];
+        out[0] = scores[0] as f32;
+        out[1] = scores[1] as f32;
+        out
     }
 
     fn describe(&self) -> Vec<String> {
@@ -642,5 +703,55 @@ mod tests {
             m.similarity(&s[0], &s[1])
         );
         assert_eq!(m.similarity(&s[0], &s[2]), 0.0, "titles differ");
+    }
+
+    #[test]
+    fn stored_pairs_keep_title_and_subtitle_scores_so_gates_move_without_rescoring() {
+        use crate::algo::Algorithm;
+        use crate::eval::throughput::StageClock;
+        let mut m = Semantic::new(Cilin::embedded());
+        m.candidate_jaccard = 0.05;
+        m.floor = 0.0;
+        let body = [
+            "江城地铁五号线今天开通试运营。市民可以乘坐地铁前往机场。",
+            "这是城市交通的重要进展。",
+        ];
+        let docs = [
+            doc(0, "江城地铁五号线开通", &body),
+            doc(1, "山区学校迎来新教师", &body),
+        ];
+        let run = Algorithm::run(&mut m, &docs, "test", &mut StageClock::new(2, 100));
+        assert_eq!(run.pairs.len(), 1, "{:?}", run.pairs);
+        assert_eq!(run.gate_scores.len(), 1);
+        let [title, subtitles] = run.gate_scores[0];
+        assert!(title < 0.4, "different titles: {title}");
+        assert!(subtitles.is_nan(), "no subtitles on either page");
+        assert!(
+            run.pairs[0].score > 0.99,
+            "same body: {}",
+            run.pairs[0].score
+        );
+        // The configured title gate rejects the pair; lowered below its
+        // title similarity it lets it through, from the stored scores alone.
+        assert!(run.gated_pairs(&run.gate_thresholds()).is_empty());
+        assert_eq!(run.gated_pairs(&[f64::from(title), 0.6]).len(), 1);
+    }
+
+    #[test]
+    fn topic_share_scales_with_the_page() {
+        assert_eq!(TopicCount::Share(0.2).of(30), 6);
+        assert_eq!(TopicCount::Share(0.2).of(3), 1);
+        assert_eq!(TopicCount::Share(1.0).of(0), 1);
+        assert_eq!(TopicCount::Count(5).of(30), 5);
+        let mut m = Semantic::new(Cilin::embedded());
+        m.topic_count = TopicCount::Share(0.5);
+        m.redundancy = 1.01;
+        let s = |index| WeighedSentence {
+            index,
+            weight: index as f64,
+            vector: vector(&[(index as u64, 1.0)]),
+            declarative: true,
+        };
+        assert_eq!(m.topic_vector((0..10).map(s).collect()).len(), 5);
     }
 }

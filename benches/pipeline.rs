@@ -34,6 +34,11 @@ impl XorShift {
 /// 200,000 pages in clusters of 1 to 5, and 1,000,000 scored pairs: half
 /// inside true clusters, half between random pages.
 fn synthetic(pages: usize, pairs: usize) -> (Truth, Vec<ScoredPair>) {
+    let (truth, pairs, _) = synthetic_corpus(pages, pairs);
+    (truth, pairs)
+}
+
+fn synthetic_corpus(pages: usize, pairs: usize) -> (Truth, Vec<ScoredPair>, Vec<Page>) {
     let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
     let mut corpus = Vec::with_capacity(pages);
     let mut cluster = 0;
@@ -84,18 +89,104 @@ fn synthetic(pages: usize, pairs: usize) -> (Truth, Vec<ScoredPair>) {
     }
     scored.sort_unstable_by_key(|p| (p.a, p.b));
     scored.dedup_by_key(|p| (p.a, p.b));
-    (truth, scored)
+    (truth, scored, corpus)
 }
 
-fn bench_evaluate_at(c: &mut Criterion) {
-    let (truth, pairs) = synthetic(200_000, 1_000_000);
-    let scale = ScoreScale {
+/// The workbench's key loop over 1M scored pairs: a threshold move
+/// (re-evaluation at three levels) and a full 200x50 redraw of the tuning
+/// screen, as one key press costs.
+fn bench_tui_threshold_move(c: &mut Criterion) {
+    use neardup::algo::AlgorithmRun;
+    use neardup::corpus::Corpus;
+    use neardup::experiment::{AlgorithmResult, ExperimentConfig, ExperimentResult};
+    use neardup::tui::action::Action;
+    use neardup::tui::app::App;
+    use neardup::tui::workbench::{Source, Workbench};
+    use ratatui::{backend::TestBackend, Terminal};
+
+    let (truth, pairs, pages) = synthetic_corpus(200_000, 1_000_000);
+    let scale = hamming_scale();
+    let evaluation = evaluate_at(&truth, &pairs, &scale, 3.0);
+    let run = AlgorithmRun {
+        name: "simhash",
+        label: "simhash(synthetic)".into(),
+        scale,
+        candidates: pairs.len(),
+        pairs,
+        candidate_pairs: Vec::new(),
+        notes: Vec::new(),
+        unsigned: Vec::new(),
+        gates: Vec::new(),
+        gate_scores: Vec::new(),
+    };
+    let result = ExperimentResult {
+        name: "synthetic".into(),
+        corpus_source: "synthetic".into(),
+        pages: pages.len(),
+        input_bytes: 0,
+        skipped_empty: 0,
+        empty_after_extraction: Vec::new(),
+        algorithms: vec![AlgorithmResult {
+            extraction: Extraction::Main,
+            run,
+            threshold: 3.0,
+            evaluations: vec![evaluation],
+            candidates: Default::default(),
+            candidate_stage: Default::default(),
+            unsigned_by_slice: Vec::new(),
+        }],
+        truth,
+        throughput: Vec::new(),
+        wall_seconds: 0.0,
+        cpu_seconds: 0.0,
+        peak_memory_bytes: None,
+    };
+    let config = ExperimentConfig::parse(
+        std::path::Path::new("synthetic.yaml"),
+        "corpus: demo\nalgorithms: [{type: simhash}]\n",
+    )
+    .expect("a valid experiment");
+    let corpus = Corpus {
+        source: "synthetic".into(),
+        pages,
+        skipped_empty: 0,
+        unlabelled: 0,
+    };
+    let bench = Workbench::new(Source::Demo, config, std::sync::Arc::new(corpus), result);
+    let mut app = App::with_workbench(bench);
+    let mut terminal = Terminal::new(TestBackend::new(200, 50)).expect("a test terminal");
+    let mut group = c.benchmark_group("tui");
+    group.sample_size(20);
+    let mut up = true;
+    group.bench_function(
+        "threshold move + redraw, 1M pairs, 200k pages, 200x50",
+        |b| {
+            b.iter(|| {
+                app.update(Action::Nudge(if up { 1 } else { -1 }));
+                up = !up;
+                terminal
+                    .draw(|f| neardup::tui::ui::render(&app, f))
+                    .expect("draws");
+            })
+        },
+    );
+    group.finish();
+}
+
+/// SimHash's 64-bit scale with pairs kept up to distance 16.
+fn hamming_scale() -> ScoreScale {
+    ScoreScale {
         name: "hamming distance",
         direction: Direction::AtMost,
         min: 0.0,
         max: 64.0,
         floor: 16.0,
-    };
+    }
+}
+
+fn bench_evaluate_at(c: &mut Criterion) {
+    let (truth, pairs) = synthetic(200_000, 1_000_000);
+    let scale = hamming_scale();
     let mut group = c.benchmark_group("evaluate_at");
     group.throughput(Throughput::Elements(pairs.len() as u64));
     for threshold in [3.0, 16.0] {
@@ -272,6 +363,7 @@ fn bench_shingling(c: &mut Criterion) {
 criterion_group!(
     benches,
     bench_evaluate_at,
+    bench_tui_threshold_move,
     bench_stages,
     bench_decode_extract,
     bench_shingling

@@ -5,7 +5,7 @@
 //! normalised and tokenised by [`text`], turned into signatures, candidate
 //! pairs and scores by an [`algo`], judged and scored against the labels by
 //! [`eval`]; an [`experiment`] wires these together from a YAML file and
-//! writes the results.
+//! writes the results; the [`tui`] workbench is a view over them.
 
 pub mod algo;
 pub mod bench;
@@ -15,3 +15,4 @@ pub mod experiment;
 pub mod extract;
 pub mod index;
 pub mod text;
+pub mod tui;

@@ -17,7 +17,7 @@ use neardup::extract::{self, decode, Extraction};
     version,
     about = "A workbench for evaluating near-duplicate web page detection",
     long_about = "A workbench for evaluating near-duplicate web page detection.\n\n\
-                  With no command, runs the demo experiment on the embedded demo corpus."
+                  With no command, opens the workbench on the demo experiment and its embedded corpus."
 )]
 struct Cli {
     /// Worker threads (default: one per core). Results do not depend on it.
@@ -29,9 +29,20 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Open the workbench (the default with no command): tune thresholds,
+    /// read the errors, inspect pairs.
+    Tui {
+        /// The experiment YAML (default: the embedded demo experiment).
+        experiment: Option<PathBuf>,
+        /// Instead of an experiment: a corpus, run with every algorithm at
+        /// its defaults.
+        #[arg(long, conflicts_with = "experiment")]
+        corpus: Option<PathBuf>,
+    },
     /// Run an experiment file: print its table and write reports/NAME/.
     Run {
-        /// The experiment YAML, e.g. experiments/demo.yaml.
+        /// The experiment YAML, e.g. experiments/demo.yaml; `demo` is the
+        /// embedded demo experiment.
         experiment: PathBuf,
         /// Where to write the results (default: reports/NAME).
         #[arg(long, short)]
@@ -264,7 +275,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
             .map_err(|e| CliError::Usage(format!("--threads: {e}")))?;
     }
     match cli.command {
-        None => run_demo(),
+        None => tui_on(neardup::tui::Source::Demo),
+        Some(Command::Tui { experiment, corpus }) => tui_on(match (experiment, corpus) {
+            (Some(path), _) => neardup::tui::Source::Experiment(path),
+            (None, Some(path)) => neardup::tui::Source::Corpus(path),
+            (None, None) => neardup::tui::Source::Demo,
+        }),
+        Some(Command::Run { experiment, out }) if experiment == Path::new("demo") => run_demo(out),
         Some(Command::Run { experiment, out }) => {
             let config = ExperimentConfig::load(&experiment).map_err(ExperimentError::from)?;
             run_experiment_file(&config, &experiment, out)
@@ -693,11 +710,19 @@ fn run_ingest(
     Ok(())
 }
 
-fn run_demo() -> Result<(), CliError> {
+fn tui_on(source: neardup::tui::Source) -> Result<(), CliError> {
+    if let neardup::tui::Source::Experiment(path) = &source {
+        // Read errors print plainly, before the terminal changes.
+        ExperimentConfig::load(path).map_err(ExperimentError::from)?;
+    }
+    neardup::tui::run(source).map_err(|e| CliError::Usage(e.to_string()))
+}
+
+fn run_demo(out: Option<PathBuf>) -> Result<(), CliError> {
     let path = Path::new(demo::DEMO_EXPERIMENT_NAME);
     let config =
         ExperimentConfig::parse(path, demo::DEMO_EXPERIMENT).map_err(ExperimentError::from)?;
-    run_experiment_file(&config, path, None)
+    run_experiment_file(&config, path, out)
 }
 
 fn run_experiment_file(
@@ -708,7 +733,7 @@ fn run_experiment_file(
     let name = experiment::experiment_name(config, path);
     let corpus = experiment::load_corpus(config, path).map_err(ExperimentError::from)?;
     let references = experiment::load_references(config, path).map_err(ExperimentError::from)?;
-    let result = experiment::run_experiment(&name, config, corpus, &references);
+    let result = experiment::run_experiment(&name, config, &corpus, &references);
     print!("{}", experiment::render_summary(&result));
     let dir = out.unwrap_or_else(|| Path::new("reports").join(&name));
     let written = experiment::write_reports(&result, &dir).map_err(ExperimentError::from)?;

@@ -65,9 +65,30 @@ fn bad_experiment_files_are_exit_2() {
 }
 
 #[test]
-fn demo_runs_with_no_arguments_and_writes_reports() {
+fn with_no_arguments_and_no_terminal_it_says_how_to_print_the_table() {
     let dir = tempfile::tempdir().unwrap();
     let o = neardup(&[], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("needs a terminal") && stderr(&o).contains("neardup run demo"),
+        "{}",
+        stderr(&o)
+    );
+    // A broken experiment is reported plainly, before any terminal change.
+    std::fs::write(
+        dir.path().join("bad.yaml"),
+        "corpus: demo\nalgorithms: [{type: nope}]\n",
+    )
+    .unwrap();
+    let o = neardup(&["tui", "bad.yaml"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.yaml"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_demo_runs_by_name_and_writes_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = neardup(&["run", "demo"], dir.path());
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     for needle in [

@@ -58,6 +58,8 @@ pub struct StageClock {
     pub pages: usize,
     pub input_bytes: usize,
     pub records: Vec<StageRecord>,
+    /// Told of every stage as it finishes (the TUI's progress gauges).
+    pub observer: Option<std::sync::mpsc::Sender<StageRecord>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -72,6 +74,7 @@ impl StageClock {
             pages,
             input_bytes,
             records: Vec::new(),
+            observer: None,
         }
     }
 
@@ -83,14 +86,19 @@ impl StageClock {
     }
 
     pub fn stop(&mut self, started: Started, stage: Stage, algorithm: &str) {
-        self.records.push(StageRecord {
+        let record = StageRecord {
             stage,
             algorithm: algorithm.to_string(),
             pages: self.pages,
             input_bytes: self.input_bytes,
             wall_seconds: started.wall.elapsed().as_secs_f64(),
             cpu_seconds: (process_cpu_seconds() - started.cpu).max(0.0),
-        });
+        };
+        if let Some(observer) = &self.observer {
+            // A closed channel means nobody watches any more; the run goes on.
+            let _ = observer.send(record.clone());
+        }
+        self.records.push(record);
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 pub use config::{ConfigError, ExperimentConfig};
 pub use results::{render_summary, write_reports, ReportError};
-pub use runner::{run_experiment, AlgorithmResult, ExperimentResult};
+pub use runner::{run_experiment, run_experiment_observed, AlgorithmResult, ExperimentResult};
 
 use crate::algo::Document;
 use crate::corpus::{demo, read_corpus, Corpus, CorpusError, ReadOptions};

@@ -69,13 +69,25 @@ pub struct ExperimentResult {
 pub fn run_experiment(
     name: &str,
     config: &ExperimentConfig,
-    corpus: Corpus,
+    corpus: &Corpus,
     references: &References,
+) -> ExperimentResult {
+    run_experiment_observed(name, config, corpus, references, None)
+}
+
+/// [`run_experiment`], telling `observer` of each stage as it finishes.
+pub fn run_experiment_observed(
+    name: &str,
+    config: &ExperimentConfig,
+    corpus: &Corpus,
+    references: &References,
+    observer: Option<std::sync::mpsc::Sender<StageRecord>>,
 ) -> ExperimentResult {
     let wall = std::time::Instant::now();
     let cpu = process_cpu_seconds();
     let input_bytes = corpus.content_bytes();
     let mut clock = StageClock::new(corpus.len(), input_bytes);
+    clock.observer = observer;
     // The jieba dictionary loads once per process (~0.1 s); keep that out
     // of the tokeniser's throughput.
     crate::text::tokenize::jieba();
@@ -143,7 +155,7 @@ pub fn run_experiment(
         name: name.to_string(),
         pages: corpus.pages.len(),
         truth: truth.unwrap_or_else(|| Truth::new(&[], &[])),
-        corpus_source: corpus.source,
+        corpus_source: corpus.source.clone(),
         input_bytes,
         skipped_empty: corpus.skipped_empty,
         empty_after_extraction,

@@ -1,0 +1,141 @@
+//! Keys become actions; what a key means depends on the screen and on
+//! whether a value is being typed or the help is open.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::app::{App, Mode, Screen};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Quit,
+    Show(Screen),
+    NextScreen,
+    PrevScreen,
+    ToggleHelp,
+    /// Close a popup or leave a mode; on the inspector, back to the errors.
+    Back,
+    /// Select the previous or next row (algorithm, error, text line).
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    /// Move the focused threshold by steps (negative: down).
+    Nudge(i32),
+    /// Focus the next knob of the algorithm: threshold, then its gates.
+    NextKnob,
+    /// Start typing a value for the focused knob.
+    StartTyping,
+    Type(char),
+    Erase,
+    /// Apply the typed value, or open the selected error in the inspector.
+    Confirm,
+    /// The metric level the charts and the list show.
+    NextLevel,
+    /// Errors: false positives or negatives; sort order; slice filter.
+    ToggleErrorKind,
+    ToggleSort,
+    NextSliceFilter,
+    /// Errors and inspector: the algorithm they are about.
+    PrevAlgorithm,
+    NextAlgorithm,
+    SaveThresholds,
+    ExportCharts,
+    Reload,
+}
+
+/// The action a key press means now, if any.
+pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
+    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+        return Some(Action::Quit);
+    }
+    if app.help {
+        return match key.code {
+            KeyCode::Char('?') | KeyCode::Esc | KeyCode::Char('q') => Some(Action::ToggleHelp),
+            _ => None,
+        };
+    }
+    if let Mode::Typing(_) = app.mode {
+        return match key.code {
+            KeyCode::Enter => Some(Action::Confirm),
+            KeyCode::Esc => Some(Action::Back),
+            KeyCode::Backspace => Some(Action::Erase),
+            KeyCode::Char(c) if c.is_ascii_digit() || c == '.' || c == '-' => Some(Action::Type(c)),
+            _ => None,
+        };
+    }
+    let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+    let common = match key.code {
+        KeyCode::Char('q') => Some(Action::Quit),
+        KeyCode::Char('?') => Some(Action::ToggleHelp),
+        KeyCode::Esc => Some(Action::Back),
+        KeyCode::Tab => Some(Action::NextScreen),
+        KeyCode::BackTab => Some(Action::PrevScreen),
+        KeyCode::Char(c @ '1'..='5') => Screen::ALL
+            .get(c as usize - '1' as usize)
+            .map(|&s| Action::Show(s)),
+        KeyCode::Char('r') => Some(Action::Reload),
+        KeyCode::Char('s') => Some(Action::SaveThresholds),
+        KeyCode::Char('x') => Some(Action::ExportCharts),
+        KeyCode::Char('v') => Some(Action::NextLevel),
+        KeyCode::Up | KeyCode::Char('k') => Some(Action::Up),
+        KeyCode::Down | KeyCode::Char('j') => Some(Action::Down),
+        KeyCode::PageUp => Some(Action::PageUp),
+        KeyCode::PageDown => Some(Action::PageDown),
+        _ => None,
+    };
+    let screen = match app.screen {
+        Screen::Tuning => match key.code {
+            KeyCode::Left | KeyCode::Char('h') => Some(Action::Nudge(if shift { -10 } else { -1 })),
+            KeyCode::Right | KeyCode::Char('l') => Some(Action::Nudge(if shift { 10 } else { 1 })),
+            KeyCode::Char('-') => Some(Action::Nudge(-1)),
+            KeyCode::Char('+') | KeyCode::Char('=') => Some(Action::Nudge(1)),
+            KeyCode::Char('g') => Some(Action::NextKnob),
+            KeyCode::Enter | KeyCode::Char('t') => Some(Action::StartTyping),
+            _ => None,
+        },
+        Screen::Errors => match key.code {
+            KeyCode::Enter => Some(Action::Confirm),
+            KeyCode::Char('f') => Some(Action::ToggleErrorKind),
+            KeyCode::Char('o') => Some(Action::ToggleSort),
+            KeyCode::Char('c') => Some(Action::NextSliceFilter),
+            KeyCode::Left | KeyCode::Char('h') => Some(Action::PrevAlgorithm),
+            KeyCode::Right | KeyCode::Char('l') => Some(Action::NextAlgorithm),
+            _ => None,
+        },
+        Screen::Inspector => match key.code {
+            KeyCode::Backspace => Some(Action::Back),
+            _ => None,
+        },
+        Screen::Corpus | Screen::Throughput => None,
+    };
+    screen.or(common)
+}
+
+/// Every key, for the help popup: (keys, what they do, where).
+pub const KEYS: &[(&str, &str, &str)] = &[
+    (
+        "1-5, Tab",
+        "screens: corpus tuning throughput errors inspector",
+        "all",
+    ),
+    ("?  q  Ctrl-C", "this help; quit", "all"),
+    ("Esc", "close help, cancel typing, inspector: back", "all"),
+    (
+        "Up/Down j/k",
+        "select an algorithm or error; scroll texts",
+        "all",
+    ),
+    ("PgUp/PgDn", "move ten rows", "all"),
+    ("v", "level: pairwise, clustered, page", "all"),
+    ("s", "save the thresholds to NAME.tuned.yaml", "all"),
+    ("x", "export the charts (needs the report module)", "all"),
+    ("r", "reload the experiment and its corpus", "all"),
+    ("Left/Right h/l", "move the focused knob one step", "tuning"),
+    ("S-Left/S-Right", "move it ten steps", "tuning"),
+    ("g", "next knob: threshold, title, subtitles", "tuning"),
+    ("Enter, t", "type a value (Enter applies)", "tuning"),
+    ("f  o  c", "FP/FN; sort by score; filter by slice", "errors"),
+    ("Left/Right", "previous / next algorithm", "errors"),
+    ("Enter", "open the selected pair", "errors"),
+    ("Backspace", "back to the errors", "inspector"),
+];

@@ -1,0 +1,534 @@
+//! The workbench's state, changed only by [`App::update`]. Side effects
+//! (reloading, writing files) are queued as [`Request`]s for the event loop.
+
+use std::path::PathBuf;
+
+use super::action::Action;
+use super::inspect::{shared_text, Highlighted};
+use super::loader::LoadEvent;
+use super::workbench::{
+    find_errors, sort_errors, ErrorKind, ErrorRow, ErrorSort, Level, Source, Workbench,
+};
+use crate::eval::throughput::StageRecord;
+use crate::extract::extract_page;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Corpus,
+    Tuning,
+    Throughput,
+    Errors,
+    Inspector,
+}
+
+impl Screen {
+    pub const ALL: [Screen; 5] = [
+        Screen::Corpus,
+        Screen::Tuning,
+        Screen::Throughput,
+        Screen::Errors,
+        Screen::Inspector,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Screen::Corpus => "Corpus",
+            Screen::Tuning => "Tuning",
+            Screen::Throughput => "Throughput",
+            Screen::Errors => "Errors",
+            Screen::Inspector => "Inspector",
+        }
+    }
+
+    fn index(self) -> usize {
+        Screen::ALL.iter().position(|&s| s == self).expect("listed")
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mode {
+    Normal,
+    /// A value being typed for the focused knob.
+    Typing(String),
+}
+
+/// The worker's progress while an experiment loads.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    /// Algorithm runs to come (extractions x algorithms), once known.
+    pub runs: Option<usize>,
+    pub pages: Option<usize>,
+    pub records: Vec<StageRecord>,
+}
+
+/// Stages that make up one algorithm run, in the order they finish.
+pub const RUN_STAGES: usize = 4;
+
+impl Progress {
+    /// Per algorithm run seen so far: its name and how many of its
+    /// [`RUN_STAGES`] stages finished (collection statistics not counted).
+    pub fn runs_seen(&self) -> Vec<(String, usize)> {
+        use crate::eval::throughput::Stage;
+        let mut runs: Vec<(String, usize)> = Vec::new();
+        for r in &self.records {
+            match r.stage {
+                Stage::DecodeExtract | Stage::Tokenize | Stage::Fit => {
+                    if r.stage == Stage::Fit && runs.last().is_none_or(|l| l.0 != r.algorithm) {
+                        runs.push((r.algorithm.clone(), 0));
+                    }
+                }
+                _ => {
+                    if runs
+                        .last()
+                        .is_none_or(|l| l.0 != r.algorithm || l.1 >= RUN_STAGES)
+                    {
+                        runs.push((r.algorithm.clone(), 0));
+                    }
+                    if let Some(last) = runs.last_mut() {
+                        last.1 += 1;
+                    }
+                }
+            }
+        }
+        runs
+    }
+
+    /// The share of all stages finished, 0..=1.
+    pub fn done(&self) -> f64 {
+        match self.runs {
+            Some(n) if n > 0 => {
+                let finished: usize = self.runs_seen().iter().map(|r| r.1).sum();
+                (finished as f64 / (n * RUN_STAGES) as f64).min(1.0)
+            }
+            _ => 0.0,
+        }
+    }
+}
+
+/// The errors screen's list and its settings.
+#[derive(Debug, Clone)]
+pub struct ErrorsView {
+    pub kind: ErrorKind,
+    pub sort: ErrorSort,
+    /// Only pairs of this slice; `None` for all.
+    pub slice: Option<u16>,
+    /// The listed rows after the slice filter.
+    pub rows: Vec<ErrorRow>,
+    /// All errors of the kind at the current thresholds (before the filter
+    /// and the listing cap).
+    pub total: u64,
+    pub selected: usize,
+    /// The rows no longer match the thresholds or settings.
+    pub stale: bool,
+}
+
+impl Default for ErrorsView {
+    fn default() -> Self {
+        ErrorsView {
+            kind: ErrorKind::FalsePositives,
+            sort: ErrorSort::MostConfident,
+            slice: None,
+            rows: Vec::new(),
+            total: 0,
+            selected: 0,
+            stale: true,
+        }
+    }
+}
+
+/// Two pages side by side.
+#[derive(Debug, Clone)]
+pub struct Inspection {
+    /// The algorithm whose error list it was opened from.
+    pub algorithm: usize,
+    pub a: u32,
+    pub b: u32,
+    pub left: Highlighted,
+    pub right: Highlighted,
+    pub scroll: u16,
+}
+
+/// Side effects the event loop carries out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    Reload,
+    Save(PathBuf),
+    Export,
+}
+
+#[derive(Debug)]
+pub struct App {
+    pub source: Source,
+    pub screen: Screen,
+    pub help: bool,
+    pub mode: Mode,
+    /// The last message for the status line.
+    pub status: String,
+    pub progress: Progress,
+    /// Why loading failed, shown until a reload succeeds.
+    pub failure: Option<String>,
+    pub bench: Option<Workbench>,
+    /// The focused algorithm (index into the results).
+    pub focus: usize,
+    /// The focused knob: 0 the threshold, 1.. the gates.
+    pub knob: usize,
+    pub level: Level,
+    pub errors: ErrorsView,
+    pub inspection: Option<Inspection>,
+    pub quit: bool,
+    pub requests: Vec<Request>,
+}
+
+impl App {
+    pub fn new(source: Source) -> Self {
+        App {
+            source,
+            screen: Screen::Tuning,
+            help: false,
+            mode: Mode::Normal,
+            status: "loading ...".into(),
+            progress: Progress::default(),
+            failure: None,
+            bench: None,
+            focus: 0,
+            knob: 0,
+            level: Level::Pairwise,
+            errors: ErrorsView::default(),
+            inspection: None,
+            quit: false,
+            requests: Vec::new(),
+        }
+    }
+
+    /// A workbench already loaded (tests, benchmarks).
+    pub fn with_workbench(bench: Workbench) -> Self {
+        let mut app = App::new(bench.source.clone());
+        app.loaded(bench);
+        app
+    }
+
+    fn loaded(&mut self, bench: Workbench) {
+        self.status = format!(
+            "{}: {} pages, {} algorithm runs; ? for help",
+            bench.result.name,
+            bench.result.pages,
+            bench.result.algorithms.len()
+        );
+        self.focus = self.focus.min(bench.tunings.len().saturating_sub(1));
+        self.knob = 0;
+        self.bench = Some(bench);
+        self.failure = None;
+        self.inspection = None;
+        self.errors = ErrorsView::default();
+        self.refresh_errors();
+    }
+
+    /// Applies what the worker reports.
+    pub fn on_load_event(&mut self, event: LoadEvent) {
+        match event {
+            LoadEvent::Planned { runs, pages } => {
+                self.progress.runs = Some(runs);
+                self.progress.pages = Some(pages);
+            }
+            LoadEvent::Stage(record) => self.progress.records.push(record),
+            LoadEvent::Done(bench) => self.loaded(*bench),
+            LoadEvent::Failed(message) => {
+                self.status = "loading failed: r retries, q quits".into();
+                self.failure = Some(message);
+            }
+        }
+    }
+
+    pub fn update(&mut self, action: Action) {
+        match action {
+            Action::Quit => self.quit = true,
+            Action::ToggleHelp => self.help = !self.help,
+            Action::Show(screen) => self.screen = screen,
+            Action::NextScreen => self.screen = Screen::ALL[(self.screen.index() + 1) % 5],
+            Action::PrevScreen => self.screen = Screen::ALL[(self.screen.index() + 4) % 5],
+            Action::Back => {
+                if self.help {
+                    self.help = false;
+                } else if self.mode != Mode::Normal {
+                    self.mode = Mode::Normal;
+                    self.status = "typing cancelled".into();
+                } else if self.screen == Screen::Inspector {
+                    self.screen = Screen::Errors;
+                }
+            }
+            Action::Reload => {
+                self.bench = None;
+                self.progress = Progress::default();
+                self.failure = None;
+                self.status = "reloading ...".into();
+                self.requests.push(Request::Reload);
+            }
+            Action::NextLevel => {
+                self.level = self.level.next();
+                self.status = format!("charts and lists at the {} level", self.level.name());
+            }
+            Action::SaveThresholds => match self.save_path() {
+                Some(path) => self.requests.push(Request::Save(path)),
+                None => self.status = "nothing to save yet".into(),
+            },
+            Action::ExportCharts => self.requests.push(Request::Export),
+            other => {
+                if self.bench.is_some() {
+                    self.update_loaded(other);
+                }
+            }
+        }
+        if self.screen == Screen::Errors && self.errors.stale {
+            self.refresh_errors();
+        }
+    }
+
+    fn algorithms(&self) -> usize {
+        self.bench.as_ref().map_or(0, |b| b.tunings.len())
+    }
+
+    /// Knobs of the focused algorithm: the threshold and its gates.
+    pub fn knobs(&self) -> usize {
+        self.bench
+            .as_ref()
+            .and_then(|b| b.tunings.get(self.focus))
+            .map_or(1, |t| 1 + t.gates.len())
+    }
+
+    pub fn knob_name(&self) -> String {
+        let Some(bench) = &self.bench else {
+            return String::new();
+        };
+        let run = &bench.result.algorithms[self.focus].run;
+        match self.knob {
+            0 => format!("threshold ({})", run.scale.name),
+            k => format!("{} gate", run.gates[k - 1].name),
+        }
+    }
+
+    fn update_loaded(&mut self, action: Action) {
+        let n = self.algorithms();
+        match (self.screen, action) {
+            (Screen::Tuning, Action::Up) => self.focus_algorithm(self.focus.saturating_sub(1)),
+            (Screen::Tuning, Action::Down) => self.focus_algorithm((self.focus + 1).min(n - 1)),
+            (Screen::Tuning, Action::PageUp) => self.focus_algorithm(self.focus.saturating_sub(10)),
+            (Screen::Tuning, Action::PageDown) => {
+                self.focus_algorithm((self.focus + 10).min(n - 1))
+            }
+            (Screen::Errors, Action::PrevAlgorithm) => {
+                self.focus_algorithm((self.focus + n - 1) % n)
+            }
+            (Screen::Errors, Action::NextAlgorithm) => self.focus_algorithm((self.focus + 1) % n),
+            (Screen::Tuning, Action::Nudge(steps)) => {
+                let step = self.bench.as_ref().expect("loaded").tunings[self.focus].step;
+                let value =
+                    self.knob_value() + f64::from(steps) * if self.knob == 0 { step } else { 0.01 };
+                self.set_knob(value);
+            }
+            (Screen::Tuning, Action::NextKnob) => {
+                self.knob = (self.knob + 1) % self.knobs();
+                self.status = format!("focused: {}", self.knob_name());
+            }
+            (Screen::Tuning, Action::StartTyping) => {
+                self.mode = Mode::Typing(String::new());
+                self.status = format!(
+                    "type a value for the {}; Enter applies, Esc cancels",
+                    self.knob_name()
+                );
+            }
+            (_, Action::Type(c)) => {
+                if let Mode::Typing(text) = &mut self.mode {
+                    if text.len() < 12 {
+                        text.push(c);
+                    }
+                }
+            }
+            (_, Action::Erase) => {
+                if let Mode::Typing(text) = &mut self.mode {
+                    text.pop();
+                }
+            }
+            (_, Action::Confirm) if matches!(self.mode, Mode::Typing(_)) => {
+                let Mode::Typing(text) = std::mem::replace(&mut self.mode, Mode::Normal) else {
+                    unreachable!("matched above")
+                };
+                self.apply_typed(&text);
+            }
+            (Screen::Errors, Action::Up) => self.select_error(-1),
+            (Screen::Errors, Action::Down) => self.select_error(1),
+            (Screen::Errors, Action::PageUp) => self.select_error(-10),
+            (Screen::Errors, Action::PageDown) => self.select_error(10),
+            (Screen::Errors, Action::ToggleErrorKind) => {
+                self.errors.kind = match self.errors.kind {
+                    ErrorKind::FalsePositives => ErrorKind::FalseNegatives,
+                    ErrorKind::FalseNegatives => ErrorKind::FalsePositives,
+                };
+                self.errors.selected = 0;
+                self.errors.stale = true;
+            }
+            (Screen::Errors, Action::ToggleSort) => {
+                self.errors.sort = match self.errors.sort {
+                    ErrorSort::MostConfident => ErrorSort::LeastConfident,
+                    ErrorSort::LeastConfident => ErrorSort::MostConfident,
+                };
+                self.errors.selected = 0;
+                self.errors.stale = true;
+            }
+            (Screen::Errors, Action::NextSliceFilter) => {
+                let slices = self
+                    .bench
+                    .as_ref()
+                    .expect("loaded")
+                    .result
+                    .truth
+                    .slice_names
+                    .len();
+                self.errors.slice = match self.errors.slice {
+                    None if slices > 0 => Some(0),
+                    Some(s) if usize::from(s) + 1 < slices => Some(s + 1),
+                    _ => None,
+                };
+                self.errors.selected = 0;
+                self.errors.stale = true;
+            }
+            (Screen::Errors, Action::Confirm) => self.inspect_selected(),
+            (Screen::Inspector, Action::Up) => self.scroll(-1),
+            (Screen::Inspector, Action::Down) => self.scroll(1),
+            (Screen::Inspector, Action::PageUp) => self.scroll(-10),
+            (Screen::Inspector, Action::PageDown) => self.scroll(10),
+            _ => {}
+        }
+    }
+
+    fn focus_algorithm(&mut self, focus: usize) {
+        if focus != self.focus {
+            self.focus = focus;
+            self.knob = 0;
+            self.errors.selected = 0;
+            self.errors.stale = true;
+        }
+    }
+
+    /// The focused knob's value.
+    pub fn knob_value(&self) -> f64 {
+        let t = &self.bench.as_ref().expect("loaded").tunings[self.focus];
+        match self.knob {
+            0 => t.threshold,
+            k => t.gates[k - 1],
+        }
+    }
+
+    fn set_knob(&mut self, value: f64) {
+        let bench = self.bench.as_mut().expect("loaded");
+        let result = &bench.result.algorithms[self.focus];
+        let tuning = &mut bench.tunings[self.focus];
+        match self.knob {
+            0 => tuning.set_threshold(value, result, &bench.result.truth),
+            k => tuning.set_gate(k - 1, value, result, &bench.result.truth),
+        }
+        self.errors.stale = true;
+        self.status = format!("{} = {}", self.knob_name(), format_value(self.knob_value()));
+    }
+
+    fn apply_typed(&mut self, text: &str) {
+        let bench = self.bench.as_ref().expect("loaded");
+        let scale = &bench.result.algorithms[self.focus].run.scale;
+        let (min, max) = if self.knob == 0 {
+            (scale.min, scale.max)
+        } else {
+            (0.0, 1.0)
+        };
+        match text.parse::<f64>() {
+            Ok(v) if v >= min && v <= max => self.set_knob(v),
+            Ok(v) => {
+                self.status = format!(
+                    "{v} is out of range {}..={} for the {}",
+                    format_value(min),
+                    format_value(max),
+                    self.knob_name()
+                )
+            }
+            Err(_) => self.status = format!("`{text}` is not a number"),
+        }
+    }
+
+    fn select_error(&mut self, by: i64) {
+        let n = self.errors.rows.len() as i64;
+        if n > 0 {
+            self.errors.selected = (self.errors.selected as i64 + by).clamp(0, n - 1) as usize;
+        }
+    }
+
+    fn scroll(&mut self, by: i32) {
+        if let Some(i) = &mut self.inspection {
+            i.scroll = (i32::from(i.scroll) + by).clamp(0, u16::MAX as i32) as u16;
+        }
+    }
+
+    /// Recomputes the errors list of the focused algorithm.
+    pub fn refresh_errors(&mut self) {
+        let Some(bench) = &self.bench else {
+            return;
+        };
+        let result = &bench.result.algorithms[self.focus];
+        let tuning = &bench.tunings[self.focus];
+        let (mut rows, total) = find_errors(result, tuning, &bench.result.truth, self.errors.kind);
+        if let Some(slice) = self.errors.slice {
+            rows.retain(|r| r.slice == slice);
+        }
+        sort_errors(&mut rows, &result.run.scale, self.errors.sort);
+        self.errors.rows = rows;
+        self.errors.total = total;
+        self.errors.selected = self
+            .errors
+            .selected
+            .min(self.errors.rows.len().saturating_sub(1));
+        self.errors.stale = false;
+    }
+
+    fn inspect_selected(&mut self) {
+        let Some(row) = self.errors.rows.get(self.errors.selected).copied() else {
+            self.status = "no pair selected".into();
+            return;
+        };
+        self.inspect(row.a, row.b);
+    }
+
+    /// Opens pages `a` and `b` side by side.
+    pub fn inspect(&mut self, a: u32, b: u32) {
+        let bench = self.bench.as_ref().expect("loaded");
+        let extraction = bench.result.algorithms[self.focus].extraction;
+        let text = |p: u32| extract_page(&bench.corpus.pages[p as usize], extraction).text();
+        let (left, right) = shared_text(&text(a), &text(b));
+        self.inspection = Some(Inspection {
+            algorithm: self.focus,
+            a,
+            b,
+            left,
+            right,
+            scroll: 0,
+        });
+        self.screen = Screen::Inspector;
+    }
+
+    /// Where `s` writes: beside the experiment, or in the working
+    /// directory for the demo and for a bare corpus.
+    pub fn save_path(&self) -> Option<PathBuf> {
+        let bench = self.bench.as_ref()?;
+        let name = format!("{}.tuned.yaml", bench.result.name);
+        Some(match &self.source {
+            Source::Experiment(path) => path.with_file_name(name),
+            Source::Demo | Source::Corpus(_) => PathBuf::from(name),
+        })
+    }
+}
+
+/// A threshold as typed: integers bare, others to four places.
+pub fn format_value(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        let s = format!("{v:.4}");
+        s.trim_end_matches('0').to_string()
+    }
+}

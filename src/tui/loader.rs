@@ -1,0 +1,109 @@
+//! The background worker: reads the experiment and its corpus, runs every
+//! algorithm and prepares the tuning state, telling the UI of each stage
+//! over a channel so that the UI never waits on it.
+
+use std::path::Path;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+use std::thread;
+
+use super::workbench::{Source, Workbench};
+use crate::corpus::demo;
+use crate::eval::throughput::StageRecord;
+use crate::experiment::{self, ExperimentConfig};
+
+/// What the worker tells the UI.
+#[derive(Debug)]
+pub enum LoadEvent {
+    /// The experiment is read: this many algorithm runs (extractions x
+    /// algorithms) will follow, on a corpus of this many pages.
+    Planned { runs: usize, pages: usize },
+    /// A stage finished.
+    Stage(StageRecord),
+    /// Everything is ready.
+    Done(Box<Workbench>),
+    /// Reading or running failed; the message names file, line and field.
+    Failed(String),
+}
+
+/// Every algorithm at its defaults, for `neardup tui --corpus PATH`.
+pub fn default_experiment(corpus: &Path) -> String {
+    format!(
+        "corpus: {}\nalgorithms:\n  - type: exact\n  - type: simhash\n  - type: minhash\n  \
+         - type: imatch\n  - type: semantic\n",
+        serde_json::to_string(&corpus.display().to_string()).expect("a string serialises")
+    )
+}
+
+/// The experiment's YAML text and the path it is read relative to.
+pub fn experiment_text(source: &Source) -> Result<(String, std::path::PathBuf), String> {
+    match source {
+        Source::Demo => Ok((
+            demo::DEMO_EXPERIMENT.to_string(),
+            demo::DEMO_EXPERIMENT_NAME.into(),
+        )),
+        Source::Experiment(path) => std::fs::read_to_string(path)
+            .map(|text| (text, path.clone()))
+            .map_err(|e| format!("{}: {e}", path.display())),
+        Source::Corpus(path) => {
+            // The corpus path is absolute or relative to the working
+            // directory; the generated experiment lives there too.
+            let base = std::env::current_dir()
+                .unwrap_or_default()
+                .join("experiment.yaml");
+            Ok((default_experiment(path), base))
+        }
+    }
+}
+
+fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<Workbench, String> {
+    let (text, path) = experiment_text(source)?;
+    let config = ExperimentConfig::parse(&path, &text).map_err(|e| e.to_string())?;
+    let name = experiment::experiment_name(&config, &path);
+    let corpus = experiment::load_corpus(&config, &path).map_err(|e| e.to_string())?;
+    let references = experiment::load_references(&config, &path).map_err(|e| e.to_string())?;
+    let _ = events.send(LoadEvent::Planned {
+        runs: config.extractions().len() * config.algorithms.len(),
+        pages: corpus.len(),
+    });
+    let (stages, stage_events) = channel::<StageRecord>();
+    let forward = {
+        let events = events.clone();
+        thread::spawn(move || {
+            for record in stage_events {
+                let _ = events.send(LoadEvent::Stage(record));
+            }
+        })
+    };
+    let result =
+        experiment::run_experiment_observed(&name, &config, &corpus, &references, Some(stages));
+    let _ = forward.join();
+    Ok(Workbench::new(
+        source.clone(),
+        config,
+        Arc::new(corpus),
+        result,
+    ))
+}
+
+/// Starts the worker; its events arrive on the returned channel.
+pub fn spawn(source: Source) -> Receiver<LoadEvent> {
+    let (events, receiver) = channel();
+    thread::spawn(move || {
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| load(&source, &events)));
+        let event = match outcome {
+            Ok(Ok(workbench)) => LoadEvent::Done(Box::new(workbench)),
+            Ok(Err(message)) => LoadEvent::Failed(message),
+            Err(_) => LoadEvent::Failed("internal error while running the experiment".into()),
+        };
+        let _ = events.send(event);
+    });
+    receiver
+}
+
+/// Loads in this thread, for tests and benchmarks.
+pub fn load_now(source: &Source) -> Result<Workbench, String> {
+    let (events, _receiver) = channel();
+    load(source, &events)
+}

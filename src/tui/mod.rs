@@ -1,0 +1,173 @@
+//! The workbench (ratatui + crossterm): tune thresholds live, see why pairs
+//! match. Keys become [`action::Action`]s, state changes only in
+//! [`app::App::update`], drawing is a pure function of the state
+//! ([`ui::render`]). A worker thread runs the experiment and sends its
+//! progress over a channel; the UI drains it at a fixed frame rate.
+
+pub mod action;
+pub mod app;
+pub mod inspect;
+pub mod loader;
+pub mod save;
+pub mod ui;
+pub mod workbench;
+
+use std::io::{self, IsTerminal};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{self, Event, KeyEventKind};
+use crossterm::execute;
+use crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use ratatui::backend::CrosstermBackend;
+use ratatui::Terminal;
+
+use app::{App, Request};
+use loader::LoadEvent;
+pub use workbench::Source;
+
+/// Frames per second at most; input is read between frames.
+const FRAME: Duration = Duration::from_millis(33);
+
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    #[error("the workbench needs a terminal; to print an experiment's table use `neardup run demo` or `neardup run EXPERIMENT.yaml`")]
+    NotATerminal,
+    #[error("terminal: {0}")]
+    Terminal(#[from] io::Error),
+}
+
+/// Puts the terminal back however the workbench ends: dropped on return
+/// and on unwinding, and called from the panic hook before the message
+/// prints.
+struct TerminalGuard;
+
+impl TerminalGuard {
+    fn enter() -> io::Result<Self> {
+        enable_raw_mode()?;
+        if let Err(e) = execute!(io::stdout(), EnterAlternateScreen) {
+            let _ = disable_raw_mode();
+            return Err(e);
+        }
+        Ok(TerminalGuard)
+    }
+
+    fn restore() {
+        let _ = disable_raw_mode();
+        let _ = execute!(io::stdout(), LeaveAlternateScreen, crossterm::cursor::Show);
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        TerminalGuard::restore();
+    }
+}
+
+/// Opens the workbench on `source` until the user quits.
+pub fn run(source: Source) -> Result<(), TuiError> {
+    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
+        return Err(TuiError::NotATerminal);
+    }
+    let main_thread = std::thread::current().id();
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        // A worker's panic is reported on the screen as a failed load; only
+        // the UI thread's own takes the terminal down.
+        if std::thread::current().id() == main_thread {
+            TerminalGuard::restore();
+            previous(info);
+        }
+    }));
+    let guard = TerminalGuard::enter()?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    terminal.clear()?;
+    let outcome = event_loop(
+        &mut terminal,
+        App::new(source.clone()),
+        loader::spawn(source),
+    );
+    drop(guard);
+    outcome
+}
+
+fn event_loop(
+    terminal: &mut Terminal<CrosstermBackend<io::Stdout>>,
+    mut app: App,
+    mut events: Receiver<LoadEvent>,
+) -> Result<(), TuiError> {
+    let mut dirty = true;
+    loop {
+        while let Ok(event) = events.try_recv() {
+            app.on_load_event(event);
+            dirty = true;
+        }
+        if dirty {
+            terminal.draw(|frame| ui::render(&app, frame))?;
+            dirty = false;
+        }
+        let deadline = Instant::now() + FRAME;
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            if !event::poll(left)? {
+                break;
+            }
+            match event::read()? {
+                Event::Key(key) if key.kind != KeyEventKind::Release => {
+                    if let Some(action) = action::action_for(&app, key) {
+                        app.update(action);
+                        dirty = true;
+                    }
+                }
+                Event::Resize(..) => dirty = true,
+                _ => {}
+            }
+            if app.quit {
+                return Ok(());
+            }
+        }
+        for request in std::mem::take(&mut app.requests) {
+            if let Some(receiver) = perform(&mut app, request) {
+                events = receiver;
+            }
+            dirty = true;
+        }
+        if app.quit {
+            return Ok(());
+        }
+    }
+}
+
+/// Carries out a side effect; a reload returns the new worker's channel.
+pub fn perform(app: &mut App, request: Request) -> Option<Receiver<LoadEvent>> {
+    match request {
+        Request::Reload => return Some(loader::spawn(app.source.clone())),
+        Request::Save(path) => {
+            let outcome = app
+                .bench
+                .as_ref()
+                .ok_or_else(|| "nothing loaded".to_string())
+                .and_then(save::tuned_yaml)
+                .and_then(|text| {
+                    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+                });
+            app.status = match outcome {
+                Ok(()) => format!(
+                    "saved the thresholds to {} (neardup run {0} reproduces them)",
+                    path.display()
+                ),
+                Err(e) => format!("not saved: {e}"),
+            };
+        }
+        Request::Export => {
+            app.status =
+                "chart export needs the report module (`neardup report`), which is not built yet"
+                    .into();
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

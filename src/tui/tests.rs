@@ -1,0 +1,347 @@
+//! Whole screens snapshot-tested on ratatui's `TestBackend`, and key ->
+//! action -> state tests of the tuning, errors and inspector logic, on the
+//! demo experiment.
+
+use std::sync::OnceLock;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+use super::action::{action_for, Action};
+use super::app::{App, Mode, Request, Screen};
+use super::loader::{load_now, LoadEvent};
+use super::workbench::{ErrorKind, Source, Workbench};
+use super::{perform, ui};
+use crate::eval::evaluate_at;
+use crate::eval::throughput::{Stage, StageRecord};
+use crate::experiment::ExperimentConfig;
+use crate::extract::Extraction;
+
+/// The demo, loaded once; timings fixed so that screens are repeatable.
+fn demo() -> Workbench {
+    static DEMO: OnceLock<Workbench> = OnceLock::new();
+    let mut bench = DEMO
+        .get_or_init(|| load_now(&Source::Demo).expect("the demo loads"))
+        .clone();
+    for (i, r) in bench.result.throughput.iter_mut().enumerate() {
+        r.wall_seconds = 0.001 * (i + 1) as f64;
+        r.cpu_seconds = 0.002 * (i + 1) as f64;
+    }
+    bench.result.wall_seconds = 1.5;
+    bench.result.cpu_seconds = 2.5;
+    bench.result.peak_memory_bytes = Some(100_000_000);
+    bench
+}
+
+fn algorithm(bench: &Workbench, label: &str, extraction: Extraction) -> usize {
+    bench
+        .result
+        .algorithms
+        .iter()
+        .position(|a| a.run.label.starts_with(label) && a.extraction == extraction)
+        .unwrap_or_else(|| panic!("no {label} on {}", extraction.name()))
+}
+
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| ui::render(app, f)).unwrap();
+    terminal.backend().to_string()
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    key_with(app, code, KeyModifiers::NONE);
+}
+
+fn key_with(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
+    if let Some(action) = action_for(app, KeyEvent::new(code, modifiers)) {
+        app.update(action);
+    }
+}
+
+fn focus(app: &mut App, index: usize) {
+    key(app, KeyCode::Char('2'));
+    for _ in 0..20 {
+        key(app, KeyCode::Up);
+    }
+    for _ in 0..index {
+        key(app, KeyCode::Down);
+    }
+    assert_eq!(app.focus, index);
+}
+
+#[test]
+fn snapshot_every_screen() {
+    let bench = demo();
+    let full_minhash = algorithm(&bench, "minhash(w=3", Extraction::FullText);
+    let mut app = App::with_workbench(bench);
+    focus(&mut app, 2);
+    insta::assert_snapshot!("tuning_100x30", screen(&app, 100, 30));
+    insta::assert_snapshot!("tuning_80x24", screen(&app, 80, 24));
+    key(&mut app, KeyCode::Char('1'));
+    insta::assert_snapshot!("corpus", screen(&app, 100, 30));
+    key(&mut app, KeyCode::Char('3'));
+    insta::assert_snapshot!("throughput", screen(&app, 100, 30));
+    focus(&mut app, full_minhash);
+    key(&mut app, KeyCode::Char('4'));
+    insta::assert_snapshot!("errors", screen(&app, 100, 30));
+    key(&mut app, KeyCode::Enter);
+    insta::assert_snapshot!("inspector", screen(&app, 100, 30));
+    key(&mut app, KeyCode::Char('?'));
+    insta::assert_snapshot!("help", screen(&app, 100, 30));
+}
+
+#[test]
+fn snapshot_loading_and_failure() {
+    let mut app = App::new(Source::Demo);
+    app.on_load_event(LoadEvent::Planned {
+        runs: 3,
+        pages: 196,
+    });
+    let record = |stage, algorithm: &str| {
+        LoadEvent::Stage(StageRecord {
+            stage,
+            algorithm: algorithm.into(),
+            pages: 196,
+            input_bytes: 1000,
+            wall_seconds: 0.5,
+            cpu_seconds: 0.5,
+        })
+    };
+    app.on_load_event(record(Stage::DecodeExtract, "main"));
+    app.on_load_event(record(Stage::Tokenize, "main"));
+    for stage in [
+        Stage::Signature,
+        Stage::Candidates,
+        Stage::Verify,
+        Stage::Evaluate,
+    ] {
+        app.on_load_event(record(stage, "exact [main]"));
+    }
+    app.on_load_event(record(Stage::Signature, "simhash(words,tf) [main]"));
+    assert_eq!(app.progress.runs_seen().len(), 2);
+    assert!((app.progress.done() - 5.0 / 12.0).abs() < 1e-9);
+    insta::assert_snapshot!("loading", screen(&app, 80, 24));
+    app.on_load_event(LoadEvent::Failed(
+        "experiments/x.yaml: line 3: algorithms[0].threshold: 70 is out of range 0..=64".into(),
+    ));
+    insta::assert_snapshot!("failed", screen(&app, 80, 24));
+}
+
+#[test]
+fn arrow_keys_move_the_threshold_and_the_metrics_follow() {
+    let bench = demo();
+    let jaccard = algorithm(&bench, "jaccard(w=3)", Extraction::Main);
+    let mut app = App::with_workbench(bench);
+    focus(&mut app, jaccard);
+    let before = app.bench.as_ref().unwrap().tunings[jaccard].clone();
+    for _ in 0..20 {
+        key(&mut app, KeyCode::Right);
+    }
+    let bench = app.bench.as_ref().unwrap();
+    let after = &bench.tunings[jaccard];
+    assert!(
+        (after.threshold - (before.threshold + 0.2)).abs() < 1e-9,
+        "{}",
+        after.threshold
+    );
+    let result = &bench.result.algorithms[jaccard];
+    assert_eq!(
+        after.evaluation,
+        evaluate_at(
+            &bench.result.truth,
+            &result.run.pairs,
+            &result.run.scale,
+            after.threshold
+        )
+    );
+    assert!(
+        after.evaluation.pairwise.overall.detected < before.evaluation.pairwise.overall.detected,
+        "a higher Jaccard threshold judges fewer pairs"
+    );
+    // Shift moves ten steps; the threshold stops at the scale's end.
+    for _ in 0..20 {
+        key_with(&mut app, KeyCode::Right, KeyModifiers::SHIFT);
+    }
+    assert_eq!(app.bench.as_ref().unwrap().tunings[jaccard].threshold, 1.0);
+    // The chart marker is drawn at the current point: the F chart's title
+    // names the threshold.
+    assert!(screen(&app, 120, 40).contains("at 1 "));
+}
+
+#[test]
+fn a_typed_threshold_applies_or_names_the_range() {
+    let bench = demo();
+    let simhash = algorithm(&bench, "simhash", Extraction::Main);
+    let mut app = App::with_workbench(bench);
+    focus(&mut app, simhash);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.mode, Mode::Typing(String::new()));
+    for c in "70".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    assert!(app.status.contains("out of range 0..=64"), "{}", app.status);
+    assert_eq!(app.bench.as_ref().unwrap().tunings[simhash].threshold, 3.0);
+    key(&mut app, KeyCode::Char('t'));
+    for c in "6".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    // 'q' while typing is not a digit: ignored, not a quit.
+    key(&mut app, KeyCode::Char('q'));
+    assert!(!app.quit);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.bench.as_ref().unwrap().tunings[simhash].threshold, 6.0);
+    assert_eq!(app.mode, Mode::Normal);
+}
+
+#[test]
+fn semantic_gates_are_knobs_and_move_without_rescoring() {
+    let bench = demo();
+    let semantic = algorithm(
+        &bench,
+        "semantic(cilin level 5,best_match",
+        Extraction::Main,
+    );
+    let mut app = App::with_workbench(bench);
+    focus(&mut app, semantic);
+    assert_eq!(app.knobs(), 3);
+    key(&mut app, KeyCode::Char('g'));
+    assert_eq!(app.knob_name(), "title gate");
+    let gated = |app: &App| {
+        let bench = app.bench.as_ref().unwrap();
+        bench.tunings[semantic]
+            .pairs(&bench.result.algorithms[semantic])
+            .len()
+    };
+    let before = gated(&app);
+    let stored = app.bench.as_ref().unwrap().result.algorithms[semantic]
+        .run
+        .pairs
+        .len();
+    assert!(
+        before < stored,
+        "the title gate at 0.4 rejects some stored pairs"
+    );
+    // No title gate: every stored pair passes (no page has subtitles).
+    for _ in 0..4 {
+        key_with(&mut app, KeyCode::Left, KeyModifiers::SHIFT);
+    }
+    let bench = app.bench.as_ref().unwrap();
+    let (tuning, result) = (&bench.tunings[semantic], &bench.result.algorithms[semantic]);
+    assert_eq!(tuning.gates, [0.0, 0.6]);
+    assert_eq!(gated(&app), stored);
+    // The evaluation reads the stored pairs through the moved gate.
+    assert_eq!(
+        tuning.evaluation,
+        evaluate_at(
+            &bench.result.truth,
+            &result.run.gated_pairs(&[0.0, 0.6]),
+            &result.run.scale,
+            tuning.threshold
+        )
+    );
+    // Typed back to 0.4: as configured.
+    key(&mut app, KeyCode::Enter);
+    for c in "0.4".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(gated(&app), before);
+}
+
+#[test]
+fn the_inspector_opens_on_a_false_positive_and_esc_goes_back() {
+    let bench = demo();
+    let full_minhash = algorithm(&bench, "minhash(w=3", Extraction::FullText);
+    let mut app = App::with_workbench(bench);
+    focus(&mut app, full_minhash);
+    key(&mut app, KeyCode::Char('4'));
+    assert_eq!(app.errors.kind, ErrorKind::FalsePositives);
+    assert!(!app.errors.rows.is_empty());
+    key(&mut app, KeyCode::Down);
+    let row = app.errors.rows[1];
+    let truth = &app.bench.as_ref().unwrap().result.truth;
+    assert_ne!(truth.cluster[row.a as usize], truth.cluster[row.b as usize]);
+    // Sorted surest first.
+    assert!(app.errors.rows[0].score >= row.score);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen, Screen::Inspector);
+    let inspection = app.inspection.as_ref().unwrap();
+    assert_eq!((inspection.a, inspection.b), (row.a, row.b));
+    assert!(
+        inspection.left.shared_units > 0,
+        "a false positive shares text"
+    );
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.screen, Screen::Errors);
+    // False negatives: true pairs, none judged a duplicate.
+    key(&mut app, KeyCode::Char('f'));
+    assert_eq!(app.errors.kind, ErrorKind::FalseNegatives);
+    let truth = &app.bench.as_ref().unwrap().result.truth;
+    assert!(app
+        .errors
+        .rows
+        .iter()
+        .all(|r| truth.cluster[r.a as usize] == truth.cluster[r.b as usize]));
+    let all = app.errors.rows.len();
+    key(&mut app, KeyCode::Char('c'));
+    assert!(app.errors.rows.iter().all(|r| r.slice == 0));
+    assert!(app.errors.rows.len() <= all);
+}
+
+#[test]
+fn help_and_quit_keys() {
+    let mut app = App::with_workbench(demo());
+    key(&mut app, KeyCode::Char('?'));
+    assert!(app.help);
+    // In the help, q closes it rather than quitting.
+    key(&mut app, KeyCode::Char('q'));
+    assert!(!app.help && !app.quit);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.screen, Screen::Throughput);
+    key(&mut app, KeyCode::BackTab);
+    key(&mut app, KeyCode::BackTab);
+    assert_eq!(app.screen, Screen::Corpus);
+    key_with(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert!(app.quit);
+    assert_eq!(
+        action_for(
+            &App::new(Source::Demo),
+            KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE)
+        ),
+        Some(Action::Quit)
+    );
+}
+
+#[test]
+fn saved_thresholds_load_as_an_experiment() {
+    let bench = demo();
+    let jaccard = algorithm(&bench, "jaccard(w=3)", Extraction::Main);
+    let mut app = App::with_workbench(bench);
+    focus(&mut app, jaccard);
+    for _ in 0..5 {
+        key(&mut app, KeyCode::Right);
+    }
+    key(&mut app, KeyCode::Char('s'));
+    let Some(Request::Save(path)) = app.requests.pop() else {
+        panic!("no save request")
+    };
+    assert_eq!(path.to_str(), Some("demo.tuned.yaml"));
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("demo.tuned.yaml");
+    perform(&mut app, Request::Save(target.clone()));
+    assert!(app.status.starts_with("saved"), "{}", app.status);
+    let text = std::fs::read_to_string(&target).unwrap();
+    let config = ExperimentConfig::parse(std::path::Path::new("experiments/demo.yaml"), &text)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let yaml: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    assert_eq!(
+        yaml["algorithms"][jaccard]["threshold"].as_f64(),
+        Some(0.55)
+    );
+    assert_eq!(
+        config.algorithms.len(),
+        app.bench.as_ref().unwrap().config.algorithms.len()
+    );
+}

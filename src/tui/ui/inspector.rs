@@ -1,0 +1,147 @@
+//! The pair inspector: both pages' main text, what they share marked, and
+//! every algorithm's score for the pair with its decision.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
+use ratatui::Frame;
+
+use super::{algorithm_color, fit, SHARED};
+use crate::tui::app::{format_value, App};
+use crate::tui::inspect::Highlighted;
+use crate::tui::workbench::Workbench;
+
+fn text_lines(h: &Highlighted) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::default()];
+    for (piece, shared) in &h.pieces {
+        for (k, part) in piece.split('\n').enumerate() {
+            if k > 0 {
+                lines.push(Line::default());
+            }
+            if !part.is_empty() {
+                let style = if *shared { SHARED } else { Style::new() };
+                lines
+                    .last_mut()
+                    .expect("one line")
+                    .push_span(Span::styled(part.to_string(), style));
+            }
+        }
+    }
+    lines
+}
+
+/// A page's id, with its cluster when that says more.
+pub fn page_name(p: &crate::corpus::Page, max: usize) -> String {
+    if p.cluster == p.id {
+        fit(&p.id, max)
+    } else {
+        fit(&format!("{} ({})", p.id, p.cluster), max)
+    }
+}
+
+pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
+    let Some(i) = &app.inspection else {
+        frame.render_widget(
+            Paragraph::new(
+                "No pair open: on the errors screen (4), select a pair and press Enter.",
+            )
+            .block(Block::bordered().title(" inspector ")),
+            area,
+        );
+        return;
+    };
+    let scores_height = (bench.result.algorithms.len() as u16 + 3).min(area.height / 2);
+    let [texts, scores] =
+        Layout::vertical([Constraint::Min(4), Constraint::Length(scores_height)]).areas(area);
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(texts);
+    let truth = &bench.result.truth;
+    let same = truth.cluster[i.a as usize] == truth.cluster[i.b as usize];
+    for (area, page, h) in [(left, i.a, &i.left), (right, i.b, &i.right)] {
+        let p = &bench.corpus.pages[page as usize];
+        let title = format!(
+            " {} · {} · {}/{} shared ",
+            page_name(p, 28),
+            truth.slice_names[truth.slice[page as usize] as usize],
+            h.shared_units,
+            h.units
+        );
+        frame.render_widget(
+            Paragraph::new(text_lines(h))
+                .wrap(Wrap { trim: false })
+                .scroll((i.scroll, 0))
+                .block(Block::bordered().title(title)),
+            area,
+        );
+    }
+    let label_width = (area.width as usize).saturating_sub(44).clamp(16, 48);
+    let rows = bench.result.algorithms.iter().enumerate().map(|(k, a)| {
+        let run = &a.run;
+        let tuning = &bench.tunings[k];
+        let found = run
+            .pairs
+            .binary_search_by_key(&(i.a, i.b), |p| (p.a, p.b))
+            .ok();
+        let (score, decision) = match found {
+            Some(n) => {
+                let gates = (!run.gate_scores.is_empty()).then(|| &run.gate_scores[n][..]);
+                let dup = tuning.judges(&run.scale, run.pairs[n].score, gates);
+                let mut score = format_value(f64::from(run.pairs[n].score));
+                if let Some(g) = gates {
+                    for (gate, s) in run.gates.iter().zip(g) {
+                        if !s.is_nan() {
+                            score.push_str(&format!(
+                                " {} {}",
+                                gate.name,
+                                format_value((f64::from(*s) * 1e3).round() / 1e3)
+                            ));
+                        }
+                    }
+                }
+                (score, if dup { "duplicate" } else { "not duplicate" })
+            }
+            None => ("-".into(), "not stored"),
+        };
+        let right = (decision == "duplicate") == same;
+        Row::new(vec![
+            Line::from(Span::styled("■", Style::new().fg(algorithm_color(k)))),
+            Line::from(fit(
+                &format!("{} [{}]", run.label, a.extraction.name()),
+                label_width,
+            )),
+            Line::from(score),
+            Line::from(Span::styled(
+                decision,
+                Style::new().fg(if right { Color::Green } else { Color::LightRed }),
+            )),
+        ])
+    });
+    let title = format!(
+        " every algorithm on this pair; labels: {} ",
+        if same {
+            "same cluster"
+        } else {
+            "different clusters"
+        }
+    );
+    let mut state = TableState::default().with_selected(Some(i.algorithm));
+    frame.render_stateful_widget(
+        Table::new(
+            rows,
+            [
+                Constraint::Length(1),
+                Constraint::Length(label_width as u16),
+                Constraint::Length(24),
+                Constraint::Min(13),
+            ],
+        )
+        .header(super::header(vec!["", "algorithm", "score", "decision"]))
+        .block(Block::bordered().title(title).title_bottom(
+            " not stored: not a candidate, or past the floor · ↑↓ scroll · Esc back ",
+        ))
+        .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED)),
+        scores,
+        &mut state,
+    );
+}

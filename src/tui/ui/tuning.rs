@@ -1,0 +1,326 @@
+//! Tuning: every algorithm with its knobs; the focused one's P/R/F per
+//! slice at three levels; its PR curve and F against threshold, the
+//! current point marked.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Block, Cell, Chart, Dataset, GraphType, Row, Table, TableState};
+use ratatui::Frame;
+
+use super::{algorithm_color, fit, pct, ACCENT};
+use crate::algo::Direction;
+use crate::eval::Counts;
+use crate::tui::app::{format_value, App};
+use crate::tui::workbench::{Level, Workbench};
+
+pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
+    let shown = bench.shown_slices();
+    let list_height = (bench.tunings.len() as u16 + 2).min(area.height / 3).max(4);
+    let table_height = (shown.len() as u16 + 4).min(area.height / 3).max(4);
+    let [list, table, charts] = Layout::vertical([
+        Constraint::Length(list_height),
+        Constraint::Length(table_height),
+        Constraint::Min(5),
+    ])
+    .areas(area);
+    render_algorithms(app, bench, frame, list);
+    render_metrics(app, bench, &shown, frame, table);
+    let [pr, f] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(charts);
+    render_pr_curve(app, bench, frame, pr);
+    render_f_curve(app, bench, frame, f);
+}
+
+fn knobs_text(app: &App, bench: &Workbench, i: usize) -> Vec<Span<'static>> {
+    let t = &bench.tunings[i];
+    let run = &bench.result.algorithms[i].run;
+    let op = match run.scale.direction {
+        Direction::AtLeast => "≥",
+        Direction::AtMost => "≤",
+    };
+    let focused = |k: usize| i == app.focus && app.knob == k;
+    let style = |k: usize| {
+        if focused(k) {
+            Style::new()
+                .fg(Color::Black)
+                .bg(ACCENT)
+                .add_modifier(Modifier::BOLD)
+        } else {
+            Style::new()
+        }
+    };
+    let mut spans = vec![Span::styled(
+        format!("{op}{}", format_value(t.threshold)),
+        style(0),
+    )];
+    for (k, (gate, value)) in run.gates.iter().zip(&t.gates).enumerate() {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
+            format!(
+                "{}≥{}",
+                &gate.name[..3.min(gate.name.len())],
+                format_value(*value)
+            ),
+            style(k + 1),
+        ));
+    }
+    spans
+}
+
+fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
+    let knobs_width = (0..bench.tunings.len())
+        .map(|i| Line::from(knobs_text(app, bench, i)).width())
+        .max()
+        .unwrap_or(4)
+        .max(5);
+    let longest_label = bench
+        .result
+        .algorithms
+        .iter()
+        .map(|a| a.run.label.chars().count() + a.extraction.name().len() + 3)
+        .max()
+        .unwrap_or(16);
+    let label_width = longest_label
+        .min((area.width as usize).saturating_sub(knobs_width + 1 + 3 * 7 + 4))
+        .max(12);
+    let rows = bench.result.algorithms.iter().enumerate().map(|(i, a)| {
+        let e = &bench.tunings[i].evaluation;
+        let level = app.level.of(e).overall;
+        Row::new(vec![
+            Cell::from(Span::styled("■", Style::new().fg(algorithm_color(i)))),
+            Cell::from(fit(
+                &format!("{} [{}]", a.run.label, a.extraction.name()),
+                label_width,
+            )),
+            Cell::from(Line::from(knobs_text(app, bench, i))),
+            Cell::from(pct(level.precision())).style(Style::new()),
+            Cell::from(pct(level.recall())),
+            Cell::from(pct(level.f1())).style(Style::new().add_modifier(Modifier::BOLD)),
+        ])
+    });
+    let header = Row::new(vec!["", "algorithm [text]", "knobs", "P%", "R%", "F%"]).style(
+        Style::new()
+            .fg(Color::Gray)
+            .add_modifier(Modifier::UNDERLINED),
+    );
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(1),
+            Constraint::Length(label_width as u16),
+            Constraint::Length(knobs_width as u16),
+            Constraint::Length(6),
+            Constraint::Length(6),
+            Constraint::Length(6),
+        ],
+    )
+    .header(header)
+    .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
+    .block(Block::bordered().title(format!(
+        " algorithms at the {} level: ↑↓ select, ←→ move, g next knob, Enter type ",
+        app.level.name()
+    )));
+    let mut state = TableState::default().with_selected(Some(app.focus));
+    frame.render_stateful_widget(table, area, &mut state);
+}
+
+fn prf(c: &Counts) -> [String; 3] {
+    [pct(c.precision()), pct(c.recall()), pct(c.f1())]
+}
+
+fn render_metrics(app: &App, bench: &Workbench, shown: &[usize], frame: &mut Frame, area: Rect) {
+    let e = &bench.tunings[app.focus].evaluation;
+    let truth = &bench.result.truth;
+    let row = |name: String, pick: &dyn Fn(&Level) -> Counts, bold: bool| {
+        let mut cells = vec![Cell::from(name)];
+        for level in Level::ALL {
+            let c = pick(&level);
+            for (k, v) in prf(&c).into_iter().enumerate() {
+                let mut style = Style::new();
+                if level == app.level {
+                    style = style.fg(ACCENT);
+                }
+                if k == 2 {
+                    style = style.add_modifier(Modifier::BOLD);
+                }
+                cells.push(Cell::from(v).style(style));
+            }
+        }
+        let r = Row::new(cells);
+        if bold {
+            r.style(Style::new().add_modifier(Modifier::BOLD))
+        } else {
+            r
+        }
+    };
+    let mut rows: Vec<Row> = shown
+        .iter()
+        .map(|&s| {
+            row(
+                truth.slice_names[s].clone(),
+                &|l: &Level| l.of(e).slices[s],
+                false,
+            )
+        })
+        .collect();
+    rows.insert(0, row("all".into(), &|l: &Level| l.of(e).overall, true));
+    let header = super::header(vec![
+        "slice", "pair P", "R", "F", "clus P", "R", "F", "page P", "R", "F",
+    ]);
+    let slice_width = shown
+        .iter()
+        .map(|&s| truth.slice_names[s].chars().count())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let mut widths = vec![Constraint::Length(slice_width as u16)];
+    widths.extend([Constraint::Length(6); 9]);
+    let focused = &bench.result.algorithms[app.focus];
+    let title = format!(
+        " {} [{}]: {} {} ",
+        fit(&focused.run.label, 40),
+        focused.extraction.name(),
+        focused.run.scale.name,
+        format_value(bench.tunings[app.focus].threshold)
+    );
+    let table = Table::new(rows, widths)
+        .header(header)
+        .column_spacing(1)
+        .block(Block::bordered().title(title));
+    frame.render_widget(table, area);
+}
+
+type Point = (f64, f64);
+
+fn line(color: Color, points: &[Point]) -> Dataset<'_> {
+    Dataset::default()
+        .marker(Marker::Braille)
+        .graph_type(GraphType::Line)
+        .style(Style::new().fg(color))
+        .data(points)
+}
+
+/// The current thresholds' point, drawn as a block over the curve.
+fn current_point(points: &[Point]) -> Dataset<'_> {
+    Dataset::default()
+        .marker(Marker::Block)
+        .graph_type(GraphType::Scatter)
+        .style(Style::new().fg(Color::White))
+        .data(points)
+}
+
+/// The focused algorithm's curve at the current level, and the current
+/// point (when both coordinates are defined).
+fn chart_points(
+    app: &App,
+    bench: &Workbench,
+    x: impl Fn(&Counts, f64) -> f64,
+    y: impl Fn(&Counts) -> f64,
+) -> (Vec<Point>, Option<Point>) {
+    let t = &bench.tunings[app.focus];
+    let points: Vec<(f64, f64)> = t
+        .curve
+        .iter()
+        .map(|e| {
+            let c = app.level.of(e).overall;
+            (x(&c, e.threshold), y(&c))
+        })
+        .filter(|(a, b)| a.is_finite() && b.is_finite())
+        .collect();
+    let c = app.level.of(&t.evaluation).overall;
+    let here = (x(&c, t.threshold), y(&c));
+    (
+        points,
+        (here.0.is_finite() && here.1.is_finite()).then_some(here),
+    )
+}
+
+fn labels(lo: f64, hi: f64) -> Vec<Line<'static>> {
+    vec![
+        Line::from(format_value(lo)),
+        Line::from(format_value((lo + hi) / 2.0)),
+        Line::from(format_value(hi)),
+    ]
+}
+
+fn render_pr_curve(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
+    let (points, here) = chart_points(app, bench, |c, _| c.recall(), |c| c.precision());
+    let here_points: Vec<(f64, f64)> = here.into_iter().collect();
+    let color = algorithm_color(app.focus);
+    let datasets = vec![line(color, &points), current_point(&here_points)];
+    let title = match here {
+        Some((r, p)) => format!(" PR ({}): P {} R {} ", app.level.name(), pct(p), pct(r)),
+        None => format!(" PR ({}) ", app.level.name()),
+    };
+    let chart = Chart::new(datasets)
+        .block(Block::bordered().title(title))
+        .x_axis(
+            Axis::default()
+                .title("recall")
+                .bounds([0.0, 1.0])
+                .labels(labels(0.0, 1.0))
+                .style(Style::new().fg(Color::Gray)),
+        )
+        .y_axis(
+            Axis::default()
+                .title("P")
+                .bounds([0.0, 1.0])
+                .labels(labels(0.0, 1.0))
+                .style(Style::new().fg(Color::Gray)),
+        );
+    frame.render_widget(chart, area);
+}
+
+fn render_f_curve(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
+    let (points, here) = chart_points(app, bench, |_, t| t, |c| c.f1());
+    let t = &bench.tunings[app.focus];
+    let (lo, hi) = t
+        .curve
+        .iter()
+        .map(|e| e.threshold)
+        .chain([t.threshold])
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+            (lo.min(x), hi.max(x))
+        });
+    let (lo, hi) = if lo < hi {
+        (lo, hi)
+    } else {
+        (lo - 0.5, hi + 0.5)
+    };
+    let marker_line = [(t.threshold, 0.0), (t.threshold, 1.0)];
+    let here_points: Vec<(f64, f64)> = here.into_iter().collect();
+    let color = algorithm_color(app.focus);
+    let datasets = vec![
+        line(Color::DarkGray, &marker_line),
+        line(color, &points),
+        current_point(&here_points),
+    ];
+    let run = &bench.result.algorithms[app.focus].run;
+    let title = match here {
+        Some((_, f)) => format!(
+            " F vs {}: F {} at {} ",
+            run.scale.name,
+            pct(f),
+            format_value(t.threshold)
+        ),
+        None => format!(" F vs {} at {} ", run.scale.name, format_value(t.threshold)),
+    };
+    let chart = Chart::new(datasets)
+        .block(Block::bordered().title(title))
+        .x_axis(
+            Axis::default()
+                .bounds([lo, hi])
+                .labels(labels(lo, hi))
+                .style(Style::new().fg(Color::Gray)),
+        )
+        .y_axis(
+            Axis::default()
+                .title("F")
+                .bounds([0.0, 1.0])
+                .labels(labels(0.0, 1.0))
+                .style(Style::new().fg(Color::Gray)),
+        );
+    frame.render_widget(chart, area);
+}

@@ -1,0 +1,412 @@
+//! What the workbench shows, computed from an experiment's results: the
+//! thresholds being tuned and their evaluations, the corpus at a glance,
+//! the errors at the current thresholds and the pair being inspected.
+//! Nothing here draws; the screens read it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::algo::{Direction, ScoreScale, ScoredPair};
+use crate::corpus::Corpus;
+use crate::eval::{evaluate_at, Evaluation, LevelMetrics, Truth};
+use crate::experiment::{AlgorithmResult, ExperimentConfig, ExperimentResult};
+
+/// Where the workbench's experiment comes from, for reloading and saving.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// The embedded demo experiment and corpus.
+    Demo,
+    /// An experiment YAML.
+    Experiment(PathBuf),
+    /// A corpus, run with every algorithm at its defaults.
+    Corpus(PathBuf),
+}
+
+impl Source {
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Demo => "demo (embedded)".into(),
+            Source::Experiment(p) => p.display().to_string(),
+            Source::Corpus(p) => format!("{} (default algorithms)", p.display()),
+        }
+    }
+}
+
+/// The three metric levels of SPEC section 2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Pairwise,
+    Clustered,
+    Page,
+}
+
+impl Level {
+    pub const ALL: [Level; 3] = [Level::Pairwise, Level::Clustered, Level::Page];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Pairwise => "pairwise",
+            Level::Clustered => "clustered",
+            Level::Page => "page",
+        }
+    }
+
+    pub fn of(self, e: &Evaluation) -> &LevelMetrics {
+        match self {
+            Level::Pairwise => &e.pairwise,
+            Level::Clustered => &e.clustered,
+            Level::Page => &e.page,
+        }
+    }
+
+    pub fn next(self) -> Level {
+        match self {
+            Level::Pairwise => Level::Clustered,
+            Level::Clustered => Level::Page,
+            Level::Page => Level::Pairwise,
+        }
+    }
+}
+
+/// One algorithm's knobs and what they give.
+#[derive(Debug, Clone)]
+pub struct Tuning {
+    pub threshold: f64,
+    /// Gate thresholds (the semantic method's title and subtitles).
+    pub gates: Vec<f64>,
+    /// How far one key press moves the threshold.
+    pub step: f64,
+    /// The stored pairs passing the gates; `None` when there are no gates
+    /// (all stored pairs then).
+    gated: Option<Vec<ScoredPair>>,
+    pub evaluation: Evaluation,
+    /// Evaluations over the curve's thresholds, for the charts.
+    pub curve: Vec<Evaluation>,
+}
+
+/// Thresholds worth drawing: every integer for counts and distances (up to
+/// the floor), hundredths otherwise, from the floor to the far end.
+pub fn curve_thresholds(scale: &ScoreScale, step: f64) -> Vec<f64> {
+    let (lo, hi) = match scale.direction {
+        Direction::AtLeast => (scale.floor.max(scale.min), scale.max),
+        Direction::AtMost => (scale.min, scale.floor.min(scale.max)),
+    };
+    let step = if step >= 1.0 { 1.0 } else { 0.02 };
+    let n = ((hi - lo) / step).round().max(0.0) as usize;
+    (0..=n).map(|i| round4(lo + i as f64 * step)).collect()
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
+/// A key press's step: 1 for integral scales (Hamming distances, shared
+/// signatures), 0.01 for similarities.
+pub fn threshold_step(scale: &ScoreScale) -> f64 {
+    if scale.min.fract() == 0.0 && scale.max.fract() == 0.0 && scale.max - scale.min >= 2.0 {
+        1.0
+    } else {
+        0.01
+    }
+}
+
+impl Tuning {
+    pub fn new(result: &AlgorithmResult, truth: &Truth) -> Self {
+        let run = &result.run;
+        let mut tuning = Tuning {
+            threshold: result.threshold,
+            gates: run.gate_thresholds(),
+            step: threshold_step(&run.scale),
+            gated: None,
+            evaluation: result.at_threshold().clone(),
+            curve: Vec::new(),
+        };
+        tuning.refilter(result, truth);
+        tuning
+    }
+
+    /// The pairs the evaluation reads: the stored ones through the gates.
+    pub fn pairs<'a>(&'a self, result: &'a AlgorithmResult) -> &'a [ScoredPair] {
+        self.gated.as_deref().unwrap_or(&result.run.pairs)
+    }
+
+    /// After a gate moved: filter the stored pairs again, then evaluate the
+    /// threshold and the whole curve.
+    fn refilter(&mut self, result: &AlgorithmResult, truth: &Truth) {
+        let run = &result.run;
+        self.gated = (!run.gates.is_empty()).then(|| run.gated_pairs(&self.gates).into_owned());
+        let pairs = self.pairs(result);
+        let curve = curve_thresholds(&run.scale, self.step)
+            .into_iter()
+            .map(|t| evaluate_at(truth, pairs, &run.scale, t))
+            .collect();
+        self.curve = curve;
+        self.evaluate(result, truth);
+    }
+
+    fn evaluate(&mut self, result: &AlgorithmResult, truth: &Truth) {
+        self.evaluation = evaluate_at(truth, self.pairs(result), &result.run.scale, self.threshold);
+    }
+
+    /// Sets the threshold (clamped to the scale) and re-evaluates.
+    pub fn set_threshold(&mut self, value: f64, result: &AlgorithmResult, truth: &Truth) {
+        let scale = &result.run.scale;
+        self.threshold = round4(value.clamp(scale.min, scale.max));
+        self.evaluate(result, truth);
+    }
+
+    pub fn set_gate(&mut self, gate: usize, value: f64, result: &AlgorithmResult, truth: &Truth) {
+        if let Some(g) = self.gates.get_mut(gate) {
+            *g = round4(value.clamp(0.0, 1.0));
+            self.refilter(result, truth);
+        }
+    }
+
+    /// Whether a stored pair with this score and these gate scores is
+    /// judged a duplicate now.
+    pub fn judges(&self, scale: &ScoreScale, score: f32, gate_scores: Option<&[f32]>) -> bool {
+        scale.passes(score, self.threshold)
+            && gate_scores.is_none_or(|g| {
+                g.iter()
+                    .zip(&self.gates)
+                    .all(|(&s, &t)| s.is_nan() || f64::from(s) >= t)
+            })
+    }
+}
+
+/// The corpus at a glance.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CorpusSummary {
+    pub pages: usize,
+    pub bytes: usize,
+    pub clusters: usize,
+    /// Clusters of two pages or more.
+    pub duplicate_clusters: usize,
+    /// (cluster size, clusters of that size), sizes ascending.
+    pub cluster_sizes: Vec<(usize, usize)>,
+    /// (language code, pages), by pages descending.
+    pub languages: Vec<(String, usize)>,
+    /// (slice, pages, true pairs counted in it).
+    pub slices: Vec<(String, usize, u64)>,
+    pub true_pairs: u64,
+}
+
+impl CorpusSummary {
+    pub fn new(corpus: &Corpus, truth: &Truth) -> Self {
+        let mut cluster_size: BTreeMap<u32, usize> = BTreeMap::new();
+        for &c in &truth.cluster {
+            *cluster_size.entry(c).or_default() += 1;
+        }
+        let mut sizes: BTreeMap<usize, usize> = BTreeMap::new();
+        for &size in cluster_size.values() {
+            *sizes.entry(size).or_default() += 1;
+        }
+        let mut languages: BTreeMap<String, usize> = BTreeMap::new();
+        for page in &corpus.pages {
+            let code = page
+                .lang
+                .as_ref()
+                .map(|l| l.code().to_string())
+                .unwrap_or_else(|| "by script".into());
+            *languages.entry(code).or_default() += 1;
+        }
+        let mut languages: Vec<(String, usize)> = languages.into_iter().collect();
+        languages.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut slice_pages = vec![0usize; truth.slice_names.len()];
+        for &s in &truth.slice {
+            slice_pages[s as usize] += 1;
+        }
+        CorpusSummary {
+            pages: corpus.pages.len(),
+            bytes: corpus.content_bytes(),
+            clusters: cluster_size.len(),
+            duplicate_clusters: cluster_size.values().filter(|&&n| n > 1).count(),
+            cluster_sizes: sizes.into_iter().collect(),
+            languages,
+            slices: truth
+                .slice_names
+                .iter()
+                .zip(slice_pages)
+                .zip(&truth.actual_pairs)
+                .map(|((name, pages), &pairs)| (name.clone(), pages, pairs))
+                .collect(),
+            true_pairs: truth.true_pairs(),
+        }
+    }
+}
+
+/// A judged pair the labels disagree with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ErrorRow {
+    pub a: u32,
+    pub b: u32,
+    /// The stored score; `None` for a true pair never stored (not a
+    /// candidate, or past the floor).
+    pub score: Option<f32>,
+    pub slice: u16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    FalsePositives,
+    FalseNegatives,
+}
+
+impl ErrorKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::FalsePositives => "false positives",
+            ErrorKind::FalseNegatives => "false negatives",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorSort {
+    /// Most confident first: the highest similarity, the least distance.
+    MostConfident,
+    LeastConfident,
+}
+
+/// False negatives listed at most: a corpus with clusters of thousands of
+/// pages has millions of true pairs.
+pub const MAX_LISTED: usize = 50_000;
+
+/// The errors of one algorithm at its current thresholds.
+pub fn find_errors(
+    result: &AlgorithmResult,
+    tuning: &Tuning,
+    truth: &Truth,
+    kind: ErrorKind,
+) -> (Vec<ErrorRow>, u64) {
+    let run = &result.run;
+    let gate_scores = |i: usize| (!run.gate_scores.is_empty()).then(|| &run.gate_scores[i][..]);
+    match kind {
+        ErrorKind::FalsePositives => {
+            let rows: Vec<ErrorRow> = run
+                .pairs
+                .iter()
+                .enumerate()
+                .filter(|(i, p)| {
+                    truth.cluster[p.a as usize] != truth.cluster[p.b as usize]
+                        && tuning.judges(&run.scale, p.score, gate_scores(*i))
+                })
+                .map(|(_, p)| ErrorRow {
+                    a: p.a,
+                    b: p.b,
+                    score: Some(p.score),
+                    slice: truth.pair_slice(p.a, p.b),
+                })
+                .collect();
+            let total = rows.len() as u64;
+            (rows, total)
+        }
+        ErrorKind::FalseNegatives => {
+            let mut members: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+            for (page, &c) in truth.cluster.iter().enumerate() {
+                members.entry(c).or_default().push(page as u32);
+            }
+            let stored =
+                |a: u32, b: u32| run.pairs.binary_search_by_key(&(a, b), |p| (p.a, p.b)).ok();
+            let mut rows = Vec::new();
+            let mut total = 0u64;
+            for pages in members.values().filter(|m| m.len() > 1) {
+                for (i, &a) in pages.iter().enumerate() {
+                    for &b in &pages[i + 1..] {
+                        let found = stored(a, b);
+                        let detected = found.is_some_and(|k| {
+                            tuning.judges(&run.scale, run.pairs[k].score, gate_scores(k))
+                        });
+                        if detected {
+                            continue;
+                        }
+                        total += 1;
+                        if rows.len() < MAX_LISTED {
+                            rows.push(ErrorRow {
+                                a,
+                                b,
+                                score: found.map(|k| run.pairs[k].score),
+                                slice: truth.pair_slice(a, b),
+                            });
+                        }
+                    }
+                }
+            }
+            (rows, total)
+        }
+    }
+}
+
+/// Sorts error rows by score, most or least confident first; pairs never
+/// stored come last either way.
+pub fn sort_errors(rows: &mut [ErrorRow], scale: &ScoreScale, sort: ErrorSort) {
+    let confidence = |s: f32| match scale.direction {
+        Direction::AtLeast => s,
+        Direction::AtMost => -s,
+    };
+    rows.sort_by(|x, y| {
+        let key = |r: &ErrorRow| r.score.map(confidence);
+        let order = match (key(x), key(y)) {
+            (Some(a), Some(b)) => match sort {
+                ErrorSort::MostConfident => b.total_cmp(&a),
+                ErrorSort::LeastConfident => a.total_cmp(&b),
+            },
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        };
+        order.then((x.a, x.b).cmp(&(y.a, y.b)))
+    });
+}
+
+/// Everything loaded: the experiment, its corpus and results, and the
+/// tuning state per algorithm.
+#[derive(Debug, Clone)]
+pub struct Workbench {
+    pub source: Source,
+    pub config: ExperimentConfig,
+    pub corpus: Arc<Corpus>,
+    pub result: ExperimentResult,
+    pub summary: CorpusSummary,
+    pub tunings: Vec<Tuning>,
+}
+
+impl Workbench {
+    pub fn new(
+        source: Source,
+        config: ExperimentConfig,
+        corpus: Arc<Corpus>,
+        result: ExperimentResult,
+    ) -> Self {
+        let summary = CorpusSummary::new(&corpus, &result.truth);
+        let tunings = result
+            .algorithms
+            .iter()
+            .map(|a| Tuning::new(a, &result.truth))
+            .collect();
+        Workbench {
+            source,
+            config,
+            corpus,
+            result,
+            summary,
+            tunings,
+        }
+    }
+
+    /// Slices worth a row: those with something to find or something found
+    /// by any algorithm at its configured threshold.
+    pub fn shown_slices(&self) -> Vec<usize> {
+        (0..self.result.truth.slice_names.len())
+            .filter(|&s| {
+                self.result.truth.actual_pairs[s] > 0
+                    || self.tunings.iter().any(|t| {
+                        Level::ALL
+                            .iter()
+                            .any(|l| l.of(&t.evaluation).slices[s].detected > 0)
+                    })
+            })
+            .collect()
+    }
+}

@@ -500,6 +500,10 @@ impl App {
         let extraction = bench.result.algorithms[self.focus].extraction;
         let text = |p: u32| extract_page(&bench.corpus.pages[p as usize], extraction).text();
         let (left, right) = shared_text(&text(a), &text(b));
+        self.status = format!(
+            "{} and {}: marked runs of four characters or words are in both",
+            bench.corpus.pages[a as usize].id, bench.corpus.pages[b as usize].id
+        );
         self.inspection = Some(Inspection {
             algorithm: self.focus,
             a,

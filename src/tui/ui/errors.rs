@@ -60,7 +60,7 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     let table = Table::new(
         rows,
         [
-            Constraint::Length(12),
+            Constraint::Length(18),
             Constraint::Length(16),
             Constraint::Min(10),
             Constraint::Min(10),

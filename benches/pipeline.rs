@@ -118,6 +118,7 @@ fn bench_tui_threshold_move(c: &mut Criterion) {
         unsigned: Vec::new(),
         gates: Vec::new(),
         gate_scores: Vec::new(),
+        banding: None,
     };
     let result = ExperimentResult {
         name: "synthetic".into(),

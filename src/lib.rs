@@ -14,5 +14,6 @@ pub mod eval;
 pub mod experiment;
 pub mod extract;
 pub mod index;
+pub mod report;
 pub mod text;
 pub mod tui;

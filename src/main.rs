@@ -47,6 +47,20 @@ enum Command {
         /// Where to write the results (default: reports/NAME).
         #[arg(long, short)]
         out: Option<PathBuf>,
+        /// Also draw the report (charts, report.md) into the same directory.
+        #[arg(long)]
+        report: bool,
+    },
+    /// Draw charts (PNG, SVG), their data (CSV, Parquet) and report.md from
+    /// stored runs (the directories `neardup run` writes); several runs give
+    /// comparison charts.
+    Report {
+        /// Run directories, each with the run.json that `neardup run` wrote.
+        #[arg(required = true)]
+        runs: Vec<PathBuf>,
+        /// Where to write the report.
+        #[arg(long, short)]
+        out: PathBuf,
     },
     /// Extract one page: title, subtitles and main text.
     Extract {
@@ -226,6 +240,8 @@ enum CliError {
     Index(#[from] neardup::index::IndexError),
     #[error(transparent)]
     Url(#[from] neardup::index::urls::UrlError),
+    #[error(transparent)]
+    Report(#[from] neardup::report::ReportError),
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -281,10 +297,34 @@ fn run(cli: Cli) -> Result<(), CliError> {
             (None, Some(path)) => neardup::tui::Source::Corpus(path),
             (None, None) => neardup::tui::Source::Demo,
         }),
-        Some(Command::Run { experiment, out }) if experiment == Path::new("demo") => run_demo(out),
-        Some(Command::Run { experiment, out }) => {
+        Some(Command::Run {
+            experiment,
+            out,
+            report,
+        }) if experiment == Path::new("demo") => run_demo(out, report),
+        Some(Command::Run {
+            experiment,
+            out,
+            report,
+        }) => {
             let config = ExperimentConfig::load(&experiment).map_err(ExperimentError::from)?;
-            run_experiment_file(&config, &experiment, out)
+            run_experiment_file(&config, &experiment, out, report)
+        }
+        Some(Command::Report { runs, out }) => {
+            let loaded = runs
+                .iter()
+                .map(|dir| {
+                    let run = neardup::report::load_run(dir)?;
+                    let name = dir
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| run.experiment.clone());
+                    Ok((name, run))
+                })
+                .collect::<Result<Vec<_>, neardup::report::ReportError>>()?;
+            let written = neardup::report::render_report(&loaded, &out)?;
+            println!("wrote {} files to {}", written.len(), out.display());
+            Ok(())
         }
         Some(Command::Extract {
             page,
@@ -718,25 +758,53 @@ fn tui_on(source: neardup::tui::Source) -> Result<(), CliError> {
     neardup::tui::run(source).map_err(|e| CliError::Usage(e.to_string()))
 }
 
-fn run_demo(out: Option<PathBuf>) -> Result<(), CliError> {
+fn run_demo(out: Option<PathBuf>, report: bool) -> Result<(), CliError> {
     let path = Path::new(demo::DEMO_EXPERIMENT_NAME);
     let config =
         ExperimentConfig::parse(path, demo::DEMO_EXPERIMENT).map_err(ExperimentError::from)?;
-    run_experiment_file(&config, path, out)
+    run_experiment_file(&config, path, out, report)
 }
 
 fn run_experiment_file(
     config: &ExperimentConfig,
     path: &Path,
     out: Option<PathBuf>,
+    report: bool,
 ) -> Result<(), CliError> {
     let name = experiment::experiment_name(config, path);
+    if let (Some(builder), Some(corpus_path)) = (&config.build, config.corpus_path(path)) {
+        if !corpus_path.exists() {
+            let builder = path.parent().unwrap_or(Path::new(".")).join(builder);
+            eprintln!(
+                "{} is missing: building it from {} (once)",
+                corpus_path.display(),
+                builder.display()
+            );
+            let build = BuildConfig::load(&builder)?;
+            let pages = build::build_corpus(&build, builder.parent().unwrap_or(Path::new(".")))?;
+            if let Some(dir) = corpus_path.parent() {
+                std::fs::create_dir_all(dir).map_err(|source| CliError::Io {
+                    path: dir.to_path_buf(),
+                    source,
+                })?;
+            }
+            corpus::write_corpus(&pages, &corpus_path)?;
+        }
+    }
     let corpus = experiment::load_corpus(config, path).map_err(ExperimentError::from)?;
     let references = experiment::load_references(config, path).map_err(ExperimentError::from)?;
     let result = experiment::run_experiment(&name, config, &corpus, &references);
     print!("{}", experiment::render_summary(&result));
     let dir = out.unwrap_or_else(|| Path::new("reports").join(&name));
-    let written = experiment::write_reports(&result, &dir).map_err(ExperimentError::from)?;
+    let mut written = experiment::write_reports(&result, config.paper.as_ref(), &dir)
+        .map_err(ExperimentError::from)?;
+    if report {
+        let run = neardup::report::load_run(&dir)?;
+        written.extend(neardup::report::render_report(
+            &[(name.clone(), run)],
+            &dir,
+        )?);
+    }
     println!(
         "\nwrote {}",
         written

@@ -6,6 +6,7 @@
 //! so that moving a threshold afterwards only re-filters the stored pairs.
 
 pub mod collection;
+pub mod combined;
 pub mod exact;
 pub mod imatch;
 pub mod semantic;
@@ -149,6 +150,10 @@ pub trait Detector: Send + Sync {
     fn describe(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The LSH banding the candidate search uses, if it bands sketches.
+    fn banding(&self) -> Option<shingling::lsh::Banding> {
+        None
+    }
     /// Tests besides the score, at most [`MAX_GATES`]; none by default.
     fn gates(&self) -> Vec<Gate> {
         Vec::new()
@@ -182,6 +187,8 @@ pub struct AlgorithmRun {
     /// Each stored pair's gate scores, parallel to `pairs`; empty when the
     /// detector has no gates.
     pub gate_scores: Vec<GateScores>,
+    /// The candidate search's banding, for the S-curve in reports.
+    pub banding: Option<shingling::lsh::Banding>,
 }
 
 impl AlgorithmRun {
@@ -330,6 +337,7 @@ impl<D: Detector> Algorithm for D {
                 .collect(),
             gates,
             gate_scores,
+            banding: this.banding(),
         }
     }
 }

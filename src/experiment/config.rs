@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::algo::combined::Combined;
 use crate::algo::exact::ExactHash;
 use crate::algo::imatch::{IMatch, IdfBand};
 use crate::algo::semantic::{Aggregate, Semantic, TopicCount};
@@ -37,6 +38,13 @@ pub struct ExperimentConfig {
     #[serde(default)]
     pub tokenizer: TokenizerConfig,
     pub algorithms: Vec<AlgorithmConfig>,
+    /// The published figures this experiment reproduces, for the report.
+    #[serde(default)]
+    pub paper: Option<crate::report::paper::Paper>,
+    /// A corpus builder file (relative to this file) that makes `corpus`
+    /// when it does not exist yet, so that `neardup run` needs nothing else.
+    #[serde(default)]
+    pub build: Option<String>,
 }
 
 /// Accepts `extract: main` as well as `extract: [main, full_text]`.
@@ -76,6 +84,55 @@ pub enum AlgorithmConfig {
     Minhash(MinhashConfig),
     Imatch(ImatchConfig),
     Semantic(SemanticConfig),
+    Combined(CombinedConfig),
+}
+
+/// Henzinger's (2006) combined algorithm: MinHash-LSH pairs whose
+/// estimated Jaccard reaches `jaccard` (B-similar), judged by SimHash
+/// Hamming distance (C-similar).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CombinedConfig {
+    /// Shingle width and sketch size of the shingling half.
+    pub width: usize,
+    pub hashes: usize,
+    /// Estimated Jaccard for B-similarity (a gate kept beside each pair).
+    pub jaccard: f64,
+    /// Broder's super-shingles instead of LSH chosen for `jaccard`:
+    /// `bands` groups of `rows` min-hashes, `min_shared` of them agreeing
+    /// (Henzinger's Alg. B: 6 x 14, 2).
+    pub bands: Option<usize>,
+    pub rows: Option<usize>,
+    pub min_shared: Option<usize>,
+    /// The SimHash half.
+    pub features: Features,
+    pub ngram: usize,
+    pub weights: Weights,
+    pub bits: u32,
+    /// Hamming distance at or below which a B-similar pair is a duplicate.
+    pub threshold: f64,
+    pub grid: Vec<f64>,
+    pub floor: u32,
+}
+
+impl Default for CombinedConfig {
+    fn default() -> Self {
+        CombinedConfig {
+            width: 3,
+            hashes: 128,
+            jaccard: 0.5,
+            bands: None,
+            rows: None,
+            min_shared: None,
+            features: Features::Words,
+            ngram: 2,
+            weights: Weights::Tf,
+            bits: 64,
+            threshold: 3.0,
+            grid: (0..=16).map(f64::from).collect(),
+            floor: 16,
+        }
+    }
 }
 
 /// Seed 001's semantic topic-sentence method.
@@ -615,6 +672,50 @@ impl ExperimentConfig {
                     range("min_shared", banding.min_shared, 1, banding.bands)?;
                 }
             }
+            if let AlgorithmConfig::Combined(c) = algorithm {
+                range("width", c.width, 1, 64)?;
+                range("hashes", c.hashes, 1, 4096)?;
+                if !(c.jaccard > 0.0 && c.jaccard <= 1.0) {
+                    return Err(invalid(
+                        key("jaccard"),
+                        format!(
+                            "{} is out of range: a Jaccard similarity in (0, 1]",
+                            c.jaccard
+                        ),
+                    ));
+                }
+                if c.bits != 64 && c.bits != 128 {
+                    return Err(invalid(key("bits"), format!("{} is not 64 or 128", c.bits)));
+                }
+                range("floor", c.floor as usize, 0, c.bits as usize)?;
+                match (c.bands, c.rows) {
+                    (Some(b), Some(r)) => {
+                        range("bands", b, 1, c.hashes)?;
+                        range("rows", r, 1, c.hashes / b)?;
+                        range("min_shared", c.min_shared.unwrap_or(1), 1, b)?;
+                    }
+                    (None, None) if c.min_shared.is_none() => {}
+                    _ => {
+                        return Err(invalid(
+                            key("bands"),
+                            "give `bands` and `rows` (and `min_shared`) together, or none".into(),
+                        ))
+                    }
+                }
+                for (k, t) in std::iter::once(("threshold".to_string(), c.threshold)).chain(
+                    c.grid
+                        .iter()
+                        .enumerate()
+                        .map(|(j, &t)| (format!("grid[{j}]"), t)),
+                ) {
+                    if !(0.0..=f64::from(c.floor)).contains(&t) {
+                        return Err(invalid(
+                            key(&k),
+                            format!("{t} is out of range 0..={} (the floor)", c.floor),
+                        ));
+                    }
+                }
+            }
             if let AlgorithmConfig::Semantic(c) = algorithm {
                 range("level", usize::from(c.level), 1, 5)?;
                 if let Some(n) = c.topic_sentences {
@@ -817,7 +918,8 @@ impl ExperimentConfig {
             AlgorithmConfig::Imatch(c) => self.tokens_of(c.tokens),
             AlgorithmConfig::Exact(_)
             | AlgorithmConfig::Simhash(_)
-            | AlgorithmConfig::Semantic(_) => None,
+            | AlgorithmConfig::Semantic(_)
+            | AlgorithmConfig::Combined(_) => None,
         }
     }
 
@@ -880,6 +982,40 @@ impl ExperimentConfig {
                         c.floor,
                     )),
                     tokenizer: self.tokens_of(c.tokens),
+                    threshold: c.threshold,
+                    grid: with_threshold(&c.grid, c.threshold),
+                },
+                AlgorithmConfig::Combined(c) => PreparedAlgorithm {
+                    algorithm: Box::new(Combined {
+                        shingling: MinHash::new(
+                            c.width,
+                            c.hashes,
+                            Sketching::Minhash,
+                            match (c.bands, c.rows) {
+                                (Some(bands), Some(rows)) => CandidateSearch::Bands {
+                                    banding: Banding {
+                                        bands,
+                                        rows,
+                                        min_shared: c.min_shared.unwrap_or(1),
+                                    },
+                                    target: None,
+                                    super_shingles: c.min_shared.unwrap_or(1) > 1,
+                                },
+                                _ => CandidateSearch::Bands {
+                                    banding: Banding::for_threshold(c.jaccard, c.hashes, 0.5, 0.5),
+                                    target: Some(c.jaccard),
+                                    super_shingles: false,
+                                },
+                            },
+                            Verify::Estimate,
+                            0.0,
+                        ),
+                        simhash: SimHash::new(
+                            c.features, c.ngram, c.weights, c.bits, c.floor, None, None,
+                        ),
+                        jaccard: c.jaccard,
+                    }),
+                    tokenizer: None,
                     threshold: c.threshold,
                     grid: with_threshold(&c.grid, c.threshold),
                 },

@@ -358,32 +358,51 @@ pub enum ReportError {
     },
 }
 
-/// Writes `results.*` and `throughput.*` in every format; returns the paths.
-pub fn write_reports(result: &ExperimentResult, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+/// Writes `DIR/WHAT.csv` and `DIR/WHAT.parquet`; returns their paths.
+pub fn write_frame(
+    what: &'static str,
+    frame: PolarsResult<DataFrame>,
+    dir: &Path,
+) -> Result<Vec<PathBuf>, ReportError> {
+    let mut frame = frame.map_err(|source| ReportError::Frame { what, source })?;
+    let exporters: [&dyn Exporter; 2] = [&CsvExporter, &ParquetExporter];
+    let mut written = Vec::new();
+    for exporter in exporters {
+        let path = dir.join(format!("{what}.{}", exporter.extension()));
+        let mut bytes = Vec::new();
+        exporter
+            .write(&mut frame, &mut bytes)
+            .map_err(|source| ReportError::Frame { what, source })?;
+        std::fs::write(&path, bytes).map_err(|source| ReportError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Writes `results.*` and `throughput.*` in every format, and `run.json`
+/// for `neardup report` (with the paper's figures, if the experiment
+/// quotes them); returns the paths.
+pub fn write_reports(
+    result: &ExperimentResult,
+    paper: Option<&crate::report::paper::Paper>,
+    dir: &Path,
+) -> Result<Vec<PathBuf>, ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    let frames = [
-        ("results", results_frame(result)),
-        ("throughput", throughput_frame(result)),
-    ];
-    let exporters: [&dyn Exporter; 2] = [&CsvExporter, &ParquetExporter];
-    let mut written = Vec::new();
-    for (what, frame) in frames {
-        let mut frame = frame.map_err(|source| ReportError::Frame { what, source })?;
-        for exporter in exporters {
-            let path = dir.join(format!("{what}.{}", exporter.extension()));
-            let mut bytes = Vec::new();
-            exporter
-                .write(&mut frame, &mut bytes)
-                .map_err(|source| ReportError::Frame { what, source })?;
-            std::fs::write(&path, bytes).map_err(|source| ReportError::Io {
-                path: path.clone(),
-                source,
-            })?;
-            written.push(path);
-        }
-    }
+    let mut written = write_frame("results", results_frame(result), dir)?;
+    written.extend(write_frame("throughput", throughput_frame(result), dir)?);
+    let run = crate::report::stored::StoredRun::new(result, paper);
+    let path = dir.join(crate::report::RUN_FILE);
+    let text = serde_json::to_string_pretty(&run).expect("plain data serialises");
+    std::fs::write(&path, text).map_err(|source| ReportError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    written.push(path);
     Ok(written)
 }

@@ -128,7 +128,7 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     ("PgUp/PgDn", "move ten rows", "all"),
     ("v", "level: pairwise, clustered, page", "all"),
     ("s", "save the thresholds to NAME.tuned.yaml", "all"),
-    ("x", "export the charts (needs the report module)", "all"),
+    ("x", "export charts at these thresholds to reports/", "all"),
     ("r", "reload the experiment and its corpus", "all"),
     ("Left/Right h/l", "move the focused knob one step", "tuning"),
     ("S-Left/S-Right", "move it ten steps", "tuning"),

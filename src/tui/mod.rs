@@ -139,6 +139,32 @@ fn event_loop(
     }
 }
 
+/// The report of the current state: each algorithm at its tuned
+/// threshold, its curve over the gated pairs, into `REPORTS/NAME-tuned/`.
+pub fn export_charts(
+    bench: &workbench::Workbench,
+    reports: &std::path::Path,
+) -> Result<std::path::PathBuf, String> {
+    use crate::report::stored::{stored_evaluation, StoredRun};
+    let mut run = StoredRun::new(&bench.result, bench.config.paper.as_ref());
+    for (stored, tuning) in run.algorithms.iter_mut().zip(&bench.tunings) {
+        stored.threshold = tuning.threshold;
+        let mut evaluations: Vec<_> = tuning.curve.iter().map(stored_evaluation).collect();
+        if !evaluations
+            .iter()
+            .any(|e| (e.threshold - tuning.threshold).abs() < 1e-9)
+        {
+            evaluations.push(stored_evaluation(&tuning.evaluation));
+            evaluations.sort_by(|a, b| a.threshold.total_cmp(&b.threshold));
+        }
+        stored.evaluations = evaluations;
+    }
+    let name = format!("{}-tuned", bench.result.name);
+    let dir = reports.join(&name);
+    crate::report::render_report(&[(name, run)], &dir).map_err(|e| e.to_string())?;
+    Ok(dir)
+}
+
 /// Carries out a side effect; a reload returns the new worker's channel.
 pub fn perform(app: &mut App, request: Request) -> Option<Receiver<LoadEvent>> {
     match request {
@@ -161,9 +187,15 @@ pub fn perform(app: &mut App, request: Request) -> Option<Receiver<LoadEvent>> {
             };
         }
         Request::Export => {
-            app.status =
-                "chart export needs the report module (`neardup report`), which is not built yet"
-                    .into();
+            let reports = std::path::Path::new("reports");
+            app.status = match app.bench.as_ref().map(|b| export_charts(b, reports)) {
+                Some(Ok(dir)) => format!(
+                    "charts at the current thresholds written to {}/ (report.md, PNG, SVG)",
+                    dir.display()
+                ),
+                Some(Err(e)) => format!("not exported: {e}"),
+                None => "nothing to export yet".into(),
+            };
         }
     }
     None

@@ -41,6 +41,7 @@ pub fn tuned_yaml(bench: &Workbench) -> Result<String, String> {
             let key = match gate.name {
                 "title" => "title_threshold",
                 "subtitles" => "subtitle_threshold",
+                "jaccard" => "jaccard",
                 other => return Err(format!("no experiment key for the {other} gate")),
             };
             map.insert(key.into(), number(value));

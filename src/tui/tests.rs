@@ -345,3 +345,19 @@ fn saved_thresholds_load_as_an_experiment() {
         app.bench.as_ref().unwrap().config.algorithms.len()
     );
 }
+
+#[test]
+fn charts_export_at_the_tuned_thresholds() {
+    let bench = demo();
+    let jaccard = algorithm(&bench, "jaccard(w=3)", Extraction::Main);
+    let mut app = App::with_workbench(bench);
+    focus(&mut app, jaccard);
+    for _ in 0..3 {
+        key(&mut app, KeyCode::Right);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = super::export_charts(app.bench.as_ref().unwrap(), dir.path()).unwrap();
+    assert!(out.join("pr.png").exists() && out.join("report.md").exists());
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("jaccard(w=3) [main] (at 0.53)"), "{md}");
+}

@@ -421,6 +421,11 @@ impl Semantic {
         chosen
     }
 
+    /// The LSH banding over title and topic concepts.
+    pub fn candidate_banding(&self) -> Banding {
+        Banding::for_threshold(self.candidate_jaccard, self.permutations.len(), 0.5, 0.5)
+    }
+
     /// Title and subtitle similarities, NaN where one page lacks a title
     /// (or subtitles): that step of the hierarchy is skipped.
     pub fn hierarchy_scores(&self, a: &SemanticSignature, b: &SemanticSignature) -> [f64; 2] {
@@ -534,8 +539,7 @@ impl Detector for Semantic {
     }
 
     fn candidates(&self, signatures: &[Option<SemanticSignature>]) -> Vec<(u32, u32)> {
-        let banding =
-            Banding::for_threshold(self.candidate_jaccard, self.permutations.len(), 0.5, 0.5);
+        let banding = self.candidate_banding();
         let sketches: Vec<Option<&[u32]>> = signatures
             .iter()
             .map(|s| s.as_ref().map(|s| &s.sketch[..]))
@@ -547,6 +551,10 @@ impl Detector for Semantic {
     /// kept beside it, so each threshold moves without recomputation.
     fn score(&self, a: &SemanticSignature, b: &SemanticSignature) -> f32 {
         topic_similarity(&a.topics, &b.topics, self.aggregate) as f32
+    }
+
+    fn banding(&self) -> Option<Banding> {
+        Some(self.candidate_banding())
     }
 
     fn gates(&self) -> Vec<Gate> {

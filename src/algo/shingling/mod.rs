@@ -354,6 +354,13 @@ impl Detector for MinHash {
         }
     }
 
+    fn banding(&self) -> Option<Banding> {
+        match self.search {
+            CandidateSearch::Bands { banding, .. } => Some(banding),
+            CandidateSearch::AllPairs => None,
+        }
+    }
+
     fn score(&self, a: &MinHashSketch, b: &MinHashSketch) -> f32 {
         match (&a.shingles, &b.shingles) {
             (Some(sa), Some(sb)) => jaccard(sa, sb) as f32,

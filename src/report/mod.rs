@@ -1,0 +1,848 @@
+//! `neardup report`: charts (PNG and SVG), the data behind each (CSV and
+//! Parquet) and `report.md`, from the `run.json` that `neardup run` stores;
+//! nothing is run again. Several runs give comparison charts, one colour
+//! per algorithm kept across every chart.
+
+pub mod charts;
+pub mod paper;
+pub mod stored;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use plotters::prelude::*;
+use polars::prelude::*;
+
+use charts::{
+    Chart, F1Curves, LexiconSweep, LshCurves, PrCurves, ScoreHistograms, SliceBars, ThroughputBars,
+};
+use paper::{inconsistencies, Measure, Paper};
+use stored::{to_counts, StoredAlgorithm, StoredRun, StoredStage, STORED_RUN_VERSION};
+
+pub const RUN_FILE: &str = "run.json";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: line {line}, column {column}: {message}", path.display())]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{}: written by another version of neardup (run.json version {found}, this one reads {STORED_RUN_VERSION}); run the experiment again", path.display())]
+    Version { path: PathBuf, found: u32 },
+    #[error("{}: drawing {chart}: {message}", path.display())]
+    Draw {
+        path: PathBuf,
+        chart: &'static str,
+        message: String,
+    },
+    #[error(transparent)]
+    Data(#[from] crate::experiment::ReportError),
+    #[error("give at least one run directory")]
+    NoRuns,
+}
+
+/// Reads a run directory's `run.json`.
+pub fn load_run(dir: &Path) -> Result<StoredRun, ReportError> {
+    let path = dir.join(RUN_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|source| ReportError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let version: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| ReportError::Parse {
+            path: path.clone(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+    let found = version.get("version").and_then(|v| v.as_u64()).unwrap_or(0) as u32;
+    if found != STORED_RUN_VERSION {
+        return Err(ReportError::Version { path, found });
+    }
+    serde_json::from_str(&text).map_err(|e| ReportError::Parse {
+        path,
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })
+}
+
+/// One algorithm of one run, as the charts draw it.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Index of its run.
+    pub run: usize,
+    /// Drawn dashed (or paler): a later run, or a later extraction of the
+    /// same algorithm, so that it differs from the first in its colour.
+    pub dashed: bool,
+    /// Index into the palette, shared by the same algorithm across runs.
+    pub color: usize,
+    pub name: String,
+    pub algorithm: StoredAlgorithm,
+    pub stages: Vec<StoredStage>,
+    pub slices: Vec<String>,
+}
+
+impl Series {
+    pub fn slice_index(&self, slice: &str) -> Option<usize> {
+        self.slices.iter().position(|s| s == slice)
+    }
+
+    /// (recall, precision) over the thresholds, by recall.
+    pub fn pr_points(&self) -> Vec<(f64, f64)> {
+        let mut points: Vec<(f64, f64)> = self
+            .algorithm
+            .evaluations
+            .iter()
+            .map(|e| {
+                let c = to_counts(&e.pairwise.overall);
+                (c.recall(), c.precision())
+            })
+            .filter(|(r, p)| r.is_finite() && p.is_finite())
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        points
+    }
+
+    /// (threshold, F1), by threshold.
+    pub fn f1_points(&self) -> Vec<(f64, f64)> {
+        self.algorithm
+            .evaluations
+            .iter()
+            .map(|e| (e.threshold, to_counts(&e.pairwise.overall).f1()))
+            .filter(|(_, f)| f.is_finite())
+            .collect()
+    }
+}
+
+/// The series of several runs, coloured by algorithm.
+pub fn series_of(runs: &[(String, StoredRun)]) -> Vec<Series> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for (r, (name, run)) in runs.iter().enumerate() {
+        let first_extraction = run.algorithms.first().map(|a| a.extraction.clone());
+        for a in &run.algorithms {
+            let key = a.key();
+            // One colour per algorithm: its label, whatever text it read.
+            let color = match keys.iter().position(|k| *k == a.label) {
+                Some(i) => i,
+                None => {
+                    keys.push(a.label.clone());
+                    keys.len() - 1
+                }
+            };
+            // Stage records name the algorithm before an own tokenizer was
+            // appended to its label ("label [main chars]").
+            let base = a.label.split(" on ").next().unwrap_or(&a.label);
+            let prefix = format!("{base} [{}", a.extraction);
+            out.push(Series {
+                run: r,
+                dashed: r > 0 || first_extraction.as_deref() != Some(a.extraction.as_str()),
+                color,
+                name: if runs.len() > 1 {
+                    format!("{name}: {key}")
+                } else {
+                    key
+                },
+                stages: run
+                    .throughput
+                    .iter()
+                    .filter(|s| s.algorithm.starts_with(&prefix))
+                    .cloned()
+                    .collect(),
+                algorithm: a.clone(),
+                slices: run.slices.clone(),
+            });
+        }
+    }
+    out
+}
+
+fn draw_files<C: Chart>(
+    chart: &C,
+    name: &'static str,
+    out: &Path,
+) -> Result<Vec<PathBuf>, ReportError> {
+    let png = out.join(format!("{name}.png"));
+    let svg = out.join(format!("{name}.svg"));
+    let draw_error = |path: &Path, e: Box<dyn std::error::Error>| ReportError::Draw {
+        path: path.to_path_buf(),
+        chart: name,
+        message: e.to_string(),
+    };
+    {
+        let root = BitMapBackend::new(&png, chart.size()).into_drawing_area();
+        chart.draw(&root).map_err(|e| draw_error(&png, e))?;
+    }
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, chart.size()).into_drawing_area();
+        chart.draw(&root).map_err(|e| draw_error(&svg, e))?;
+    }
+    std::fs::write(&svg, text).map_err(|source| ReportError::Io {
+        path: svg.clone(),
+        source,
+    })?;
+    Ok(vec![png, svg])
+}
+
+fn write_frame(
+    what: &'static str,
+    frame: PolarsResult<DataFrame>,
+    out: &Path,
+) -> Result<Vec<PathBuf>, ReportError> {
+    Ok(crate::experiment::results::write_frame(what, frame, out)?)
+}
+
+fn opt(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+fn curve_frame(series: &[Series]) -> PolarsResult<DataFrame> {
+    let (mut name, mut threshold, mut p, mut r, mut f, mut default) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    for s in series {
+        for e in &s.algorithm.evaluations {
+            let c = to_counts(&e.pairwise.overall);
+            name.push(s.name.clone());
+            threshold.push(e.threshold);
+            p.push(opt(c.precision()));
+            r.push(opt(c.recall()));
+            f.push(opt(c.f1()));
+            default.push((e.threshold - s.algorithm.threshold).abs() < 1e-9);
+        }
+    }
+    DataFrame::new_infer_height(vec![
+        Column::new("series".into(), name),
+        Column::new("threshold".into(), threshold),
+        Column::new("precision".into(), p),
+        Column::new("recall".into(), r),
+        Column::new("f1".into(), f),
+        Column::new("is_default".into(), default),
+    ])
+}
+
+fn slice_frame(series: &[Series], slices: &[String]) -> PolarsResult<DataFrame> {
+    let (mut names, mut slice_names) = (Vec::<String>::new(), Vec::<String>::new());
+    let (mut actual, mut detected, mut correct) = (Vec::<u64>::new(), vec![], vec![]);
+    let (mut p, mut r, mut f) = (vec![], vec![], vec![]);
+    for s in series {
+        let Some(e) = s.algorithm.at_threshold() else {
+            continue;
+        };
+        for slice in slices {
+            let Some(i) = s.slice_index(slice) else {
+                continue;
+            };
+            let c = to_counts(&e.page.slices[i]);
+            names.push(s.name.clone());
+            slice_names.push(slice.clone());
+            actual.push(c.actual);
+            detected.push(c.detected);
+            correct.push(c.correct);
+            p.push(opt(c.precision()));
+            r.push(opt(c.recall()));
+            f.push(opt(c.f1()));
+        }
+    }
+    DataFrame::new_infer_height(vec![
+        Column::new("series".into(), names),
+        Column::new("slice".into(), slice_names),
+        Column::new("actual".into(), actual),
+        Column::new("detected".into(), detected),
+        Column::new("correct".into(), correct),
+        Column::new("precision".into(), p),
+        Column::new("recall".into(), r),
+        Column::new("f1".into(), f),
+    ])
+}
+
+fn throughput_frame(series: &[Series]) -> PolarsResult<DataFrame> {
+    let (mut name, mut stage, mut wall, mut pps, mut mbs) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    for s in series {
+        for st in &s.stages {
+            name.push(s.name.clone());
+            stage.push(st.stage.clone());
+            wall.push(st.wall_seconds);
+            pps.push(st.pages_per_second);
+            mbs.push(st.mb_per_second);
+        }
+    }
+    DataFrame::new_infer_height(vec![
+        Column::new("series".into(), name),
+        Column::new("stage".into(), stage),
+        Column::new("wall_seconds".into(), wall),
+        Column::new("pages_per_second".into(), pps),
+        Column::new("mb_per_second".into(), mbs),
+    ])
+}
+
+fn histogram_frame(series: &[Series]) -> PolarsResult<DataFrame> {
+    let (mut name, mut score, mut t, mut f) = (vec![], vec![], vec![], vec![]);
+    for s in series {
+        for b in &s.algorithm.histogram {
+            if b.true_pairs + b.false_pairs > 0 {
+                name.push(s.name.clone());
+                score.push(b.score);
+                t.push(b.true_pairs);
+                f.push(b.false_pairs);
+            }
+        }
+    }
+    DataFrame::new_infer_height(vec![
+        Column::new("series".into(), name),
+        Column::new("score".into(), score),
+        Column::new("true_pairs".into(), t),
+        Column::new("false_pairs".into(), f),
+    ])
+}
+
+fn lsh_frame(series: &[Series]) -> PolarsResult<DataFrame> {
+    let (mut name, mut bands, mut rows, mut j, mut p) = (vec![], vec![], vec![], vec![], vec![]);
+    for s in series {
+        if let Some(b) = s.algorithm.banding {
+            for (x, y) in charts::lsh_points(b) {
+                name.push(s.name.clone());
+                bands.push(b[0] as u64);
+                rows.push(b[1] as u64);
+                j.push(x);
+                p.push(y);
+            }
+        }
+    }
+    DataFrame::new_infer_height(vec![
+        Column::new("series".into(), name),
+        Column::new("bands".into(), bands),
+        Column::new("rows".into(), rows),
+        Column::new("jaccard".into(), j),
+        Column::new("p_candidate".into(), p),
+    ])
+}
+
+/// The first run's paper rows at the page level, as bars.
+fn paper_bars(runs: &[(String, StoredRun)]) -> Vec<charts::PaperBar> {
+    runs.iter()
+        .filter_map(|(_, run)| run.paper.as_ref())
+        .take(1)
+        .flat_map(|paper| paper.tables.iter().filter(|t| t.level == "page"))
+        .flat_map(|t| t.rows.iter())
+        .map(|row| charts::PaperBar {
+            slice: row.slice.clone(),
+            name: row.name.clone(),
+            values: [row.precision / 100.0, row.recall / 100.0, row.f / 100.0],
+        })
+        .collect()
+}
+
+/// Slices in the order of the first run, then any new ones.
+fn all_slices(runs: &[(String, StoredRun)]) -> Vec<String> {
+    let mut slices: Vec<String> = Vec::new();
+    for (_, run) in runs {
+        for s in &run.slices {
+            if !slices.contains(s) {
+                slices.push(s.clone());
+            }
+        }
+    }
+    slices
+}
+
+/// Slices some algorithm has something in at the page level.
+fn busy_slices(series: &[Series], slices: &[String]) -> Vec<String> {
+    slices
+        .iter()
+        .filter(|slice| {
+            series.iter().any(|s| {
+                let (Some(e), Some(i)) = (s.algorithm.at_threshold(), s.slice_index(slice)) else {
+                    return false;
+                };
+                let c = e.page.slices[i];
+                c[0] > 0 || c[1] > 0
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// Renders every chart, its data and `report.md` into `out`.
+pub fn render_report(
+    runs: &[(String, StoredRun)],
+    out: &Path,
+) -> Result<Vec<PathBuf>, ReportError> {
+    if runs.is_empty() {
+        return Err(ReportError::NoRuns);
+    }
+    std::fs::create_dir_all(out).map_err(|source| ReportError::Io {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    charts::register_font().map_err(|message| ReportError::Draw {
+        path: out.to_path_buf(),
+        chart: "fonts",
+        message,
+    })?;
+    let series = series_of(runs);
+    let slices = busy_slices(&series, &all_slices(runs));
+    let banded: Vec<Series> = series
+        .iter()
+        .filter(|s| s.algorithm.banding.is_some())
+        .cloned()
+        .collect();
+    let mut written = Vec::new();
+    written.extend(draw_files(&PrCurves(&series), "pr", out)?);
+    written.extend(draw_files(&F1Curves(&series), "f1", out)?);
+    written.extend(draw_files(
+        &SliceBars {
+            series: &series,
+            slices: slices.clone(),
+            paper: paper_bars(runs),
+        },
+        "slices",
+        out,
+    )?);
+    written.extend(draw_files(&ThroughputBars(&series), "throughput", out)?);
+    written.extend(draw_files(&ScoreHistograms(&series), "scores", out)?);
+    if !banded.is_empty() {
+        written.extend(draw_files(&LshCurves(&banded), "lsh", out)?);
+    }
+    let sweep = LexiconSweep(&series);
+    let sweep_lines = sweep.lines();
+    if !sweep_lines.is_empty() {
+        written.extend(draw_files(&sweep, "imatch_k", out)?);
+        written.extend(write_frame("imatch_k", sweep_frame(&sweep_lines), out)?);
+    }
+    written.extend(write_frame("pr", curve_frame(&series), out)?);
+    written.extend(write_frame("f1", curve_frame(&series), out)?);
+    written.extend(write_frame("slices", slice_frame(&series, &slices), out)?);
+    written.extend(write_frame(
+        "throughput_stages",
+        throughput_frame(&series),
+        out,
+    )?);
+    written.extend(write_frame("scores", histogram_frame(&series), out)?);
+    if !banded.is_empty() {
+        written.extend(write_frame("lsh", lsh_frame(&banded), out)?);
+    }
+    // Optional charts not drawn this time must not linger from an earlier
+    // report in the same directory.
+    for (drawn, name) in [
+        (!banded.is_empty(), "lsh"),
+        (!sweep_lines.is_empty(), "imatch_k"),
+    ] {
+        if !drawn {
+            for ext in ["png", "svg", "csv", "parquet"] {
+                let _ = std::fs::remove_file(out.join(format!("{name}.{ext}")));
+            }
+        }
+    }
+    let md = out.join("report.md");
+    let extras = Extras {
+        lsh: !banded.is_empty(),
+        sweep: !sweep_lines.is_empty(),
+    };
+    std::fs::write(&md, markdown(runs, &series, &slices, &extras)).map_err(|source| {
+        ReportError::Io {
+            path: md.clone(),
+            source,
+        }
+    })?;
+    written.push(md);
+    Ok(written)
+}
+
+fn pct(x: f64) -> String {
+    if x.is_finite() {
+        format!("{:.2}%", x * 100.0)
+    } else {
+        "-".into()
+    }
+}
+
+fn seconds(x: f64) -> String {
+    format!("{x:.2}")
+}
+
+/// Charts drawn only when the runs have what they show.
+struct Extras {
+    lsh: bool,
+    sweep: bool,
+}
+
+fn sweep_frame(lines: &[charts::SweepLine]) -> PolarsResult<DataFrame> {
+    let (mut name, mut k, mut p, mut r) = (vec![], vec![], vec![], vec![]);
+    for charts::SweepLine { name: n, points } in lines {
+        for &(x, precision, recall) in points {
+            name.push(n.clone());
+            k.push(x as u64);
+            p.push(opt(precision));
+            r.push(opt(recall));
+        }
+    }
+    DataFrame::new_infer_height(vec![
+        Column::new("series".into(), name),
+        Column::new("extra_lexicons".into(), k),
+        Column::new("precision".into(), p),
+        Column::new("recall".into(), r),
+    ])
+}
+
+fn markdown(
+    runs: &[(String, StoredRun)],
+    series: &[Series],
+    slices: &[String],
+    extras: &Extras,
+) -> String {
+    let mut md = String::new();
+    let names: Vec<&str> = runs.iter().map(|(n, _)| n.as_str()).collect();
+    let _ = writeln!(md, "# neardup report: {}\n", names.join(", "));
+    let _ = writeln!(
+        md,
+        "Drawn by `neardup report` from the results the runs stored (`run.json`); nothing was run again. \
+         Each chart is here as PNG and SVG, and the data behind it as CSV and Parquet. \
+         Colours stand for algorithms in every chart{}.\n",
+        if runs.len() > 1 { "; later runs are dashed or paler" } else { "" }
+    );
+    let _ = writeln!(md, "## Runs\n");
+    let _ = writeln!(
+        md,
+        "| run | experiment | corpus | pages | true pairs | wall s | cpu s | peak memory |"
+    );
+    let _ = writeln!(md, "|---|---|---|---:|---:|---:|---:|---:|");
+    for (name, run) in runs {
+        let _ = writeln!(
+            md,
+            "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+            run.experiment,
+            run.corpus,
+            run.pages,
+            run.true_pairs,
+            seconds(run.wall_seconds),
+            seconds(run.cpu_seconds),
+            run.peak_memory_bytes
+                .map(|b| format!("{:.0} MB", b as f64 / 1e6))
+                .unwrap_or_else(|| "-".into())
+        );
+    }
+    let chart = |md: &mut String, title: &str, file: &str, data: &str, what: &str| {
+        let _ = writeln!(md, "\n## {title}\n\n{what}\n\n![{title}]({file}.png)\n\n[SVG]({file}.svg) · data: [{data}.csv]({data}.csv), [{data}.parquet]({data}.parquet)");
+    };
+    chart(&mut md, "Precision and recall", "pr", "pr", "Pairwise, over all slices, one point per threshold of each algorithm's grid; the filled dot is the configured threshold.");
+    chart(
+        &mut md,
+        "F1 against threshold",
+        "f1",
+        "f1",
+        "One panel per score scale (similarities and distances do not share an axis).",
+    );
+    chart(
+        &mut md,
+        "Per slice",
+        "slices",
+        "slices",
+        "Page level (seed 001's counts) at the configured thresholds.",
+    );
+    let _ = writeln!(
+        md,
+        "\n| algorithm | slice | actual | detected | correct | precision | recall | F |"
+    );
+    let _ = writeln!(md, "|---|---|---:|---:|---:|---:|---:|---:|");
+    for s in series {
+        let Some(e) = s.algorithm.at_threshold() else {
+            continue;
+        };
+        let mut rows: Vec<(String, stored::StoredCounts)> = slices
+            .iter()
+            .filter_map(|slice| {
+                s.slice_index(slice)
+                    .map(|i| (slice.clone(), e.page.slices[i]))
+            })
+            .collect();
+        rows.push(("all pages".into(), e.page.overall));
+        rows.push(("pairwise, all".into(), e.pairwise.overall));
+        for (slice, c) in rows {
+            let c = to_counts(&c);
+            let _ = writeln!(
+                md,
+                "| {} (at {}) | {slice} | {} | {} | {} | {} | {} | {} |",
+                s.name,
+                s.algorithm.threshold,
+                c.actual,
+                c.detected,
+                c.correct,
+                pct(c.precision()),
+                pct(c.recall()),
+                pct(c.f1())
+            );
+        }
+    }
+    chart(&mut md, "Throughput", "throughput", "throughput_stages", "Pages per second of each algorithm's own stages (decoding, extraction and tokenising are shared and listed in the runs' throughput.csv).");
+    chart(&mut md, "Scores of true and false pairs", "scores", "scores", "Every stored pair (within the floor) by score; the black line is the configured threshold.");
+    if extras.lsh {
+        chart(&mut md, "LSH S-curves", "lsh", "lsh", "The probability that a pair of sets with Jaccard J becomes a candidate, for each banding chosen.");
+    }
+    if extras.sweep {
+        chart(&mut md, "I-Match against extra lexicons", "imatch_k", "imatch_k", "Pairwise recall and precision of I-Match with K extra randomised lexicons (Kołcz et al. 2004), at each algorithm's threshold.");
+    }
+    for (name, run) in runs {
+        if let Some(paper) = &run.paper {
+            paper_section(&mut md, name, run, paper);
+        }
+    }
+    md
+}
+
+/// The algorithm of a run whose label starts with `prefix`.
+fn find<'a>(run: &'a StoredRun, prefix: &str) -> Vec<&'a StoredAlgorithm> {
+    run.algorithms
+        .iter()
+        .filter(|a| a.label.starts_with(prefix) || a.name == prefix)
+        .collect()
+}
+
+fn measure(run: &StoredRun, m: &Measure) -> String {
+    let pairwise = |prefix: &str, threshold: Option<f64>, precision: bool| {
+        let Some(a) = find(run, prefix).into_iter().next() else {
+            return format!("no algorithm `{prefix}` in this run");
+        };
+        let t = threshold.unwrap_or(a.threshold);
+        match a.at(t) {
+            Some(e) => {
+                let c = to_counts(&e.pairwise.overall);
+                format!(
+                    "{} ({} at {t})",
+                    pct(if precision { c.precision() } else { c.recall() }),
+                    a.label
+                )
+            }
+            None => format!("{} was not evaluated at {t}", a.label),
+        }
+    };
+    match m {
+        Measure::WallSeconds => format!(
+            "{:.1} s wall, {:.1} s CPU for {} pages (every algorithm of the run)",
+            run.wall_seconds, run.cpu_seconds, run.pages
+        ),
+        Measure::AlgorithmSeconds {
+            algorithm,
+            extraction,
+        } => {
+            let shared: f64 = run
+                .throughput
+                .iter()
+                .filter(|s| {
+                    (s.stage == "decode+extract" || s.stage == "tokenize")
+                        && s.algorithm == *extraction
+                })
+                .map(|s| s.wall_seconds)
+                .sum();
+            let own: Vec<&StoredStage> = run
+                .throughput
+                .iter()
+                .filter(|s| {
+                    s.algorithm.starts_with(algorithm.as_str())
+                        && s.algorithm.contains(&format!("[{extraction}"))
+                        && s.stage != "evaluation"
+                })
+                .collect();
+            if own.is_empty() {
+                return format!("no stages of `{algorithm}` on {extraction} in this run");
+            }
+            let total = shared + own.iter().map(|s| s.wall_seconds).sum::<f64>();
+            format!(
+                "{total:.1} s wall for {} pages: decoding, extraction and tokenising {shared:.1} s, {} {:.1} s ({} cores, every stage parallel)",
+                run.pages,
+                own[0].algorithm,
+                total - shared,
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            )
+        }
+        Measure::Precision {
+            algorithm,
+            threshold,
+        } => pairwise(algorithm, *threshold, true),
+        Measure::Recall {
+            algorithm,
+            threshold,
+        } => pairwise(algorithm, *threshold, false),
+        Measure::RecallGain { algorithm } => {
+            let found = find(run, algorithm);
+            let recall = |a: &StoredAlgorithm| {
+                a.at_threshold()
+                    .map(|e| to_counts(&e.pairwise.overall).recall())
+                    .unwrap_or(f64::NAN)
+            };
+            match (found.first(), found.last()) {
+                (Some(first), Some(last)) if found.len() > 1 => format!(
+                    "{:+.0}% ({} {} -> {} {})",
+                    (recall(last) / recall(first) - 1.0) * 100.0,
+                    first.label,
+                    pct(recall(first)),
+                    last.label,
+                    pct(recall(last))
+                ),
+                _ => format!("needs two or more `{algorithm}` algorithms in the run"),
+            }
+        }
+        Measure::RecallRatio { algorithm, of } => {
+            let recall = |prefix: &str| {
+                find(run, prefix).first().and_then(|a| {
+                    a.at_threshold()
+                        .map(|e| (a.label.clone(), to_counts(&e.pairwise.overall).recall()))
+                })
+            };
+            match (recall(algorithm), recall(of)) {
+                (Some((a, ra)), Some((b, rb))) if rb.is_nan() || rb <= 0.0 => {
+                    format!("undefined: {b} recalls {} ({a} {})", pct(rb), pct(ra))
+                }
+                (Some((a, ra)), Some((b, rb))) => format!(
+                    "{:.0}% ({a} {} of {b} {})",
+                    ra / rb * 100.0,
+                    pct(ra),
+                    pct(rb)
+                ),
+                _ => format!("needs `{algorithm}` and `{of}` in the run"),
+            }
+        }
+    }
+}
+
+fn paper_section(md: &mut String, name: &str, run: &StoredRun, paper: &Paper) {
+    let _ = writeln!(md, "\n## The paper beside ours ({name})\n");
+    let _ = writeln!(
+        md,
+        "{}\n\nFigures read in: {}\n",
+        paper.citation, paper.source
+    );
+    if !paper.differences.is_empty() {
+        let _ = writeln!(md, "How our set-up differs:\n");
+        for d in &paper.differences {
+            let _ = writeln!(md, "- {d}");
+        }
+    }
+    for table in &paper.tables {
+        let _ = writeln!(md, "\n### {}\n", table.title);
+        let _ = writeln!(
+            md,
+            "| who | slice | actual | detected | correct | precision | recall | F |"
+        );
+        let _ = writeln!(md, "|---|---|---:|---:|---:|---:|---:|---:|");
+        let mut flags = Vec::new();
+        for row in &table.rows {
+            let _ = writeln!(
+                md,
+                "| **paper** | {}{} | {} | {} | {} | {:.2}% | {:.2}% | {:.2}% |",
+                row.slice,
+                row.name
+                    .as_deref()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default(),
+                row.actual,
+                row.detected,
+                row.correct,
+                row.precision,
+                row.recall,
+                row.f
+            );
+            for (what, printed, exact) in inconsistencies(row) {
+                flags.push(format!(
+                    "{} {what}: printed {printed:.2}%, but the counts give {exact:.2}%",
+                    row.slice
+                ));
+            }
+            for a in run
+                .algorithms
+                .iter()
+                .filter(|a| table.extraction.as_ref().is_none_or(|x| *x == a.extraction))
+            {
+                let (Some(e), Some(i)) = (
+                    a.at_threshold(),
+                    run.slices.iter().position(|s| *s == row.slice),
+                ) else {
+                    continue;
+                };
+                let level = if table.level == "pairwise" {
+                    &e.pairwise
+                } else {
+                    &e.page
+                };
+                let c = to_counts(&level.slices[i]);
+                let _ = writeln!(
+                    md,
+                    "| {} (at {}) | {} | {} | {} | {} | {} | {} | {} |",
+                    a.key(),
+                    a.threshold,
+                    row.slice,
+                    c.actual,
+                    c.detected,
+                    c.correct,
+                    pct(c.precision()),
+                    pct(c.recall()),
+                    pct(c.f1())
+                );
+            }
+        }
+        if flags.is_empty() {
+            let _ = writeln!(
+                md,
+                "\nEvery printed percentage follows from the paper's counts."
+            );
+        } else {
+            let _ = writeln!(
+                md,
+                "\nPercentages that do not follow from the paper's own counts:\n"
+            );
+            for f in flags {
+                let _ = writeln!(md, "- {f}");
+            }
+        }
+    }
+    if !paper.figures.is_empty() {
+        let _ = writeln!(md, "\n| figure | paper | ours |\n|---|---|---|");
+        for f in &paper.figures {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} |",
+                f.name,
+                f.paper,
+                measure(run, &f.ours)
+            );
+        }
+    }
+    if let Some(plan) = &paper.index_plan {
+        use crate::algo::simhash::tables::{Layout, LayoutPlan, BYTES_PER_ENTRY};
+        let _ = writeln!(
+            md,
+            "\n### Table designs for {:.3e} fingerprints, k = {} (`neardup index plan`)\n",
+            plan.fingerprints, plan.k
+        );
+        let _ = writeln!(md, "| layout | tables | prefix bits | candidates per query | memory |\n|---|---:|---|---:|---:|");
+        for name in ["4x16", "6c3", "4x4", "5c2", "8c5", "10c7"] {
+            let Ok(layout) = name.parse::<Layout>() else {
+                continue;
+            };
+            if plan.k > layout.max_k() {
+                continue;
+            }
+            let p = LayoutPlan::new(&layout, plan.fingerprints);
+            let bits: Vec<String> = p.prefix_bits.iter().map(u32::to_string).collect();
+            let _ = writeln!(
+                md,
+                "| {name} | {} | {} | {:.1} | {:.1} GB ({} bytes per fingerprint) |",
+                p.tables,
+                bits.join(", "),
+                p.candidates_per_query,
+                p.bytes / 1e9,
+                p.tables * BYTES_PER_ENTRY
+            );
+        }
+    }
+}

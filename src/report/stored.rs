@@ -1,0 +1,237 @@
+//! `run.json`: what `neardup run` stores for reports, so that charts are
+//! drawn from stored results without running anything again.
+
+use serde::{Deserialize, Serialize};
+
+use super::paper::Paper;
+use crate::algo::{Direction, ScoreScale};
+use crate::eval::{Counts, Evaluation, LevelMetrics, Truth};
+use crate::experiment::{AlgorithmResult, ExperimentResult};
+
+/// Bumped when the layout changes, so old files are refused clearly.
+pub const STORED_RUN_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredRun {
+    pub version: u32,
+    pub experiment: String,
+    pub corpus: String,
+    pub pages: usize,
+    pub input_bytes: usize,
+    pub wall_seconds: f64,
+    pub cpu_seconds: f64,
+    pub peak_memory_bytes: Option<u64>,
+    pub slices: Vec<String>,
+    pub true_pairs: u64,
+    pub algorithms: Vec<StoredAlgorithm>,
+    pub throughput: Vec<StoredStage>,
+    pub paper: Option<Paper>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredScale {
+    pub name: String,
+    /// `at_least` (a similarity) or `at_most` (a distance).
+    pub direction: String,
+    pub min: f64,
+    pub max: f64,
+    pub floor: f64,
+}
+
+impl StoredScale {
+    pub fn is_distance(&self) -> bool {
+        self.direction == "at_most"
+    }
+}
+
+/// (actual, detected, correct).
+pub type StoredCounts = [u64; 3];
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredLevel {
+    pub overall: StoredCounts,
+    pub slices: Vec<StoredCounts>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredEvaluation {
+    pub threshold: f64,
+    pub pairwise: StoredLevel,
+    pub clustered: StoredLevel,
+    pub page: StoredLevel,
+}
+
+/// Stored pairs with a score in `[score, score + width)`, by label.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoreBin {
+    pub score: f64,
+    pub true_pairs: u64,
+    pub false_pairs: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredAlgorithm {
+    pub name: String,
+    pub label: String,
+    pub extraction: String,
+    pub scale: StoredScale,
+    pub threshold: f64,
+    /// (bands, rows, min_shared) of an LSH candidate search.
+    pub banding: Option<[usize; 3]>,
+    pub notes: Vec<String>,
+    pub candidate_pairs: u64,
+    pub stored_pairs: usize,
+    pub evaluations: Vec<StoredEvaluation>,
+    /// Width of the histogram's bins.
+    pub bin_width: f64,
+    pub histogram: Vec<ScoreBin>,
+}
+
+impl StoredAlgorithm {
+    /// `label [extraction]`: unique within a run.
+    pub fn key(&self) -> String {
+        format!("{} [{}]", self.label, self.extraction)
+    }
+
+    pub fn at(&self, threshold: f64) -> Option<&StoredEvaluation> {
+        self.evaluations
+            .iter()
+            .find(|e| (e.threshold - threshold).abs() < 1e-9)
+    }
+
+    pub fn at_threshold(&self) -> Option<&StoredEvaluation> {
+        self.at(self.threshold)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredStage {
+    pub stage: String,
+    pub algorithm: String,
+    pub wall_seconds: f64,
+    pub cpu_seconds: f64,
+    pub pages_per_second: f64,
+    pub mb_per_second: f64,
+}
+
+fn counts(c: &Counts) -> StoredCounts {
+    [c.actual, c.detected, c.correct]
+}
+
+pub fn to_counts(c: &StoredCounts) -> Counts {
+    Counts {
+        actual: c[0],
+        detected: c[1],
+        correct: c[2],
+    }
+}
+
+fn level(l: &LevelMetrics) -> StoredLevel {
+    StoredLevel {
+        overall: counts(&l.overall),
+        slices: l.slices.iter().map(counts).collect(),
+    }
+}
+
+pub fn stored_evaluation(e: &Evaluation) -> StoredEvaluation {
+    StoredEvaluation {
+        threshold: e.threshold,
+        pairwise: level(&e.pairwise),
+        clustered: level(&e.clustered),
+        page: level(&e.page),
+    }
+}
+
+fn scale(s: &ScoreScale) -> StoredScale {
+    StoredScale {
+        name: s.name.to_string(),
+        direction: match s.direction {
+            Direction::AtLeast => "at_least",
+            Direction::AtMost => "at_most",
+        }
+        .into(),
+        min: s.min,
+        max: s.max,
+        floor: s.floor,
+    }
+}
+
+/// Bins of one unit for counts and distances, of 0.02 for similarities.
+fn histogram(a: &AlgorithmResult, truth: &Truth) -> (f64, Vec<ScoreBin>) {
+    let s = &a.run.scale;
+    // Counts and distances by unit; similarities in [0, 1] by 0.02.
+    let width = if s.max - s.min >= 2.0 || s.max == s.min {
+        1.0
+    } else {
+        0.02
+    };
+    let bins = ((s.max - s.min) / width).round() as usize + 1;
+    let mut out: Vec<ScoreBin> = (0..bins)
+        .map(|i| ScoreBin {
+            score: ((s.min + i as f64 * width) * 1e4).round() / 1e4,
+            true_pairs: 0,
+            false_pairs: 0,
+        })
+        .collect();
+    for p in &a.run.pairs {
+        let i = ((f64::from(p.score) - s.min) / width + 1e-6).floor() as usize;
+        let bin = &mut out[i.min(bins - 1)];
+        if truth.cluster[p.a as usize] == truth.cluster[p.b as usize] {
+            bin.true_pairs += 1;
+        } else {
+            bin.false_pairs += 1;
+        }
+    }
+    (width, out)
+}
+
+impl StoredRun {
+    pub fn new(result: &ExperimentResult, paper: Option<&Paper>) -> Self {
+        StoredRun {
+            version: STORED_RUN_VERSION,
+            experiment: result.name.clone(),
+            corpus: result.corpus_source.clone(),
+            pages: result.pages,
+            input_bytes: result.input_bytes,
+            wall_seconds: result.wall_seconds,
+            cpu_seconds: result.cpu_seconds,
+            peak_memory_bytes: result.peak_memory_bytes,
+            slices: result.truth.slice_names.clone(),
+            true_pairs: result.truth.true_pairs(),
+            algorithms: result
+                .algorithms
+                .iter()
+                .map(|a| {
+                    let (bin_width, histogram) = histogram(a, &result.truth);
+                    StoredAlgorithm {
+                        name: a.run.name.to_string(),
+                        label: a.run.label.clone(),
+                        extraction: a.extraction.name().to_string(),
+                        scale: scale(&a.run.scale),
+                        threshold: a.threshold,
+                        banding: a.run.banding.map(|b| [b.bands, b.rows, b.min_shared]),
+                        notes: a.run.notes.clone(),
+                        candidate_pairs: a.candidate_stage.detected,
+                        stored_pairs: a.run.pairs.len(),
+                        evaluations: a.evaluations.iter().map(stored_evaluation).collect(),
+                        bin_width,
+                        histogram,
+                    }
+                })
+                .collect(),
+            throughput: result
+                .throughput
+                .iter()
+                .map(|r| StoredStage {
+                    stage: r.stage.name().to_string(),
+                    algorithm: r.algorithm.clone(),
+                    wall_seconds: r.wall_seconds,
+                    cpu_seconds: r.cpu_seconds,
+                    pages_per_second: r.pages_per_second(),
+                    mb_per_second: r.megabytes_per_second(),
+                })
+                .collect(),
+            paper: paper.cloned(),
+        }
+    }
+}

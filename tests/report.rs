@@ -87,7 +87,10 @@ fn the_paper_sits_beside_ours_and_inconsistent_percentages_are_flagged() {
          differences: [a smaller corpus]\n  tables:\n    - title: prose\n      rows:\n        \
          - {slice: prose/full, name: 全部重复, actual: 1781, detected: 1758, correct: 1696, precision: 96.58, recall: 95.22, f: 95.91}\n  \
          figures:\n    - {name: runtime, paper: 468 s, ours: {measure: wall_seconds}}\n    \
-         - {name: precision, paper: '0.75', ours: {measure: precision, algorithm: simhash, threshold: 3}}\n  \
+         - {name: precision, paper: '0.75', ours: {measure: precision, algorithm: simhash, threshold: 3}}\n    \
+         - {name: balance, paper: k = 3, ours: {measure: best_f, algorithm: simhash}}\n    \
+         - {name: comparable, paper: '-', ours: {measure: precision_at_recall, algorithm: jaccard, recall: 0.5}}\n  \
+         sweeps: [simhash]\n  \
          index_plan: {fingerprints: 8.0e9, k: 3}\n",
     )
     .unwrap();
@@ -137,4 +140,43 @@ fn a_damaged_run_json_names_file_and_line() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("version 99"));
     let o = neardup(&["report", "missing", "-o", "out"], d);
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing/run.json"));
+}
+
+#[test]
+fn bad_paper_blocks_and_combined_settings_name_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cases = [
+        (
+            "corpus: demo\nalgorithms: [{type: simhash}]\npaper:\n  citation: x\n  source: y\n  figures:\n    - {name: a, paper: b, ours: {measure: nope}}\n",
+            "paper.figures[0].ours",
+        ),
+        (
+            "corpus: demo\nalgorithms: [{type: simhash}]\npaper:\n  citation: x\n  sorce: y\n",
+            "sorce",
+        ),
+        (
+            "corpus: demo\nalgorithms:\n  - {type: combined, bands: 6}\n",
+            "algorithms[0].bands",
+        ),
+        (
+            "corpus: demo\nalgorithms:\n  - {type: combined, jaccard: 1.5}\n",
+            "algorithms[0].jaccard",
+        ),
+        (
+            "corpus: demo\nalgorithms:\n  - {type: combined, threshold: 20}\n",
+            "algorithms[0].threshold",
+        ),
+    ];
+    for (i, (yaml, key)) in cases.iter().enumerate() {
+        let name = format!("bad{i}.yaml");
+        std::fs::write(d.join(&name), yaml).unwrap();
+        let o = neardup(&["run", &name], d);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{yaml}: {err}");
+        assert!(
+            err.starts_with(&format!("error: {name}")) && err.contains(key),
+            "{yaml}: {err}"
+        );
+    }
 }

@@ -369,7 +369,7 @@ impl Chart for SliceBars<'_> {
         }
         draw_key(&key, self.series)?;
         if !self.paper.is_empty() {
-            let y = 60 + self.series.len() as i32 * 22 + 8;
+            let y = key_row_after(key.dim_in_pixel().1, self.series.len());
             key.draw(&Rectangle::new(
                 [(10, y), (26, y + 14)],
                 PAPER_COLOR.filled(),
@@ -387,28 +387,42 @@ fn draw_key<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, series: &[Series]
 where
     DB::ErrorType: 'static,
 {
+    // Rows shrink to fit a long list into the chart's height.
+    let height = area.dim_in_pixel().1 as i32;
+    let step = ((height - 80) / series.len().max(1) as i32).clamp(10, 22);
+    let size = (step - 6).clamp(8, 14);
     for (i, s) in series.iter().enumerate() {
-        let y = 60 + i as i32 * 22;
+        let y = 60 + i as i32 * step;
         let c = color(s.color);
         if s.dashed {
             area.draw(&Rectangle::new(
-                [(10, y), (26, y + 14)],
+                [(10, y), (26, y + size)],
                 c.mix(0.55).filled(),
             ))?;
             area.draw(&PathElement::new(
-                vec![(10, y + 7), (14, y + 7)],
+                vec![(10, y + size / 2), (14, y + size / 2)],
                 WHITE.stroke_width(2),
             ))?;
             area.draw(&PathElement::new(
-                vec![(19, y + 7), (22, y + 7)],
+                vec![(19, y + size / 2), (22, y + size / 2)],
                 WHITE.stroke_width(2),
             ))?;
         } else {
-            area.draw(&Rectangle::new([(10, y), (26, y + 14)], c.filled()))?;
+            area.draw(&Rectangle::new([(10, y), (26, y + size)], c.filled()))?;
         }
-        area.draw(&Text::new(short(&s.name, 62), (32, y), font(12)))?;
+        area.draw(&Text::new(
+            short(&s.name, 62),
+            (32, y),
+            font((size as u32 - 2).clamp(8, 12)),
+        ))?;
     }
     Ok(())
+}
+
+/// Where the paper's key row goes, below the series' rows.
+fn key_row_after(area_height: u32, series: usize) -> i32 {
+    let step = ((area_height as i32 - 80) / series.max(1) as i32).clamp(10, 22);
+    60 + series as i32 * step + 4
 }
 
 /// Axis numbers a reader takes in at a glance: 1k, 25k, 3M.

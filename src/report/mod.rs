@@ -665,6 +665,60 @@ fn measure(run: &StoredRun, m: &Measure) -> String {
                 std::thread::available_parallelism().map_or(1, |n| n.get())
             )
         }
+        Measure::PrecisionAtRecall {
+            algorithm,
+            recall,
+            extraction,
+        } => {
+            let Some(a) = find(run, algorithm)
+                .into_iter()
+                .find(|a| extraction.as_ref().is_none_or(|x| *x == a.extraction))
+            else {
+                return format!("no algorithm `{algorithm}` in this run");
+            };
+            let nearest = a
+                .evaluations
+                .iter()
+                .map(|e| (e, to_counts(&e.pairwise.overall)))
+                .filter(|(_, c)| c.recall().is_finite() && c.precision().is_finite())
+                .min_by(|x, y| {
+                    (x.1.recall() - recall)
+                        .abs()
+                        .total_cmp(&(y.1.recall() - recall).abs())
+                });
+            match nearest {
+                Some((e, c)) => format!(
+                    "{} at recall {} ({} [{}] at {})",
+                    pct(c.precision()),
+                    pct(c.recall()),
+                    a.label,
+                    a.extraction,
+                    e.threshold
+                ),
+                None => format!("{} detected nothing", a.key()),
+            }
+        }
+        Measure::BestF { algorithm } => {
+            let Some(a) = find(run, algorithm).into_iter().next() else {
+                return format!("no algorithm `{algorithm}` in this run");
+            };
+            let best = a
+                .evaluations
+                .iter()
+                .map(|e| (e.threshold, to_counts(&e.pairwise.overall)))
+                .filter(|(_, c)| c.f1().is_finite())
+                .max_by(|x, y| x.1.f1().total_cmp(&y.1.f1()));
+            match best {
+                Some((t, c)) => format!(
+                    "{t} (F {}, P {}, R {}; {})",
+                    pct(c.f1()),
+                    pct(c.precision()),
+                    pct(c.recall()),
+                    a.label
+                ),
+                None => format!("{} detected nothing", a.key()),
+            }
+        }
         Measure::Precision {
             algorithm,
             threshold,
@@ -815,6 +869,30 @@ fn paper_section(md: &mut String, name: &str, run: &StoredRun, paper: &Paper) {
                 f.paper,
                 measure(run, &f.ours)
             );
+        }
+    }
+    for prefix in &paper.sweeps {
+        for a in find(run, prefix) {
+            let _ = writeln!(
+                md,
+                "\n### {} against {} (pairwise, all slices)\n",
+                a.key(),
+                a.scale.name
+            );
+            let _ = writeln!(md, "| threshold | detected | correct | precision | recall | F |\n|---:|---:|---:|---:|---:|---:|");
+            for e in &a.evaluations {
+                let c = to_counts(&e.pairwise.overall);
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} | {} | {} |",
+                    e.threshold,
+                    c.detected,
+                    c.correct,
+                    pct(c.precision()),
+                    pct(c.recall()),
+                    pct(c.f1())
+                );
+            }
         }
     }
     if let Some(plan) = &paper.index_plan {

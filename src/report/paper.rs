@@ -19,6 +19,10 @@ pub struct Paper {
     /// Single figures (precision at k = 3, a runtime), each beside ours.
     #[serde(default)]
     pub figures: Vec<PaperFigure>,
+    /// Algorithms (label prefixes) whose precision, recall and F at every
+    /// threshold of the grid are tabled (Manku's P and R against k).
+    #[serde(default)]
+    pub sweeps: Vec<String>,
     /// Index designs to print with `neardup index plan`'s arithmetic.
     #[serde(default)]
     pub index_plan: Option<IndexPlan>,
@@ -91,6 +95,16 @@ pub enum Measure {
     /// `algorithm` relative to the first's, minus one (Kołcz's "relative
     /// improvement in recall").
     RecallGain { algorithm: String },
+    /// Pairwise precision of `algorithm` (on `extraction`, default the
+    /// first) at the threshold whose recall comes nearest `recall`: two
+    /// algorithms compared at comparable recall.
+    PrecisionAtRecall {
+        algorithm: String,
+        recall: f64,
+        extraction: Option<String>,
+    },
+    /// The threshold of the grid where the pairwise F of `algorithm` peaks.
+    BestF { algorithm: String },
     /// Pairwise recall of `algorithm` as a share of `of`'s (Henzinger's
     /// "79% of the recall").
     RecallRatio { algorithm: String, of: String },

@@ -234,8 +234,10 @@ fn level_metrics(e: &Evaluation) -> [&LevelMetrics; 3] {
     [&e.pairwise, &e.clustered, &e.page]
 }
 
+/// Counts and P/R/F of one metric level, as columns (`{prefix}_actual`,
+/// ..., `{prefix}_f1`); the report's per-slice data uses it too.
 #[derive(Default)]
-struct LevelColumns {
+pub(crate) struct LevelColumns {
     actual: Vec<u64>,
     detected: Vec<u64>,
     correct: Vec<u64>,
@@ -245,7 +247,7 @@ struct LevelColumns {
 }
 
 impl LevelColumns {
-    fn push(&mut self, c: &Counts) {
+    pub(crate) fn push(&mut self, c: &Counts) {
         let defined = |x: f64| (!x.is_nan()).then_some(x);
         self.actual.push(c.actual);
         self.detected.push(c.detected);
@@ -255,7 +257,7 @@ impl LevelColumns {
         self.f1.push(defined(c.f1()));
     }
 
-    fn into_columns(self, prefix: &str) -> Vec<Column> {
+    pub(crate) fn into_columns(self, prefix: &str) -> Vec<Column> {
         vec![
             Column::new(format!("{prefix}_actual").into(), self.actual),
             Column::new(format!("{prefix}_detected").into(), self.detected),

@@ -230,10 +230,11 @@ fn curve_frame(series: &[Series]) -> PolarsResult<DataFrame> {
     ])
 }
 
+/// Page-level counts and P/R/F per series and slice (columns `page_*`, as
+/// in results.csv).
 fn slice_frame(series: &[Series], slices: &[String]) -> PolarsResult<DataFrame> {
     let (mut names, mut slice_names) = (Vec::<String>::new(), Vec::<String>::new());
-    let (mut actual, mut detected, mut correct) = (Vec::<u64>::new(), vec![], vec![]);
-    let (mut p, mut r, mut f) = (vec![], vec![], vec![]);
+    let mut page = crate::experiment::results::LevelColumns::default();
     for s in series {
         let Some(e) = s.algorithm.at_threshold() else {
             continue;
@@ -242,27 +243,17 @@ fn slice_frame(series: &[Series], slices: &[String]) -> PolarsResult<DataFrame> 
             let Some(i) = s.slice_index(slice) else {
                 continue;
             };
-            let c = to_counts(&e.page.slices[i]);
             names.push(s.name.clone());
             slice_names.push(slice.clone());
-            actual.push(c.actual);
-            detected.push(c.detected);
-            correct.push(c.correct);
-            p.push(opt(c.precision()));
-            r.push(opt(c.recall()));
-            f.push(opt(c.f1()));
+            page.push(&to_counts(&e.page.slices[i]));
         }
     }
-    DataFrame::new_infer_height(vec![
+    let mut columns = vec![
         Column::new("series".into(), names),
         Column::new("slice".into(), slice_names),
-        Column::new("actual".into(), actual),
-        Column::new("detected".into(), detected),
-        Column::new("correct".into(), correct),
-        Column::new("precision".into(), p),
-        Column::new("recall".into(), r),
-        Column::new("f1".into(), f),
-    ])
+    ];
+    columns.extend(page.into_columns("page"));
+    DataFrame::new_infer_height(columns)
 }
 
 fn throughput_frame(series: &[Series]) -> PolarsResult<DataFrame> {

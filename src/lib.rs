@@ -14,6 +14,7 @@ pub mod eval;
 pub mod experiment;
 pub mod extract;
 pub mod index;
+pub mod progress;
 pub mod report;
 pub mod text;
 pub mod tui;

@@ -50,6 +50,32 @@ enum Command {
         /// Also draw the report (charts, report.md) into the same directory.
         #[arg(long)]
         report: bool,
+        /// Run the experiment's algorithms, at its thresholds, on this corpus
+        /// instead (`demo` for the embedded one), and print the transfer
+        /// table: the tuning corpus, this corpus, and this corpus's own best.
+        #[arg(long)]
+        corpus: Option<PathBuf>,
+        /// Also print the per-slice tables (seed 001's page level and the
+        /// pairwise and clustered lines) and the throughput per stage.
+        #[arg(long, short)]
+        verbose: bool,
+        /// Print the summary as JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Choose each algorithm's threshold on the experiment's corpus and
+    /// write the complete experiment with them (run it on another corpus
+    /// with `neardup run TUNED.yaml --corpus PATH`).
+    Tune {
+        /// The experiment YAML; `demo` is the embedded demo experiment.
+        experiment: PathBuf,
+        /// f1 (pairwise), clustered_f1, or recall_at_precision=P (the most
+        /// pairwise recall with precision at least P).
+        #[arg(long, default_value = "f1")]
+        objective: String,
+        /// Where to write the tuned experiment.
+        #[arg(long, short, required = true)]
+        out: PathBuf,
     },
     /// Draw charts (PNG, SVG), their data (CSV, Parquet) and report.md from
     /// stored runs (the directories `neardup run` writes); several runs give
@@ -301,14 +327,69 @@ fn run(cli: Cli) -> Result<(), CliError> {
             experiment,
             out,
             report,
-        }) if experiment == Path::new("demo") => run_demo(out, report),
-        Some(Command::Run {
-            experiment,
-            out,
-            report,
+            corpus,
+            verbose,
+            json,
         }) => {
-            let config = ExperimentConfig::load(&experiment).map_err(ExperimentError::from)?;
-            run_experiment_file(&config, &experiment, out, report)
+            let (config, path) = load_experiment(&experiment)?;
+            let options = RunOptions {
+                out,
+                report,
+                verbose,
+                json,
+            };
+            match corpus {
+                Some(other) => run_transfer(config, &path, &other, options),
+                None => run_experiment_file(&config, &path, options).map(|_| ()),
+            }
+        }
+        Some(Command::Tune {
+            experiment,
+            objective,
+            out,
+        }) => {
+            let objective: neardup::eval::choose::Objective = objective
+                .parse()
+                .map_err(|e: String| CliError::Usage(format!("--objective: {e}")))?;
+            let (config, path) = load_experiment(&experiment)?;
+            let (_, result) = run_quietly(&config, &path)?;
+            let tuned = neardup::experiment::tune::tune_experiment(&config, &result, objective);
+            // Paths in the file stay relative: to where it is written.
+            let mut tuned = tuned;
+            let out_dir = out.parent().unwrap_or(Path::new(""));
+            relocate_paths(&mut tuned, path.parent().unwrap_or(Path::new("")), out_dir);
+            let body = serde_yaml::to_string(&tuned)
+                .map_err(|e| CliError::Usage(format!("the tuned experiment: {e}")))?;
+            if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|source| CliError::Io {
+                    path: dir.to_path_buf(),
+                    source,
+                })?;
+            }
+            let text = format!(
+                "# {} tuned for {objective} by `neardup tune`; every knob is written out.\n{body}",
+                experiment.display()
+            );
+            ExperimentConfig::parse(&out, &text).map_err(ExperimentError::from)?;
+            std::fs::write(&out, text).map_err(|source| CliError::Io {
+                path: out.clone(),
+                source,
+            })?;
+            let on = tuned.tuned.as_ref().expect("tune records its corpus");
+            println!("thresholds for {objective} on {}:", on.corpus);
+            for f in &on.runs {
+                println!(
+                    "  {} [{}]: {} ({} {})",
+                    f.algorithm,
+                    f.extract.name(),
+                    f.threshold,
+                    objective,
+                    f.value
+                        .map_or("not reached".into(), |v| format!("{:.2}%", 100.0 * v))
+                );
+            }
+            println!("wrote {}", out.display());
+            Ok(())
         }
         Some(Command::Report { runs, out }) => {
             let loaded = runs
@@ -758,20 +839,72 @@ fn tui_on(source: neardup::tui::Source) -> Result<(), CliError> {
     neardup::tui::run(source).map_err(|e| CliError::Usage(e.to_string()))
 }
 
-fn run_demo(out: Option<PathBuf>, report: bool) -> Result<(), CliError> {
-    let path = Path::new(demo::DEMO_EXPERIMENT_NAME);
-    let config =
-        ExperimentConfig::parse(path, demo::DEMO_EXPERIMENT).map_err(ExperimentError::from)?;
-    run_experiment_file(&config, path, out, report)
+/// The experiment at `path`, or the embedded demo experiment for `demo`.
+fn load_experiment(path: &Path) -> Result<(ExperimentConfig, PathBuf), CliError> {
+    if path == Path::new("demo") {
+        let path = PathBuf::from(demo::DEMO_EXPERIMENT_NAME);
+        let config =
+            ExperimentConfig::parse(&path, demo::DEMO_EXPERIMENT).map_err(ExperimentError::from)?;
+        return Ok((config, path));
+    }
+    let config = ExperimentConfig::load(path).map_err(ExperimentError::from)?;
+    Ok((config, path.to_path_buf()))
 }
 
-fn run_experiment_file(
-    config: &ExperimentConfig,
-    path: &Path,
+/// Rewrites the experiment's relative paths (corpus, builder, reference
+/// corpora) so that they still name the same files from `to`.
+fn relocate_paths(config: &mut ExperimentConfig, from: &Path, to: &Path) {
+    let here = |p: &Path| {
+        if p.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            p.to_path_buf()
+        }
+    };
+    let (from, to) = (here(from), here(to));
+    let moved = |named: &str| -> String {
+        let p = Path::new(named);
+        if p.is_absolute() || named == "demo" || named == "corpus" {
+            return named.to_string();
+        }
+        let absolute = std::path::absolute(from.join(p)).unwrap_or_else(|_| from.join(p));
+        match std::path::absolute(&to) {
+            Ok(to) => relative_path(&absolute, &to).display().to_string(),
+            Err(_) => absolute.display().to_string(),
+        }
+    };
+    config.corpus = moved(&config.corpus);
+    config.build = config.build.as_deref().map(moved);
+    for entry in &mut config.algorithms {
+        entry.config.relocate(&moved);
+    }
+}
+
+/// `path` relative to the directory `base` (both absolute).
+fn relative_path(path: &Path, base: &Path) -> PathBuf {
+    let path: Vec<_> = path.components().collect();
+    let base: Vec<_> = base.components().collect();
+    let common = path.iter().zip(&base).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..base.len() {
+        out.push("..");
+    }
+    for c in &path[common..] {
+        out.push(c.as_os_str());
+    }
+    out
+}
+
+struct RunOptions {
     out: Option<PathBuf>,
     report: bool,
-) -> Result<(), CliError> {
-    let name = experiment::experiment_name(config, path);
+    verbose: bool,
+    json: bool,
+}
+
+/// Builds the corpus when the experiment names a builder and the corpus
+/// is missing.
+fn build_if_missing(config: &ExperimentConfig, path: &Path) -> Result<(), CliError> {
     if let (Some(builder), Some(corpus_path)) = (&config.build, config.corpus_path(path)) {
         if !corpus_path.exists() {
             let builder = path.parent().unwrap_or(Path::new(".")).join(builder);
@@ -791,27 +924,130 @@ fn run_experiment_file(
             corpus::write_corpus(&pages, &corpus_path)?;
         }
     }
+    Ok(())
+}
+
+/// Runs the experiment with progress bars on a terminal's stderr.
+fn run_quietly(
+    config: &ExperimentConfig,
+    path: &Path,
+) -> Result<(String, experiment::ExperimentResult), CliError> {
+    let name = experiment::experiment_name(config, path);
+    build_if_missing(config, path)?;
     let corpus = experiment::load_corpus(config, path).map_err(ExperimentError::from)?;
     let references = experiment::load_references(config, path).map_err(ExperimentError::from)?;
-    let result = experiment::run_experiment(&name, config, &corpus, &references);
-    print!("{}", experiment::render_summary(&result));
-    let dir = out.unwrap_or_else(|| Path::new("reports").join(&name));
+    let watchers = experiment::Watchers {
+        stages: None,
+        progress: neardup::progress::terminal_progress(),
+    };
+    let result = experiment::run_experiment_observed(&name, config, &corpus, &references, watchers);
+    Ok((name, result))
+}
+
+fn run_experiment_file(
+    config: &ExperimentConfig,
+    path: &Path,
+    options: RunOptions,
+) -> Result<(PathBuf, experiment::ExperimentResult), CliError> {
+    let (name, result) = run_quietly(config, path)?;
+    if options.json {
+        let summary = experiment::summary::summarize(&result);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&summary).expect("the summary serialises")
+        );
+    } else {
+        if options.verbose {
+            print!("{}\n", experiment::render_summary(&result));
+        }
+        print!("{}", experiment::summary::render_summary_table(&result));
+    }
+    let dir = options
+        .out
+        .unwrap_or_else(|| Path::new("reports").join(&name));
     let mut written = experiment::write_reports(&result, config.paper.as_ref(), &dir)
         .map_err(ExperimentError::from)?;
-    if report {
+    if options.report {
         let run = neardup::report::load_run(&dir)?;
         written.extend(neardup::report::render_report(
             &[(name.clone(), run)],
             &dir,
         )?);
     }
-    println!(
-        "\nwrote {}",
-        written
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    let files = written.len();
+    if !options.json {
+        println!("wrote {files} files to {}", dir.display());
+    } else {
+        eprintln!("wrote {files} files to {}", dir.display());
+    }
+    Ok((dir, result))
+}
+
+/// `run TUNED.yaml --corpus OTHER`: the experiment's algorithms at its
+/// thresholds on another corpus, with the transfer table.
+fn run_transfer(
+    mut config: ExperimentConfig,
+    path: &Path,
+    other: &Path,
+    mut options: RunOptions,
+) -> Result<(), CliError> {
+    config.corpus = if other == Path::new("demo") {
+        "demo".into()
+    } else {
+        std::path::absolute(other)
+            .map_err(|source| CliError::Io {
+                path: other.to_path_buf(),
+                source,
+            })?
+            .display()
+            .to_string()
+    };
+    config.build = None;
+    let stem = if other == Path::new("demo") {
+        "demo".to_string()
+    } else {
+        other
+            .file_name()
+            .map(|n| {
+                n.to_string_lossy()
+                    .split('.')
+                    .next()
+                    .unwrap_or("corpus")
+                    .to_string()
+            })
+            .unwrap_or_else(|| "corpus".into())
+    };
+    let name = format!("{}-on-{stem}", experiment::experiment_name(&config, path));
+    config.name = Some(name.clone());
+    options.out = options
+        .out
+        .or_else(|| Some(Path::new("reports").join(&name)));
+    let json = options.json;
+    let report = options.report;
+    let (dir, result) = run_experiment_file(&config, path, options)?;
+    let rows = experiment::tune::transfer_table(config.tuned.as_ref(), &result);
+    let table =
+        experiment::tune::render_transfer(config.tuned.as_ref(), &rows, &result.corpus_source);
+    let write = |file: &str, text: &str| {
+        let p = dir.join(file);
+        std::fs::write(&p, text).map_err(|source| CliError::Io { path: p, source })
+    };
+    write("transfer.md", &table)?;
+    write(
+        "transfer.json",
+        &serde_json::to_string_pretty(&rows).expect("rows serialise"),
+    )?;
+    if report {
+        // The report opens with what the carried thresholds lost.
+        let report_md = dir.join("report.md");
+        if let Ok(body) = std::fs::read_to_string(&report_md) {
+            write("report.md", &format!("## Transfer\n\n{table}\n{body}"))?;
+        }
+    }
+    if json {
+        eprintln!("{table}");
+    } else {
+        println!("\n{table}");
+    }
     Ok(())
 }

@@ -88,7 +88,7 @@ fn with_no_arguments_and_no_terminal_it_says_how_to_print_the_table() {
 #[test]
 fn the_demo_runs_by_name_and_writes_reports() {
     let dir = tempfile::tempdir().unwrap();
-    let o = neardup(&["run", "demo"], dir.path());
+    let o = neardup(&["run", "demo", "--verbose"], dir.path());
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     for needle in [
@@ -263,7 +263,7 @@ fn shingling_runs_beside_the_others_with_its_own_tokens() {
          - {type: jaccard, tokens: chars, width: 2}\n  - {type: minhash, threshold: 0.6}\n",
     )
     .unwrap();
-    let o = neardup(&["run", "-o", "out", "s.yaml"], dir.path());
+    let o = neardup(&["run", "--verbose", "-o", "out", "s.yaml"], dir.path());
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("jaccard(w=3) [main]   jaccard >=0.5"), "{out}");
@@ -328,7 +328,7 @@ fn imatch_with_extra_lexicons_beside_plain_imatch() {
          - {type: imatch, extra_lexicons: 10, drop: 0.33}\n",
     )
     .unwrap();
-    let o = neardup(&["run", "-o", "out", "i.yaml"], dir.path());
+    let o = neardup(&["run", "--verbose", "-o", "out", "i.yaml"], dir.path());
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
@@ -446,7 +446,7 @@ fn semantic_method_reports_both_aggregates() {
          - {type: semantic, aggregate: paper_mean, threshold: 0.3}\n",
     )
     .unwrap();
-    let o = neardup(&["run", "-o", "out", "s.yaml"], dir.path());
+    let o = neardup(&["run", "--verbose", "-o", "out", "s.yaml"], dir.path());
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
@@ -516,4 +516,102 @@ fn tag_eval_names_the_broken_line() {
     let o = neardup(&["tag-eval", "t.jsonl"], dir.path());
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("gold words 2"), "{}", stdout(&o));
+}
+
+#[test]
+fn run_prints_one_summary_line_per_algorithm_and_json_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.yaml"),
+        "corpus: demo\nextract: [main, full_text]\nalgorithms:\n  - {type: simhash}\n  \
+         - {type: minhash, threshold: 0.6}\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "-o", "out", "s.yaml"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("simhash(") || l.starts_with("minhash("))
+        .collect();
+    assert_eq!(rows.len(), 4, "one line per algorithm x extraction:\n{out}");
+    assert!(
+        !out.contains("news/partial"),
+        "per-slice tables need --verbose:\n{out}"
+    );
+    assert!(
+        out.contains("best F1 (at)") && out.contains("cand R"),
+        "{out}"
+    );
+    // Not a terminal: no progress bars on stderr.
+    assert!(!stderr(&o).contains("ETA"), "{}", stderr(&o));
+
+    let o = neardup(&["run", "--json", "-o", "out", "s.yaml"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let algorithms = summary["algorithms"].as_array().unwrap();
+    assert_eq!(algorithms.len(), 4);
+    for a in algorithms {
+        let f1 = a["pairwise"]["f1"].as_f64();
+        let best = a["best"][0]["value"].as_f64().unwrap();
+        assert!(f1.is_none_or(|f| f <= best + 1e-12), "{a}");
+        assert!(a["candidate_recall"].as_f64().unwrap() <= 1.0);
+        assert!(a["pages_per_cpu_second"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn tune_then_run_on_another_corpus_prints_the_transfer_table() {
+    let dir = tempfile::tempdir().unwrap();
+    // Tune on the demo, apply to a corpus that is the demo's first 120 pages.
+    let corpus = neardup::corpus::demo::demo_corpus().unwrap();
+    let part: Vec<_> = corpus.pages.iter().take(120).cloned().collect();
+    neardup::corpus::write_corpus(&part, &dir.path().join("part.jsonl")).unwrap();
+    std::fs::write(
+        dir.path().join("t.yaml"),
+        "corpus: demo\nextract: main\nalgorithms:\n  - {type: jaccard}\n  - {type: simhash}\n",
+    )
+    .unwrap();
+    let o = neardup(&["tune", "t.yaml", "-o", "tuned/t.tuned.yaml"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(dir.path().join("tuned/t.tuned.yaml")).unwrap();
+    assert!(
+        text.contains("tuned:") && text.contains("objective: f1"),
+        "{text}"
+    );
+    let o = neardup(
+        &[
+            "run",
+            "tuned/t.tuned.yaml",
+            "--corpus",
+            "part.jsonl",
+            "-o",
+            "on-part",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("on the tuning corpus") && out.contains("own best"),
+        "{out}"
+    );
+    let rows: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("on-part/transfer.json")).unwrap(),
+    )
+    .unwrap();
+    for row in rows.as_array().unwrap() {
+        // The own best is at least what the carried threshold gives.
+        let own = row["own_value"].as_f64().unwrap();
+        let applied = row["applied_value"].as_f64().unwrap_or(0.0);
+        assert!(own + 1e-12 >= applied, "{row}");
+        assert!(row["tuned_value"].as_f64().is_some(), "{row}");
+    }
+    // A bad objective is a usage error naming the flag.
+    let o = neardup(
+        &["tune", "t.yaml", "--objective", "f2", "-o", "x.yaml"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--objective"), "{}", stderr(&o));
 }

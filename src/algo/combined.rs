@@ -5,9 +5,15 @@
 //! distance). The Jaccard estimate is kept beside each pair as a gate, so
 //! both thresholds move without rescoring.
 
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::settings::{distance_grid, distance_thresholds, in_range, invalid, with_threshold};
+use super::settings::{AlgorithmSettings, Checked};
 use super::shingling::lsh::Banding;
-use super::shingling::{MinHash, MinHashSketch};
-use super::simhash::SimHash;
+use super::shingling::{CandidateSearch, MinHash, MinHashSketch, Sketching, Verify};
+use super::simhash::{Features, SimHash, Weights};
 use super::{Detector, Document, Gate, GateScores, ScoreScale, MAX_GATES};
 
 #[derive(Debug, Clone)]
@@ -84,11 +90,174 @@ impl Detector for Combined {
     }
 }
 
+/// Henzinger's combined algorithm's entry in an experiment file:
+/// MinHash-LSH pairs whose estimated Jaccard reaches `jaccard`
+/// (B-similar), judged by SimHash Hamming distance (C-similar).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CombinedConfig {
+    /// Shingle width and sketch size of the shingling half.
+    pub width: usize,
+    pub hashes: usize,
+    /// Estimated Jaccard for B-similarity (a gate kept beside each pair).
+    pub jaccard: f64,
+    /// Broder's super-shingles instead of LSH chosen for `jaccard`:
+    /// `bands` groups of `rows` min-hashes, `min_shared` of them agreeing
+    /// (Henzinger's Alg. B: 6 x 14, 2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bands: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_shared: Option<usize>,
+    /// The SimHash half.
+    pub features: Features,
+    pub ngram: usize,
+    pub weights: Weights,
+    pub bits: u32,
+    /// Hamming distance at or below which a B-similar pair is a duplicate.
+    pub threshold: f64,
+    /// Default: every step the floor reaches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<Vec<f64>>,
+    pub floor: u32,
+}
+
+impl Default for CombinedConfig {
+    fn default() -> Self {
+        CombinedConfig {
+            width: 3,
+            hashes: 128,
+            jaccard: 0.5,
+            bands: None,
+            rows: None,
+            min_shared: None,
+            features: Features::Words,
+            ngram: 2,
+            weights: Weights::Tf,
+            bits: 64,
+            threshold: 3.0,
+            grid: None,
+            floor: 16,
+        }
+    }
+}
+
+impl CombinedConfig {
+    fn search(&self) -> CandidateSearch {
+        match (self.bands, self.rows) {
+            (Some(bands), Some(rows)) => CandidateSearch::Bands {
+                banding: Banding {
+                    bands,
+                    rows,
+                    min_shared: self.min_shared.unwrap_or(1),
+                },
+                target: None,
+                super_shingles: self.min_shared.unwrap_or(1) > 1,
+            },
+            _ => CandidateSearch::Bands {
+                banding: Banding::for_threshold(self.jaccard, self.hashes, 0.5, 0.5),
+                target: Some(self.jaccard),
+                super_shingles: false,
+            },
+        }
+    }
+}
+
+impl CombinedConfig {
+    fn listed_grid(&self) -> Vec<f64> {
+        self.grid
+            .clone()
+            .unwrap_or_else(|| distance_grid(self.floor))
+    }
+}
+
+impl AlgorithmSettings for CombinedConfig {
+    fn validate(&self) -> Checked {
+        in_range("width", self.width, 1, 64)?;
+        in_range("hashes", self.hashes, 1, 4096)?;
+        if !(self.jaccard > 0.0 && self.jaccard <= 1.0) {
+            return Err(invalid(
+                "jaccard",
+                format!(
+                    "{} is out of range: a Jaccard similarity in (0, 1]",
+                    self.jaccard
+                ),
+            ));
+        }
+        if self.bits != 64 && self.bits != 128 {
+            return Err(invalid("bits", format!("{} is not 64 or 128", self.bits)));
+        }
+        in_range("floor", self.floor as usize, 0, self.bits as usize)?;
+        match (self.bands, self.rows) {
+            (Some(b), Some(r)) => {
+                in_range("bands", b, 1, self.hashes)?;
+                in_range("rows", r, 1, self.hashes / b)?;
+                in_range("min_shared", self.min_shared.unwrap_or(1), 1, b)?;
+            }
+            (None, None) if self.min_shared.is_none() => {}
+            _ => {
+                return Err(invalid(
+                    "bands",
+                    "give `bands` and `rows` (and `min_shared`) together, or none",
+                ))
+            }
+        }
+        distance_thresholds(self.floor, self.threshold, &self.listed_grid())
+    }
+
+    fn build(&self, _reference: Option<Arc<Vec<Document>>>) -> Box<dyn super::Algorithm> {
+        Box::new(Combined {
+            shingling: MinHash::new(
+                self.width,
+                self.hashes,
+                Sketching::Minhash,
+                self.search(),
+                Verify::Estimate,
+                0.0,
+            ),
+            simhash: SimHash::new(
+                self.features,
+                self.ngram,
+                self.weights,
+                self.bits,
+                self.floor,
+                None,
+                None,
+            ),
+            jaccard: self.jaccard,
+        })
+    }
+
+    fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    fn grid(&self) -> Vec<f64> {
+        with_threshold(&self.listed_grid(), self.threshold)
+    }
+
+    fn tune(&mut self, threshold: f64, gates: &[f64]) {
+        self.threshold = threshold;
+        if let Some(&jaccard) = gates.first() {
+            self.jaccard = jaccard;
+        }
+    }
+
+    /// The banding chosen for `jaccard` becomes explicit, so that moving
+    /// the Jaccard gate keeps the same candidates.
+    fn pin(&mut self) {
+        if let CandidateSearch::Bands { banding, .. } = self.search() {
+            self.bands = Some(banding.bands);
+            self.rows = Some(banding.rows);
+            self.min_shared = Some(banding.min_shared);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::shingling::{CandidateSearch, Sketching, Verify};
-    use crate::algo::simhash::{Features, Weights};
     use crate::algo::Algorithm;
     use crate::corpus::Lang;
     use crate::eval::throughput::StageClock;

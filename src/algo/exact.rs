@@ -1,10 +1,38 @@
 //! The baseline: pages whose normalised token sequences are identical.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
-use super::{Detector, Direction, Document, ScoreScale};
+use super::settings::{AlgorithmSettings, Checked, NO_THRESHOLD};
+use super::{Algorithm, Detector, Direction, Document, ScoreScale};
+
+/// `type: exact` has no keys: identical is identical.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExactConfig {}
+
+impl AlgorithmSettings for ExactConfig {
+    fn validate(&self) -> Checked {
+        Ok(())
+    }
+
+    fn build(&self, _reference: Option<Arc<Vec<Document>>>) -> Box<dyn Algorithm> {
+        Box::new(ExactHash)
+    }
+
+    fn threshold(&self) -> f64 {
+        NO_THRESHOLD
+    }
+
+    fn grid(&self) -> Vec<f64> {
+        vec![NO_THRESHOLD]
+    }
+
+    fn tune(&mut self, _threshold: f64, _gates: &[f64]) {}
+}
 
 /// Fixed so that signatures are the same on every run and machine.
 const SEED: u64 = 0x6e65_6172_6475_7001;

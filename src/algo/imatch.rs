@@ -15,10 +15,14 @@ use rayon::prelude::*;
 use sha1::{Digest, Sha1};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+use serde::{Deserialize, Serialize};
+
 use super::collection::DocumentFrequencies;
-use super::{Detector, Direction, Document, ScoreScale};
+use super::settings::{in_range, invalid, with_threshold, AlgorithmSettings, Checked};
+use super::{Algorithm, Detector, Direction, Document, ScoreScale};
 use crate::text::shingle::fmix64;
 use crate::text::stopwords::is_stop_word;
+use crate::text::TokenKind;
 
 /// Fixed so that lexicons and their random subsets are the same on every
 /// run and machine.
@@ -329,6 +333,170 @@ impl Detector for IMatch {
             .zip(b)
             .filter(|(x, y)| x.is_some() && x == y)
             .count() as f32
+    }
+}
+
+/// I-Match's entry in an experiment file, with optional randomised
+/// extra lexicons.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ImatchConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<TokenKind>,
+    /// Where IDF comes from: `corpus` (the evaluated pages) or a corpus
+    /// path, relative to the experiment file (e.g. People's Daily).
+    pub lexicon: String,
+    /// Keep terms with IDF = ln(N/df) in [low, high] ...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idf: Option<[f64; 2]>,
+    /// ... or between these fractions of the terms ranked by IDF.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentiles: Option<[f64; 2]>,
+    /// Least document frequency of a lexicon term.
+    pub min_df: u32,
+    /// Leave function words out of the lexicon.
+    pub stop_words: bool,
+    /// Pages with fewer lexicon terms get no signature.
+    pub min_terms: usize,
+    /// K randomised extra lexicons (Kołcz et al. 2004); 0 is plain I-Match.
+    pub extra_lexicons: usize,
+    /// p: the fraction of the main lexicon each extra lexicon drops.
+    pub drop: f64,
+    /// Least number of shared signatures for a duplicate.
+    pub threshold: f64,
+    /// Default: every count from 1 to K+1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<Vec<f64>>,
+}
+
+impl Default for ImatchConfig {
+    fn default() -> Self {
+        ImatchConfig {
+            tokens: None,
+            lexicon: "corpus".into(),
+            idf: None,
+            percentiles: None,
+            min_df: 2,
+            stop_words: true,
+            min_terms: 5,
+            extra_lexicons: 0,
+            drop: 0.33,
+            threshold: 1.0,
+            grid: None,
+        }
+    }
+}
+
+impl ImatchConfig {
+    /// Without bounds, the middle of the ranking: the most frequent tenth
+    /// and nothing at the rare end (terms in one page are already out by
+    /// `min_df`).
+    pub const DEFAULT_PERCENTILES: [f64; 2] = [0.1, 1.0];
+
+    pub fn band(&self) -> IdfBand {
+        match (self.idf, self.percentiles) {
+            (Some([low, high]), _) => IdfBand::Idf { low, high },
+            (None, Some([low, high])) => IdfBand::Percentiles { low, high },
+            (None, None) => {
+                let [low, high] = Self::DEFAULT_PERCENTILES;
+                IdfBand::Percentiles { low, high }
+            }
+        }
+    }
+
+    fn listed_grid(&self) -> Vec<f64> {
+        self.grid
+            .clone()
+            .unwrap_or_else(|| (1..=self.extra_lexicons + 1).map(|k| k as f64).collect())
+    }
+}
+
+impl AlgorithmSettings for ImatchConfig {
+    fn validate(&self) -> Checked {
+        let range_pair = |key: &str, [low, high]: [f64; 2], max: f64| {
+            if low >= 0.0 && high <= max && low <= high {
+                Ok(())
+            } else {
+                Err(invalid(
+                    key,
+                    format!("[{low}, {high}] must be a range low <= high within 0..={max}"),
+                ))
+            }
+        };
+        match (self.idf, self.percentiles) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "percentiles",
+                    "give `idf` bounds or `percentiles`, not both",
+                ))
+            }
+            (Some(idf), None) => range_pair("idf", idf, f64::MAX)?,
+            (None, Some(p)) => range_pair("percentiles", p, 1.0)?,
+            (None, None) => {}
+        }
+        if self.lexicon.trim().is_empty() {
+            return Err(invalid(
+                "lexicon",
+                "`corpus` or a path to a reference corpus",
+            ));
+        }
+        in_range("min_df", self.min_df as usize, 1, 1_000_000)?;
+        in_range("min_terms", self.min_terms, 1, 100_000)?;
+        in_range("extra_lexicons", self.extra_lexicons, 0, 256)?;
+        if !(0.0..1.0).contains(&self.drop) {
+            return Err(invalid(
+                "drop",
+                format!("{} is out of range: a fraction in [0, 1)", self.drop),
+            ));
+        }
+        let most = (self.extra_lexicons + 1) as f64;
+        let check = |key: String, t: f64| {
+            if (1.0..=most).contains(&t) && t.fract() == 0.0 {
+                Ok(())
+            } else {
+                Err(invalid(
+                    key,
+                    format!("{t} is out of range: a whole number of shared signatures in 1..={most} (K+1)"),
+                ))
+            }
+        };
+        check("threshold".into(), self.threshold)?;
+        for (j, &t) in self.listed_grid().iter().enumerate() {
+            check(format!("grid[{j}]"), t)?;
+        }
+        Ok(())
+    }
+
+    fn build(&self, reference: Option<Arc<Vec<Document>>>) -> Box<dyn Algorithm> {
+        Box::new(IMatch::new(
+            reference,
+            self.band(),
+            self.min_df,
+            self.stop_words,
+            self.min_terms,
+            self.extra_lexicons,
+            self.drop,
+        ))
+    }
+
+    fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    fn grid(&self) -> Vec<f64> {
+        with_threshold(&self.listed_grid(), self.threshold)
+    }
+
+    fn tokens(&self) -> Option<TokenKind> {
+        self.tokens
+    }
+
+    fn reference(&self) -> Option<&str> {
+        (self.lexicon != "corpus").then_some(self.lexicon.as_str())
+    }
+
+    fn tune(&mut self, threshold: f64, _gates: &[f64]) {
+        self.threshold = threshold;
     }
 }
 

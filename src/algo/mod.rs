@@ -10,6 +10,7 @@ pub mod combined;
 pub mod exact;
 pub mod imatch;
 pub mod semantic;
+pub mod settings;
 pub mod shingling;
 pub mod simhash;
 
@@ -158,6 +159,12 @@ pub trait Detector: Send + Sync {
     fn gates(&self) -> Vec<Gate> {
         Vec::new()
     }
+    /// Why the candidate search did or did not pair two signatures (an LSH
+    /// banding says how many bands they share); `None` when there is
+    /// nothing to say beyond the score.
+    fn explain(&self, _a: &Self::Signature, _b: &Self::Signature) -> Option<String> {
+        None
+    }
     /// A pair's score under each gate (NaN where a gate does not apply).
     fn gate_scores(&self, _a: &Self::Signature, _b: &Self::Signature) -> GateScores {
         [f32::NAN; MAX_GATES]
@@ -175,8 +182,8 @@ pub struct AlgorithmRun {
     /// Candidate pairs before the floor was applied.
     pub candidates: usize,
     /// Those pairs as page indices `(a, b)`, `a < b`, sorted, so that the
-    /// evaluator can tell what the candidate stage alone loses. The runner
-    /// empties it once counted.
+    /// evaluator can tell what the candidate stage alone loses and the
+    /// inspector whether an unstored pair was a candidate.
     pub candidate_pairs: Vec<(u32, u32)>,
     /// What the algorithm says about its own set-up.
     pub notes: Vec<String>,
@@ -192,6 +199,11 @@ pub struct AlgorithmRun {
 }
 
 impl AlgorithmRun {
+    /// Whether the candidate stage proposed pages `a < b`.
+    pub fn was_candidate(&self, a: u32, b: u32) -> bool {
+        self.candidate_pairs.binary_search(&(a, b)).is_ok()
+    }
+
     /// The configured gate thresholds, one per gate.
     pub fn gate_thresholds(&self) -> Vec<f64> {
         self.gates.iter().map(|g| g.threshold).collect()
@@ -222,6 +234,9 @@ pub trait Algorithm: Send + Sync {
     fn scale(&self) -> ScoreScale;
     /// `variant` names the input in throughput records (e.g. the extraction).
     fn run(&mut self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun;
+    /// [`Detector::explain`] for two pages, signed afresh (for detectors
+    /// that sign without fitting to the collection).
+    fn explain_pair(&self, a: &Document, b: &Document) -> Option<String>;
 }
 
 impl<D: Detector> Algorithm for D {
@@ -237,6 +252,10 @@ impl<D: Detector> Algorithm for D {
         Detector::scale(self)
     }
 
+    fn explain_pair(&self, a: &Document, b: &Document) -> Option<String> {
+        self.explain(&self.sign(a)?, &self.sign(b)?)
+    }
+
     fn run(&mut self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun {
         // The label, not the name: two MinHash set-ups must not share a row.
         let who = format!("{} [{variant}]", Detector::label(self));
@@ -245,10 +264,19 @@ impl<D: Detector> Algorithm for D {
             clock.stop(started, Stage::Fit, &who);
         }
         let this = &*self;
+        let ticker = clock.begin(&format!("sign {who}"), docs.len() as u64);
         let started = clock.start();
-        let signatures: Vec<Option<D::Signature>> = docs.par_iter().map(|d| this.sign(d)).collect();
+        let signatures: Vec<Option<D::Signature>> = docs
+            .par_iter()
+            .map(|d| {
+                let s = this.sign(d);
+                ticker.tick(1);
+                s
+            })
+            .collect();
         clock.stop(started, Stage::Signature, &who);
 
+        let _ = clock.begin(&format!("candidates {who}"), 0);
         let started = clock.start();
         let scored = this.scored_candidates(&signatures);
         let candidates: Vec<(u32, u32)> = match &scored {
@@ -266,6 +294,8 @@ impl<D: Detector> Algorithm for D {
         candidate_pairs.par_sort_unstable();
         candidate_pairs.dedup();
 
+        let pairs_to_score = scored.as_ref().map_or(candidates.len(), Vec::len) as u64;
+        let ticker = clock.begin(&format!("verify {who}"), pairs_to_score);
         let started = clock.start();
         let scale = this.scale();
         let gates = this.gates();
@@ -274,6 +304,7 @@ impl<D: Detector> Algorithm for D {
             "a detector has at most {MAX_GATES} gates"
         );
         let keep = |i: u32, j: u32, score: f32| {
+            ticker.tick(1);
             if !scale.passes(score, scale.floor) {
                 return None;
             }

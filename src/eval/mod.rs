@@ -6,6 +6,7 @@
 //! pairs an algorithm stored at one threshold, in time linear in their
 //! number plus the number of pages, without touching signatures.
 
+pub mod choose;
 pub mod throughput;
 
 use std::collections::HashMap;

@@ -60,6 +60,41 @@ pub struct StageClock {
     pub records: Vec<StageRecord>,
     /// Told of every stage as it finishes (the TUI's progress gauges).
     pub observer: Option<std::sync::mpsc::Sender<StageRecord>>,
+    /// Told of the work inside a stage as it goes (progress bars).
+    pub progress: Option<Progress>,
+}
+
+/// Where the work done inside a stage is reported: a progress bar on a
+/// terminal, the workbench's gauge.
+pub trait ProgressSink: Send + Sync {
+    /// A stage named `what` begins with `total` items (pages or pairs).
+    fn begin(&self, what: &str, total: u64);
+    /// `n` more items are done; called from worker threads.
+    fn advance(&self, n: u64);
+    /// The stage is over.
+    fn finish(&self);
+}
+
+/// A shared [`ProgressSink`].
+#[derive(Clone)]
+pub struct Progress(pub std::sync::Arc<dyn ProgressSink>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("Progress")
+    }
+}
+
+/// Counts work for the stage begun last; does nothing without a sink.
+#[derive(Clone, Debug, Default)]
+pub struct Ticker(Option<Progress>);
+
+impl Ticker {
+    pub fn tick(&self, n: u64) {
+        if let Some(p) = &self.0 {
+            p.0.advance(n);
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -75,6 +110,19 @@ impl StageClock {
             input_bytes,
             records: Vec::new(),
             observer: None,
+            progress: None,
+        }
+    }
+
+    /// Announces a stage of `total` items to the progress sink; the
+    /// returned ticker counts them (see [`StageClock::stop`], which ends it).
+    pub fn begin(&self, what: &str, total: u64) -> Ticker {
+        match &self.progress {
+            Some(p) => {
+                p.0.begin(what, total);
+                Ticker(Some(p.clone()))
+            }
+            None => Ticker(None),
         }
     }
 
@@ -94,6 +142,9 @@ impl StageClock {
             wall_seconds: started.wall.elapsed().as_secs_f64(),
             cpu_seconds: (process_cpu_seconds() - started.cpu).max(0.0),
         };
+        if let Some(p) = &self.progress {
+            p.0.finish();
+        }
         if let Some(observer) = &self.observer {
             // A closed channel means nobody watches any more; the run goes on.
             let _ = observer.send(record.clone());

@@ -5,13 +5,17 @@
 pub mod config;
 pub mod results;
 pub mod runner;
+pub mod summary;
+pub mod tune;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use config::{ConfigError, ExperimentConfig};
 pub use results::{render_summary, write_reports, ReportError};
-pub use runner::{run_experiment, run_experiment_observed, AlgorithmResult, ExperimentResult};
+pub use runner::{
+    run_experiment, run_experiment_observed, AlgorithmResult, ExperimentResult, Watchers,
+};
 
 use crate::algo::Document;
 use crate::corpus::{demo, read_corpus, Corpus, CorpusError, ReadOptions};
@@ -34,12 +38,12 @@ pub fn load_references(
     let mut loaded: Vec<Loaded> = Vec::new();
     let mut references = Vec::new();
     for algorithm in &config.algorithms {
-        let Some(path) = config.reference_path(algorithm, experiment_path) else {
+        let Some(path) = config.reference_path(&algorithm.config, experiment_path) else {
             references.push(None);
             continue;
         };
         let tokenizer = config
-            .algorithm_tokenizer(algorithm)
+            .algorithm_tokenizer(&algorithm.config)
             .unwrap_or_else(|| config.tokenizer.clone());
         let key = (path, tokenizer);
         if let Some((_, f)) = loaded.iter().find(|(k, _)| *k == key) {

@@ -8,7 +8,7 @@ use super::References;
 use crate::algo::{AlgorithmRun, Document};
 use crate::corpus::{Corpus, Page};
 use crate::eval::throughput::{
-    peak_memory_bytes, process_cpu_seconds, Stage, StageClock, StageRecord,
+    peak_memory_bytes, process_cpu_seconds, Progress, Stage, StageClock, StageRecord,
 };
 use crate::eval::{candidate_recall, evaluate_at, pair_recall, Counts, Evaluation, Truth};
 use std::sync::Arc;
@@ -19,6 +19,8 @@ use crate::text::TokenizerConfig;
 
 #[derive(Debug, Clone)]
 pub struct AlgorithmResult {
+    /// Its entry in the experiment's `algorithms:`.
+    pub entry: usize,
     /// The text the algorithm read.
     pub extraction: Extraction,
     pub run: AlgorithmRun,
@@ -33,6 +35,15 @@ pub struct AlgorithmResult {
     pub candidate_stage: Counts,
     /// Pages without a signature, per slice of the truth.
     pub unsigned_by_slice: Vec<u64>,
+    /// Seconds from pages to evaluation, the shared stages (extraction,
+    /// tokenising) included.
+    pub end_to_end: EndToEnd,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct EndToEnd {
+    pub wall_seconds: f64,
+    pub cpu_seconds: f64,
 }
 
 impl AlgorithmResult {
@@ -72,22 +83,32 @@ pub fn run_experiment(
     corpus: &Corpus,
     references: &References,
 ) -> ExperimentResult {
-    run_experiment_observed(name, config, corpus, references, None)
+    run_experiment_observed(name, config, corpus, references, Watchers::default())
 }
 
-/// [`run_experiment`], telling `observer` of each stage as it finishes.
+/// Who hears of a run's progress.
+#[derive(Debug, Default)]
+pub struct Watchers {
+    /// Told of each stage as it finishes.
+    pub stages: Option<std::sync::mpsc::Sender<StageRecord>>,
+    /// Told of the work inside each stage.
+    pub progress: Option<Progress>,
+}
+
+/// [`run_experiment`], telling `watchers` how it goes.
 pub fn run_experiment_observed(
     name: &str,
     config: &ExperimentConfig,
     corpus: &Corpus,
     references: &References,
-    observer: Option<std::sync::mpsc::Sender<StageRecord>>,
+    watchers: Watchers,
 ) -> ExperimentResult {
     let wall = std::time::Instant::now();
     let cpu = process_cpu_seconds();
     let input_bytes = corpus.content_bytes();
     let mut clock = StageClock::new(corpus.len(), input_bytes);
-    clock.observer = observer;
+    clock.observer = watchers.stages;
+    clock.progress = watchers.progress;
     // The jieba dictionary loads once per process (~0.1 s); keep that out
     // of the tokeniser's throughput.
     crate::text::tokenize::jieba();
@@ -97,6 +118,7 @@ pub fn run_experiment_observed(
     let mut empty_after_extraction = Vec::new();
     for extraction in config.extractions() {
         let (texts, structures) = extract_texts(&corpus.pages, extraction, &mut clock);
+        let extract_record = clock.records.len() - 1;
         empty_after_extraction.push((
             extraction,
             texts.iter().filter(|t| t.trim().is_empty()).count(),
@@ -108,13 +130,18 @@ pub fn run_experiment_observed(
         });
         // Documents per tokenizer: algorithms with tokens of their own
         // tokenise once per kind, not once each.
-        let mut tokenized: Vec<(TokenizerConfig, Vec<Document>)> = Vec::new();
-        for prepared in config.prepare(references) {
+        // With the record of the tokenising stage, for end-to-end times.
+        let mut tokenized: Vec<(TokenizerConfig, Vec<Document>, usize)> = Vec::new();
+        for prepared in config
+            .prepare(references)
+            .into_iter()
+            .filter(|p| config.runs_on(&config.algorithms[p.entry], extraction))
+        {
             let tokenizer = prepared
                 .tokenizer
                 .clone()
                 .unwrap_or_else(|| config.tokenizer.clone());
-            let at = match tokenized.iter().position(|(t, _)| *t == tokenizer) {
+            let at = match tokenized.iter().position(|(t, _, _)| *t == tokenizer) {
                 Some(at) => at,
                 None => {
                     let label = if tokenizer == config.tokenizer {
@@ -127,7 +154,7 @@ pub fn run_experiment_observed(
                     for (d, s) in docs.iter_mut().zip(&structures) {
                         d.structure = Some(s.clone());
                     }
-                    tokenized.push((tokenizer, docs));
+                    tokenized.push((tokenizer, docs, clock.records.len() - 1));
                     tokenized.len() - 1
                 }
             };
@@ -136,6 +163,7 @@ pub fn run_experiment_observed(
                 Some(tokens) => format!("{} {tokens}", extraction.name()),
                 None => extraction.name().to_string(),
             };
+            let own_from = clock.records.len();
             let mut result = run_algorithm(
                 prepared,
                 extraction,
@@ -144,6 +172,17 @@ pub fn run_experiment_observed(
                 truth,
                 &mut clock,
             );
+            // What this algorithm would cost alone: its extraction and
+            // tokenising (shared with others here) and its own stages.
+            let shared = [extract_record, tokenized[at].2];
+            for r in shared
+                .iter()
+                .map(|&i| &clock.records[i])
+                .chain(&clock.records[own_from..])
+            {
+                result.end_to_end.wall_seconds += r.wall_seconds;
+                result.end_to_end.cpu_seconds += r.cpu_seconds;
+            }
             if let Some(tokens) = own_tokens {
                 result.run.label = format!("{} on {tokens}", result.run.label);
             }
@@ -174,10 +213,18 @@ fn extract_texts(
     extraction: Extraction,
     clock: &mut StageClock,
 ) -> (Vec<String>, Vec<Arc<DocumentStructure>>) {
+    let ticker = clock.begin(
+        &format!("decode + extract [{}]", extraction.name()),
+        pages.len() as u64,
+    );
     let started = clock.start();
     let structures: Vec<Arc<DocumentStructure>> = pages
         .par_iter()
-        .map(|p| Arc::new(extract_page(p, extraction).structure))
+        .map(|p| {
+            let s = Arc::new(extract_page(p, extraction).structure);
+            ticker.tick(1);
+            s
+        })
         .collect();
     let texts = structures.par_iter().map(|s| s.text()).collect();
     clock.stop(started, Stage::DecodeExtract, extraction.name());
@@ -192,12 +239,17 @@ fn tokenize_documents(
     label: &str,
     clock: &mut StageClock,
 ) -> Vec<Document> {
+    let ticker = clock.begin(&format!("tokenize [{label}]"), pages.len() as u64);
     let started = clock.start();
     let docs: Vec<Document> = pages
         .par_iter()
         .zip(texts.par_iter())
         .enumerate()
-        .map(|(i, (page, text))| Document::new(i as u32, text, page.lang, tokenizer))
+        .map(|(i, (page, text))| {
+            let d = Document::new(i as u32, text, page.lang, tokenizer);
+            ticker.tick(1);
+            d
+        })
         .collect();
     clock.stop(started, Stage::Tokenize, label);
     docs
@@ -212,13 +264,12 @@ fn run_algorithm(
     clock: &mut StageClock,
 ) -> AlgorithmResult {
     let mut algorithm = prepared.algorithm;
-    let mut run = algorithm.run(docs, variant, clock);
+    let run = algorithm.run(docs, variant, clock);
     let mut unsigned_by_slice = vec![0u64; truth.slice_names.len()];
     for &page in &run.unsigned {
         unsigned_by_slice[truth.slice[page as usize] as usize] += 1;
     }
     let candidate_stage = pair_recall(truth, run.candidate_pairs.iter().copied());
-    run.candidate_pairs = Vec::new();
     let started = clock.start();
     let gated = run.gated_pairs(&run.gate_thresholds());
     let evaluations = prepared
@@ -233,10 +284,12 @@ fn run_algorithm(
         &format!("{} [{variant}]", run.label),
     );
     AlgorithmResult {
+        entry: prepared.entry,
         extraction,
         candidates: candidate_recall(truth, &run.pairs),
         candidate_stage,
         unsigned_by_slice,
+        end_to_end: EndToEnd::default(),
         threshold: prepared.threshold,
         evaluations,
         run,

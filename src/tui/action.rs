@@ -41,6 +41,14 @@ pub enum Action {
     SaveThresholds,
     ExportCharts,
     Reload,
+    /// Jump the focused threshold to where an objective is best (an index
+    /// into the tuning's objectives: best F, best clustered F, most recall
+    /// at the least precision).
+    Jump(usize),
+    /// Type the least precision of the most-recall jump, then jump.
+    StartTypingPrecision,
+    /// Yes to a question.
+    Yes,
 }
 
 /// The action a key press means now, if any.
@@ -52,6 +60,13 @@ pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
         return match key.code {
             KeyCode::Char('?') | KeyCode::Esc | KeyCode::Char('q') => Some(Action::ToggleHelp),
             _ => None,
+        };
+    }
+    if let Mode::Confirm(_) = app.mode {
+        return match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => Some(Action::Yes),
+            KeyCode::Char('q') => Some(Action::Quit),
+            _ => Some(Action::Back),
         };
     }
     if let Mode::Typing(_) = app.mode {
@@ -90,6 +105,9 @@ pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
             KeyCode::Char('-') => Some(Action::Nudge(-1)),
             KeyCode::Char('+') | KeyCode::Char('=') => Some(Action::Nudge(1)),
             KeyCode::Char('g') => Some(Action::NextKnob),
+            KeyCode::Char('b') => Some(Action::Jump(0)),
+            KeyCode::Char('c') => Some(Action::Jump(1)),
+            KeyCode::Char('p') => Some(Action::StartTypingPrecision),
             KeyCode::Enter | KeyCode::Char('t') => Some(Action::StartTyping),
             _ => None,
         },
@@ -118,7 +136,12 @@ pub const KEYS: &[(&str, &str, &str)] = &[
         "screens: corpus tuning throughput errors inspector",
         "all",
     ),
-    ("?  q  Ctrl-C", "this help; quit", "all"),
+    (
+        "?  q  Ctrl-C",
+        "this help; quit (asks when not saved)",
+        "all",
+    ),
+    ("y / n", "answer a question on the status line", "all"),
     ("Esc", "close help, cancel typing, inspector: back", "all"),
     (
         "Up/Down j/k",
@@ -127,13 +150,23 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     ),
     ("PgUp/PgDn", "move ten rows", "all"),
     ("v", "level: pairwise, clustered, page", "all"),
-    ("s", "save the thresholds to NAME.tuned.yaml", "all"),
+    ("s", "save a complete experiment to NAME.tuned.yaml", "all"),
     ("x", "export charts at these thresholds to reports/", "all"),
     ("r", "reload the experiment and its corpus", "all"),
     ("Left/Right h/l", "move the focused knob one step", "tuning"),
     ("S-Left/S-Right", "move it ten steps", "tuning"),
     ("g", "next knob: threshold, title, subtitles", "tuning"),
     ("Enter, t", "type a value (Enter applies)", "tuning"),
+    (
+        "b  c",
+        "jump to the best pairwise F / clustered F",
+        "tuning",
+    ),
+    (
+        "p",
+        "jump to the most recall at precision >= P (typed)",
+        "tuning",
+    ),
     ("f  o  c", "FP/FN; sort by score; filter by slice", "errors"),
     ("Left/Right", "previous / next algorithm", "errors"),
     ("Enter", "open the selected pair", "errors"),

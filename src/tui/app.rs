@@ -48,8 +48,34 @@ impl Screen {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Mode {
     Normal,
-    /// A value being typed for the focused knob.
+    /// A value being typed for the focused knob (or, see
+    /// [`App::typing_precision`], the least precision of the recall jump).
     Typing(String),
+    /// A question waiting for y or n.
+    Confirm(Pending),
+}
+
+/// What waits for a yes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pending {
+    /// Quit with thresholds not saved.
+    Quit,
+    /// Reload, dropping thresholds not saved.
+    Reload,
+    /// Save over a file that exists.
+    Overwrite(PathBuf),
+}
+
+impl Pending {
+    pub fn question(&self) -> String {
+        match self {
+            Pending::Quit => "thresholds changed since the last save: quit anyway? (y/n)".into(),
+            Pending::Reload => {
+                "thresholds changed since the last save: reload and drop them? (y/n)".into()
+            }
+            Pending::Overwrite(path) => format!("{} exists: overwrite it? (y/n)", path.display()),
+        }
+    }
 }
 
 /// The worker's progress while an experiment loads.
@@ -146,6 +172,9 @@ pub struct Inspection {
     pub left: Highlighted,
     pub right: Highlighted,
     pub scroll: u16,
+    /// Per algorithm run, what its candidate search says of the pair (LSH:
+    /// the bands it shares), when it has something to say.
+    pub explanations: Vec<Option<String>>,
 }
 
 /// Side effects the event loop carries out.
@@ -177,6 +206,10 @@ pub struct App {
     pub inspection: Option<Inspection>,
     pub quit: bool,
     pub requests: Vec<Request>,
+    /// Thresholds moved since the last save or load.
+    pub unsaved: bool,
+    /// The value being typed is the recall jump's least precision.
+    pub typing_precision: bool,
 }
 
 impl App {
@@ -197,6 +230,8 @@ impl App {
             inspection: None,
             quit: false,
             requests: Vec::new(),
+            unsaved: false,
+            typing_precision: false,
         }
     }
 
@@ -217,6 +252,7 @@ impl App {
         self.focus = self.focus.min(bench.tunings.len().saturating_sub(1));
         self.knob = 0;
         self.bench = Some(bench);
+        self.unsaved = false;
         self.failure = None;
         self.inspection = None;
         self.errors = ErrorsView::default();
@@ -240,8 +276,20 @@ impl App {
     }
 
     pub fn update(&mut self, action: Action) {
+        if let Mode::Confirm(pending) = &self.mode {
+            let pending = pending.clone();
+            self.mode = Mode::Normal;
+            match action {
+                Action::Confirm | Action::Yes => self.carry_out(pending),
+                Action::Quit if pending == Pending::Quit => self.quit = true,
+                _ => self.status = "cancelled".into(),
+            }
+            return;
+        }
         match action {
+            Action::Quit if self.unsaved => self.ask(Pending::Quit),
             Action::Quit => self.quit = true,
+            Action::Yes => {}
             Action::ToggleHelp => self.help = !self.help,
             Action::Show(screen) => self.screen = screen,
             Action::NextScreen => self.screen = Screen::ALL[(self.screen.index() + 1) % 5],
@@ -256,18 +304,14 @@ impl App {
                     self.screen = Screen::Errors;
                 }
             }
-            Action::Reload => {
-                self.bench = None;
-                self.progress = Progress::default();
-                self.failure = None;
-                self.status = "reloading ...".into();
-                self.requests.push(Request::Reload);
-            }
+            Action::Reload if self.unsaved => self.ask(Pending::Reload),
+            Action::Reload => self.carry_out(Pending::Reload),
             Action::NextLevel => {
                 self.level = self.level.next();
                 self.status = format!("charts and lists at the {} level", self.level.name());
             }
             Action::SaveThresholds => match self.save_path() {
+                Some(path) if path.exists() => self.ask(Pending::Overwrite(path)),
                 Some(path) => self.requests.push(Request::Save(path)),
                 None => self.status = "nothing to save yet".into(),
             },
@@ -280,6 +324,26 @@ impl App {
         }
         if self.screen == Screen::Errors && self.errors.stale {
             self.refresh_errors();
+        }
+    }
+
+    fn ask(&mut self, pending: Pending) {
+        self.status = pending.question();
+        self.mode = Mode::Confirm(pending);
+    }
+
+    fn carry_out(&mut self, pending: Pending) {
+        match pending {
+            Pending::Quit => self.quit = true,
+            Pending::Reload => {
+                self.bench = None;
+                self.progress = Progress::default();
+                self.failure = None;
+                self.unsaved = false;
+                self.status = "reloading ...".into();
+                self.requests.push(Request::Reload);
+            }
+            Pending::Overwrite(path) => self.requests.push(Request::Save(path)),
         }
     }
 
@@ -329,7 +393,16 @@ impl App {
                 self.knob = (self.knob + 1) % self.knobs();
                 self.status = format!("focused: {}", self.knob_name());
             }
+            (Screen::Tuning, Action::Jump(objective)) => self.jump(objective),
+            (Screen::Tuning, Action::StartTypingPrecision) => {
+                let p = self.bench.as_ref().expect("loaded").tunings[self.focus].least_precision;
+                self.typing_precision = true;
+                self.mode = Mode::Typing(format_value(p));
+                self.status =
+                    "the least precision for the most-recall jump: Enter jumps, Esc cancels".into();
+            }
             (Screen::Tuning, Action::StartTyping) => {
+                self.typing_precision = false;
                 self.mode = Mode::Typing(String::new());
                 self.status = format!(
                     "type a value for the {}; Enter applies, Esc cancels",
@@ -352,7 +425,11 @@ impl App {
                 let Mode::Typing(text) = std::mem::replace(&mut self.mode, Mode::Normal) else {
                     unreachable!("matched above")
                 };
-                self.apply_typed(&text);
+                if std::mem::take(&mut self.typing_precision) {
+                    self.apply_precision(&text);
+                } else {
+                    self.apply_typed(&text);
+                }
             }
             (Screen::Errors, Action::Up) => self.select_error(-1),
             (Screen::Errors, Action::Down) => self.select_error(1),
@@ -422,12 +499,54 @@ impl App {
         let bench = self.bench.as_mut().expect("loaded");
         let result = &bench.result.algorithms[self.focus];
         let tuning = &mut bench.tunings[self.focus];
-        match self.knob {
+        let before = (tuning.threshold, tuning.gates.clone());
+        let outcome = match self.knob {
             0 => tuning.set_threshold(value, result, &bench.result.truth),
-            k => tuning.set_gate(k - 1, value, result, &bench.result.truth),
+            k => {
+                tuning.set_gate(k - 1, value, result, &bench.result.truth);
+                Ok(())
+            }
+        };
+        if (tuning.threshold, tuning.gates.clone()) != before {
+            self.unsaved = true;
+            self.errors.stale = true;
         }
-        self.errors.stale = true;
-        self.status = format!("{} = {}", self.knob_name(), format_value(self.knob_value()));
+        self.status = match outcome {
+            Ok(()) => format!("{} = {}", self.knob_name(), format_value(self.knob_value())),
+            Err(refused) => refused,
+        };
+    }
+
+    /// Moves the focused threshold to where `objective` (an index into
+    /// [`super::workbench::Tuning::objectives`]) is best.
+    fn jump(&mut self, objective: usize) {
+        let tuning = &self.bench.as_ref().expect("loaded").tunings[self.focus];
+        let Some((objective, choice)) = tuning.choices.get(objective).cloned() else {
+            return;
+        };
+        self.knob = 0;
+        match choice {
+            Some(t) => {
+                self.set_knob(t);
+                self.status = format!("{}: threshold {}", objective.short(), format_value(t));
+            }
+            None => {
+                self.status = format!("no threshold reaches {}", objective.short());
+            }
+        }
+    }
+
+    fn apply_precision(&mut self, text: &str) {
+        match text.parse::<f64>() {
+            Ok(p) if (0.0..=1.0).contains(&p) => {
+                let bench = self.bench.as_mut().expect("loaded");
+                let scale = &bench.result.algorithms[self.focus].run.scale;
+                bench.tunings[self.focus].set_least_precision(p, scale);
+                self.jump(2);
+            }
+            Ok(p) => self.status = format!("{p} is out of range 0..=1 for a precision"),
+            Err(_) => self.status = format!("`{text}` is not a number"),
+        }
     }
 
     fn apply_typed(&mut self, text: &str) {
@@ -439,6 +558,7 @@ impl App {
             (0.0, 1.0)
         };
         match text.parse::<f64>() {
+            // Past the floor but on the scale: set_knob explains the floor.
             Ok(v) if v >= min && v <= max => self.set_knob(v),
             Ok(v) => {
                 self.status = format!(
@@ -504,6 +624,7 @@ impl App {
             "{} and {}: marked runs of four characters or words are in both",
             bench.corpus.pages[a as usize].id, bench.corpus.pages[b as usize].id
         );
+        let explanations = explain_pair(bench, a, b);
         self.inspection = Some(Inspection {
             algorithm: self.focus,
             a,
@@ -511,6 +632,7 @@ impl App {
             left,
             right,
             scroll: 0,
+            explanations,
         });
         self.screen = Screen::Inspector;
     }
@@ -525,6 +647,35 @@ impl App {
             Source::Demo | Source::Corpus(_) => PathBuf::from(name),
         })
     }
+}
+
+/// What each run's candidate search says of pages `a` and `b`: the two
+/// pages signed again by a detector built from the run's settings (the
+/// sketches are not kept).
+fn explain_pair(bench: &super::workbench::Workbench, a: u32, b: u32) -> Vec<Option<String>> {
+    use crate::algo::Document;
+    let config = &bench.config;
+    bench
+        .result
+        .algorithms
+        .iter()
+        .map(|r| {
+            let entry = config.algorithms.get(r.entry)?;
+            if r.run.banding.is_none() {
+                return None;
+            }
+            let settings = entry.config.settings();
+            let tokenizer = config
+                .algorithm_tokenizer(&entry.config)
+                .unwrap_or_else(|| config.tokenizer.clone());
+            let doc = |p: u32| {
+                let page = &bench.corpus.pages[p as usize];
+                let text = extract_page(page, r.extraction).text();
+                Document::new(p, &text, page.lang, &tokenizer)
+            };
+            settings.build(None).explain_pair(&doc(a), &doc(b))
+        })
+        .collect()
 }
 
 /// A threshold as typed: integers bare, others to four places.

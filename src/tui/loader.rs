@@ -63,7 +63,7 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<Workbench, String
     let corpus = experiment::load_corpus(&config, &path).map_err(|e| e.to_string())?;
     let references = experiment::load_references(&config, &path).map_err(|e| e.to_string())?;
     let _ = events.send(LoadEvent::Planned {
-        runs: config.extractions().len() * config.algorithms.len(),
+        runs: config.runs(),
         pages: corpus.len(),
     });
     let (stages, stage_events) = channel::<StageRecord>();
@@ -75,8 +75,12 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<Workbench, String
             }
         })
     };
+    let watchers = experiment::Watchers {
+        stages: Some(stages),
+        progress: None,
+    };
     let result =
-        experiment::run_experiment_observed(&name, &config, &corpus, &references, Some(stages));
+        experiment::run_experiment_observed(&name, &config, &corpus, &references, watchers);
     let _ = forward.join();
     Ok(Workbench::new(
         source.clone(),

@@ -179,10 +179,13 @@ pub fn perform(app: &mut App, request: Request) -> Option<Receiver<LoadEvent>> {
                     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
                 });
             app.status = match outcome {
-                Ok(()) => format!(
-                    "saved the thresholds to {} (neardup run {0} reproduces them)",
-                    path.display()
-                ),
+                Ok(()) => {
+                    app.unsaved = false;
+                    format!(
+                        "saved the thresholds to {} (neardup run {0} reproduces them)",
+                        path.display()
+                    )
+                }
                 Err(e) => format!("not saved: {e}"),
             };
         }

@@ -323,6 +323,7 @@ fn saved_thresholds_load_as_an_experiment() {
     for _ in 0..5 {
         key(&mut app, KeyCode::Right);
     }
+    assert!(app.unsaved);
     key(&mut app, KeyCode::Char('s'));
     let Some(Request::Save(path)) = app.requests.pop() else {
         panic!("no save request")
@@ -332,18 +333,254 @@ fn saved_thresholds_load_as_an_experiment() {
     let target = dir.path().join("demo.tuned.yaml");
     perform(&mut app, Request::Save(target.clone()));
     assert!(app.status.starts_with("saved"), "{}", app.status);
+    assert!(!app.unsaved, "saved");
     let text = std::fs::read_to_string(&target).unwrap();
     let config = ExperimentConfig::parse(std::path::Path::new("experiments/demo.yaml"), &text)
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    // Jaccard moved on `main` only: one entry per extraction, each with
+    // its own threshold; every other algorithm stays one entry.
     let yaml: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let jaccards: Vec<(String, f64)> = yaml["algorithms"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter(|a| a["type"].as_str() == Some("jaccard"))
+        .map(|a| {
+            (
+                a["extract"].as_str().unwrap_or("").to_string(),
+                a["threshold"].as_f64().unwrap(),
+            )
+        })
+        .collect();
     assert_eq!(
-        yaml["algorithms"][jaccard]["threshold"].as_f64(),
-        Some(0.55)
+        jaccards,
+        [("main".to_string(), 0.55), ("full_text".to_string(), 0.5)]
     );
     assert_eq!(
         config.algorithms.len(),
-        app.bench.as_ref().unwrap().config.algorithms.len()
+        app.bench.as_ref().unwrap().config.algorithms.len() + 1
     );
+    // The LSH banding chosen for 0.5 is written out, not left to be chosen
+    // again for another threshold.
+    let minhash = yaml["algorithms"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find(|a| a["type"].as_str() == Some("minhash"))
+        .unwrap();
+    assert!(minhash["bands"].as_u64().is_some() && minhash["rows"].as_u64().is_some());
+}
+
+/// A tiny deterministic generator for the round-trip property.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.next() as usize % items.len()]
+    }
+}
+
+/// Every algorithm type on both extractions, on the demo corpus.
+const EVERY_TYPE: &str = "name: every
+corpus: demo
+extract: [main, full_text]
+algorithms:
+  - type: exact
+  - type: simhash
+    floor: 12
+  - type: jaccard
+    floor: 0.2
+  - type: minhash
+    threshold: 0.5
+  - type: minhash
+    candidates: super_shingles
+    hashes: 84
+  - type: imatch
+    extra_lexicons: 3
+  - type: semantic
+  - type: combined
+    jaccard: 0.4
+";
+
+#[test]
+fn saving_round_trips_every_count_for_every_algorithm_type() {
+    use crate::experiment::{load_corpus, load_references, run_experiment};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("every.yaml");
+    std::fs::write(&path, EVERY_TYPE).unwrap();
+    let original = load_now(&Source::Experiment(path.clone())).expect("loads");
+    let mut rng = Lcg(0x5eed);
+    for round in 0..3 {
+        let mut app = App::with_workbench(original.clone());
+        let bench = app.bench.as_mut().unwrap();
+        // Move every threshold and gate to a random reachable value, each
+        // extraction on its own (so entries split).
+        for i in 0..bench.tunings.len() {
+            let result = &bench.result.algorithms[i];
+            let thresholds: Vec<f64> = bench.tunings[i].curve.iter().map(|e| e.threshold).collect();
+            let t = rng.pick(&thresholds);
+            bench.tunings[i]
+                .set_threshold(t, result, &bench.result.truth)
+                .expect("a reachable threshold");
+            for g in 0..bench.tunings[i].gates.len() {
+                let v = rng.pick(&[0.0, 0.2, 0.35, 0.4, 0.6, 0.75, 0.9]);
+                bench.tunings[i].set_gate(g, v, result, &bench.result.truth);
+            }
+        }
+        let saved = dir.path().join(format!("every-{round}.tuned.yaml"));
+        perform(&mut app, Request::Save(saved.clone()));
+        assert!(app.status.starts_with("saved"), "{}", app.status);
+        let bench = app.bench.as_ref().unwrap();
+
+        let config = ExperimentConfig::load(&saved).unwrap();
+        let corpus = load_corpus(&config, &saved).unwrap();
+        let references = load_references(&config, &saved).unwrap();
+        let rerun = run_experiment("rerun", &config, &corpus, &references);
+        assert_eq!(rerun.algorithms.len(), bench.result.algorithms.len());
+        for (shown, tuning) in bench.result.algorithms.iter().zip(&bench.tunings) {
+            let again: Vec<_> = rerun
+                .algorithms
+                .iter()
+                .filter(|a| a.run.label == shown.run.label && a.extraction == shown.extraction)
+                .collect();
+            assert_eq!(
+                again.len(),
+                1,
+                "{} [{}]",
+                shown.run.label,
+                shown.extraction.name()
+            );
+            let again = again[0];
+            assert_eq!(again.threshold, tuning.threshold);
+            assert_eq!(
+                again.at_threshold(),
+                &tuning.evaluation,
+                "round {round}: {} [{}] at {} with gates {:?}",
+                shown.run.label,
+                shown.extraction.name(),
+                tuning.threshold,
+                tuning.gates
+            );
+        }
+    }
+}
+
+#[test]
+fn thresholds_past_the_floor_are_refused_with_the_floor_named() {
+    let bench = demo();
+    let simhash = algorithm(&bench, "simhash(words,tf)", Extraction::Main);
+    let mut app = App::with_workbench(bench);
+    focus(&mut app, simhash);
+    key(&mut app, KeyCode::Char('t'));
+    for c in "17".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    assert!(
+        app.status.contains("past the floor 16") && app.status.contains("`floor`"),
+        "{}",
+        app.status
+    );
+    assert_eq!(app.bench.as_ref().unwrap().tunings[simhash].threshold, 16.0);
+    // Moving past it by keys says the same and stays at the floor.
+    key_with(&mut app, KeyCode::Right, KeyModifiers::SHIFT);
+    assert!(app.status.contains("past the floor"), "{}", app.status);
+    assert_eq!(app.bench.as_ref().unwrap().tunings[simhash].threshold, 16.0);
+}
+
+#[test]
+fn jump_keys_reach_the_best_threshold_of_each_objective() {
+    let bench = demo();
+    let minhash = algorithm(&bench, "minhash(w=3", Extraction::Main);
+    let mut app = App::with_workbench(bench);
+    focus(&mut app, minhash);
+    key(&mut app, KeyCode::Char('b'));
+    let bench = app.bench.as_ref().unwrap();
+    let t = &bench.tunings[minhash];
+    let best = t
+        .curve
+        .iter()
+        .map(|e| e.pairwise.overall.f1())
+        .filter(|f| f.is_finite())
+        .fold(0.0, f64::max);
+    assert_eq!(t.evaluation.pairwise.overall.f1(), best, "{}", app.status);
+    key(&mut app, KeyCode::Char('c'));
+    let t = &app.bench.as_ref().unwrap().tunings[minhash];
+    let best = t
+        .curve
+        .iter()
+        .map(|e| e.clustered.overall.f1())
+        .filter(|f| f.is_finite())
+        .fold(0.0, f64::max);
+    assert_eq!(t.evaluation.clustered.overall.f1(), best);
+    // p, then a typed precision: the most recall at that precision.
+    key(&mut app, KeyCode::Char('p'));
+    for _ in 0..4 {
+        key(&mut app, KeyCode::Backspace);
+    }
+    for c in "1".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    let t = &app.bench.as_ref().unwrap().tunings[minhash];
+    let c = t.evaluation.pairwise.overall;
+    assert_eq!(c.precision(), 1.0, "{}", app.status);
+    let most = t
+        .curve
+        .iter()
+        .filter(|e| e.pairwise.overall.precision() >= 1.0)
+        .map(|e| e.pairwise.overall.recall())
+        .fold(0.0, f64::max);
+    assert_eq!(c.recall(), most);
+}
+
+#[test]
+fn quit_reload_and_overwrite_ask_first() {
+    let bench = demo();
+    let jaccard = algorithm(&bench, "jaccard(w=3)", Extraction::Main);
+    let mut app = App::with_workbench(bench);
+    focus(&mut app, jaccard);
+    key(&mut app, KeyCode::Right);
+    assert!(app.unsaved);
+    key(&mut app, KeyCode::Char('q'));
+    assert!(
+        !app.quit && matches!(app.mode, Mode::Confirm(_)),
+        "{}",
+        app.status
+    );
+    key(&mut app, KeyCode::Char('n'));
+    assert!(!app.quit && app.mode == Mode::Normal);
+    key(&mut app, KeyCode::Char('r'));
+    assert!(app.requests.is_empty() && matches!(app.mode, Mode::Confirm(_)));
+    key(&mut app, KeyCode::Esc);
+    assert!(app.bench.is_some(), "reload cancelled");
+    // Saving beside an experiment whose tuned file exists asks first.
+    let dir = tempfile::tempdir().unwrap();
+    app.source = Source::Experiment(dir.path().join("demo.yaml"));
+    app.update(Action::SaveThresholds);
+    assert_eq!(
+        app.requests.pop(),
+        Some(Request::Save(dir.path().join("demo.tuned.yaml")))
+    );
+    std::fs::write(dir.path().join("demo.tuned.yaml"), "x").unwrap();
+    app.update(Action::SaveThresholds);
+    assert!(app.requests.is_empty() && matches!(app.mode, Mode::Confirm(_)));
+    key(&mut app, KeyCode::Char('y'));
+    assert_eq!(
+        app.requests.pop(),
+        Some(Request::Save(dir.path().join("demo.tuned.yaml")))
+    );
+    key(&mut app, KeyCode::Char('q'));
+    key(&mut app, KeyCode::Char('y'));
+    assert!(app.quit);
 }
 
 #[test]

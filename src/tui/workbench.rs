@@ -9,6 +9,9 @@ use std::sync::Arc;
 
 use crate::algo::{Direction, ScoreScale, ScoredPair};
 use crate::corpus::Corpus;
+use crate::eval::choose::{
+    choose, reachable_range, reachable_thresholds, round4, threshold_step, within_floor, Objective,
+};
 use crate::eval::{evaluate_at, Evaluation, LevelMetrics, Truth};
 use crate::experiment::{AlgorithmResult, ExperimentConfig, ExperimentResult};
 
@@ -83,32 +86,17 @@ pub struct Tuning {
     pub evaluation: Evaluation,
     /// Evaluations over the curve's thresholds, for the charts.
     pub curve: Vec<Evaluation>,
+    /// The least pairwise precision the "most recall" jump asks for.
+    pub least_precision: f64,
+    /// Thresholds that serve each of [`Tuning::objectives`] best on the
+    /// curve, `None` where none qualifies.
+    pub choices: Vec<(Objective, Option<f64>)>,
 }
 
-/// Thresholds worth drawing: every integer for counts and distances (up to
-/// the floor), hundredths otherwise, from the floor to the far end.
-pub fn curve_thresholds(scale: &ScoreScale, step: f64) -> Vec<f64> {
-    let (lo, hi) = match scale.direction {
-        Direction::AtLeast => (scale.floor.max(scale.min), scale.max),
-        Direction::AtMost => (scale.min, scale.floor.min(scale.max)),
-    };
-    let step = if step >= 1.0 { 1.0 } else { 0.02 };
-    let n = ((hi - lo) / step).round().max(0.0) as usize;
-    (0..=n).map(|i| round4(lo + i as f64 * step)).collect()
-}
-
-fn round4(x: f64) -> f64 {
-    (x * 1e4).round() / 1e4
-}
-
-/// A key press's step: 1 for integral scales (Hamming distances, shared
-/// signatures), 0.01 for similarities.
-pub fn threshold_step(scale: &ScoreScale) -> f64 {
-    if scale.min.fract() == 0.0 && scale.max.fract() == 0.0 && scale.max - scale.min >= 2.0 {
-        1.0
-    } else {
-        0.01
-    }
+/// Recall no threshold can pass: what the candidate stage found (before
+/// any scoring) and what was stored within the floor.
+pub fn ceilings(result: &AlgorithmResult) -> (f64, f64) {
+    (result.candidate_stage.recall(), result.candidates.recall())
 }
 
 impl Tuning {
@@ -121,9 +109,20 @@ impl Tuning {
             gated: None,
             evaluation: result.at_threshold().clone(),
             curve: Vec::new(),
+            least_precision: 0.99,
+            choices: Vec::new(),
         };
         tuning.refilter(result, truth);
         tuning
+    }
+
+    /// The objectives the jump keys serve, in key order.
+    pub fn objectives(&self) -> [Objective; 3] {
+        [
+            Objective::PairwiseF1,
+            Objective::ClusteredF1,
+            Objective::RecallAtPrecision(self.least_precision),
+        ]
     }
 
     /// The pairs the evaluation reads: the stored ones through the gates.
@@ -137,23 +136,67 @@ impl Tuning {
         let run = &result.run;
         self.gated = (!run.gates.is_empty()).then(|| run.gated_pairs(&self.gates).into_owned());
         let pairs = self.pairs(result);
-        let curve = curve_thresholds(&run.scale, self.step)
+        let curve = reachable_thresholds(&run.scale)
             .into_iter()
             .map(|t| evaluate_at(truth, pairs, &run.scale, t))
             .collect();
         self.curve = curve;
+        self.choose(&run.scale);
         self.evaluate(result, truth);
+    }
+
+    fn choose(&mut self, scale: &ScoreScale) {
+        self.choices = self
+            .objectives()
+            .into_iter()
+            .map(|o| (o, choose(&self.curve, scale, o).map(|e| e.threshold)))
+            .collect();
+    }
+
+    /// Sets the least precision of the "most recall" jump.
+    pub fn set_least_precision(&mut self, p: f64, scale: &ScoreScale) {
+        self.least_precision = p;
+        self.choose(scale);
     }
 
     fn evaluate(&mut self, result: &AlgorithmResult, truth: &Truth) {
         self.evaluation = evaluate_at(truth, self.pairs(result), &result.run.scale, self.threshold);
     }
 
-    /// Sets the threshold (clamped to the scale) and re-evaluates.
-    pub fn set_threshold(&mut self, value: f64, result: &AlgorithmResult, truth: &Truth) {
+    /// Sets the threshold and re-evaluates. A threshold past the floor is
+    /// refused (the stored pairs cannot answer it): the threshold stops at
+    /// the floor and the message says which key reaches further.
+    pub fn set_threshold(
+        &mut self,
+        value: f64,
+        result: &AlgorithmResult,
+        truth: &Truth,
+    ) -> Result<(), String> {
         let scale = &result.run.scale;
-        self.threshold = round4(value.clamp(scale.min, scale.max));
+        let (lo, hi) = reachable_range(scale);
+        let refused = (!within_floor(scale, value)).then(|| {
+            if value < scale.min || value > scale.max {
+                format!(
+                    "{} is out of range {}..={} for {}",
+                    round4(value),
+                    scale.min,
+                    scale.max,
+                    scale.name
+                )
+            } else {
+                format!(
+                    "{} is past the floor {}: pairs beyond it were never stored; raise this algorithm's `floor` in the experiment to reach it",
+                    round4(value),
+                    scale.floor
+                )
+            }
+        });
+        self.threshold = round4(value.clamp(lo, hi));
         self.evaluate(result, truth);
+        match refused {
+            Some(message) => Err(message),
+            None => Ok(()),
+        }
     }
 
     pub fn set_gate(&mut self, gate: usize, value: f64, result: &AlgorithmResult, truth: &Truth) {

@@ -24,6 +24,7 @@
 //!   sentence's best counterpart, both ways.
 
 pub mod chunks;
+pub mod config;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -110,6 +110,16 @@ impl Banding {
         points.iter().map(|&j| (j, self.probability(j))).collect()
     }
 
+    /// How many bands two sketches share (all `rows` values equal).
+    pub fn shared_bands(&self, a: &[u32], b: &[u32]) -> usize {
+        (0..self.bands)
+            .filter(|band| {
+                let (lo, hi) = (band * self.rows, (band + 1) * self.rows);
+                a.len() >= hi && b.len() >= hi && a[lo..hi] == b[lo..hi]
+            })
+            .count()
+    }
+
     /// Index pairs `(i, j)`, `i < j`, of sketches sharing at least
     /// `min_shared` bands, sorted. Sketches shorter than bands*rows (and
     /// pages without one) take no part.

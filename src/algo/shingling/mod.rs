@@ -3,6 +3,7 @@
 //! approximately through MinHash sketches with LSH banding or super-shingles
 //! as the candidate stage.
 
+pub mod config;
 pub mod lsh;
 pub mod minhash;
 
@@ -359,6 +360,16 @@ impl Detector for MinHash {
             CandidateSearch::Bands { banding, .. } => Some(banding),
             CandidateSearch::AllPairs => None,
         }
+    }
+
+    fn explain(&self, a: &MinHashSketch, b: &MinHashSketch) -> Option<String> {
+        let banding = self.banding()?;
+        Some(format!(
+            "bands {}/{} shared ({} needed)",
+            banding.shared_bands(&a.values, &b.values),
+            banding.bands,
+            banding.min_shared
+        ))
     }
 
     fn score(&self, a: &MinHashSketch, b: &MinHashSketch) -> f32 {

@@ -5,6 +5,7 @@
 //! or, for sweeps reaching past what a table layout covers, a popcount
 //! scan of all pairs.
 
+pub mod config;
 pub mod tables;
 
 use std::collections::HashMap;

@@ -75,7 +75,7 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
             area,
         );
     }
-    let label_width = (area.width as usize).saturating_sub(44).clamp(16, 48);
+    let label_width = (area.width as usize).saturating_sub(60).clamp(16, 48);
     let rows = bench.result.algorithms.iter().enumerate().map(|(k, a)| {
         let run = &a.run;
         let tuning = &bench.tunings[k];
@@ -101,7 +101,12 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
                 }
                 (score, if dup { "duplicate" } else { "not duplicate" })
             }
-            None => ("-".into(), "not stored"),
+            None if run.was_candidate(i.a, i.b) => ("-".into(), "past the floor"),
+            None => ("-".into(), "not a candidate"),
+        };
+        let score = match i.explanations.get(k).cloned().flatten() {
+            Some(why) => format!("{score}, {why}"),
+            None => score,
         };
         let right = (decision == "duplicate") == same;
         Row::new(vec![
@@ -132,13 +137,13 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
             [
                 Constraint::Length(1),
                 Constraint::Length(label_width as u16),
-                Constraint::Length(24),
-                Constraint::Min(13),
+                Constraint::Length(40),
+                Constraint::Min(15),
             ],
         )
         .header(super::header(vec!["", "algorithm", "score", "decision"]))
         .block(Block::bordered().title(title).title_bottom(
-            " not stored: not a candidate, or past the floor · ↑↓ scroll · Esc back ",
+            " never scored: not a candidate; scored but not kept: past the floor · ↑↓ scroll · Esc back ",
         ))
         .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED)),
         scores,

@@ -105,8 +105,22 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
 
 fn render_status(app: &App, frame: &mut Frame, area: Rect) {
     let line = match &app.mode {
+        Mode::Confirm(pending) => Line::from(Span::styled(
+            format!(" {}", pending.question()),
+            Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        )),
         Mode::Typing(text) => Line::from(vec![
-            Span::styled(format!(" {}: ", app.knob_name()), Style::new().fg(ACCENT)),
+            Span::styled(
+                format!(
+                    " {}: ",
+                    if app.typing_precision {
+                        "least precision".to_string()
+                    } else {
+                        app.knob_name()
+                    }
+                ),
+                Style::new().fg(ACCENT),
+            ),
             Span::styled(
                 format!("{text}_"),
                 Style::new().add_modifier(Modifier::BOLD),

@@ -11,9 +11,10 @@ use ratatui::Frame;
 
 use super::{algorithm_color, fit, pct, ACCENT};
 use crate::algo::Direction;
+use crate::eval::choose::within_floor;
 use crate::eval::Counts;
 use crate::tui::app::{format_value, App};
-use crate::tui::workbench::{Level, Workbench};
+use crate::tui::workbench::{ceilings, Level, Workbench};
 
 pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     let shown = bench.shown_slices();
@@ -60,7 +61,7 @@ fn knobs_text(app: &App, bench: &Workbench, i: usize) -> Vec<Span<'static>> {
         spans.push(Span::styled(
             format!(
                 "{}≥{}",
-                &gate.name[..3.min(gate.name.len())],
+                &gate.name[..1.min(gate.name.len())],
                 format_value(*value)
             ),
             style(k + 1),
@@ -83,11 +84,14 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
         .max()
         .unwrap_or(16);
     let label_width = longest_label
-        .min((area.width as usize).saturating_sub(knobs_width + 1 + 3 * 7 + 4))
+        .min((area.width as usize).saturating_sub(knobs_width + 1 + 3 * 7 + 4 * 6 + 4))
         .max(12);
     let rows = bench.result.algorithms.iter().enumerate().map(|(i, a)| {
         let e = &bench.tunings[i].evaluation;
         let level = app.level.of(e).overall;
+        let (ceiling, _) = ceilings(a);
+        // Recall at the ceiling: loosening the threshold cannot add more.
+        let capped = level.recall() >= ceiling - 1e-9 && ceiling < 1.0;
         Row::new(vec![
             Cell::from(Span::styled("■", Style::new().fg(algorithm_color(i)))),
             Cell::from(fit(
@@ -98,9 +102,29 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
             Cell::from(pct(level.precision())).style(Style::new()),
             Cell::from(pct(level.recall())),
             Cell::from(pct(level.f1())).style(Style::new().add_modifier(Modifier::BOLD)),
+            Cell::from(count(level.correct)),
+            Cell::from(count(level.detected - level.correct)),
+            Cell::from(count(level.actual - level.correct)),
+            Cell::from(format!("{:.1}", 100.0 * ceiling)).style(if capped {
+                Style::new().fg(Color::Yellow)
+            } else {
+                Style::new().fg(Color::Gray)
+            }),
         ])
     });
-    let header = Row::new(vec!["", "algorithm [text]", "knobs", "P%", "R%", "F%"]).style(
+    let header = Row::new(vec![
+        "",
+        "algorithm [text]",
+        "knobs",
+        "P%",
+        "R%",
+        "F%",
+        "TP",
+        "FP",
+        "FN",
+        "ceil",
+    ])
+    .style(
         Style::new()
             .fg(Color::Gray)
             .add_modifier(Modifier::UNDERLINED),
@@ -114,16 +138,29 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
             Constraint::Length(6),
             Constraint::Length(6),
             Constraint::Length(6),
+            Constraint::Length(5),
+            Constraint::Length(5),
+            Constraint::Length(5),
+            Constraint::Length(5),
         ],
     )
     .header(header)
     .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
     .block(Block::bordered().title(format!(
-        " algorithms at the {} level: ↑↓ select, ←→ move, g next knob, Enter type ",
+        " {} level (ceil: candidate recall): ←→ move, b best F, c best clustered F, p most R at P ",
         app.level.name()
     )));
     let mut state = TableState::default().with_selected(Some(app.focus));
     frame.render_stateful_widget(table, area, &mut state);
+}
+
+/// A count in at most six characters.
+fn count(n: u64) -> String {
+    match n {
+        0..=99_999 => n.to_string(),
+        100_000..=9_999_999 => format!("{:.0}k", n as f64 / 1e3),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
 }
 
 fn prf(c: &Counts) -> [String; 3] {
@@ -178,12 +215,21 @@ fn render_metrics(app: &App, bench: &Workbench, shown: &[usize], frame: &mut Fra
     let mut widths = vec![Constraint::Length(slice_width as u16)];
     widths.extend([Constraint::Length(6); 9]);
     let focused = &bench.result.algorithms[app.focus];
+    let tuning = &bench.tunings[app.focus];
+    // Where the jump keys go (the dots on the F chart).
+    let jumps: Vec<String> = ["b", "c", "p"]
+        .iter()
+        .zip(&tuning.choices)
+        .map(|(key, (_, choice))| format!("{key}→{}", choice.map_or("-".into(), format_value)))
+        .collect();
     let title = format!(
-        " {} [{}]: {} {} ",
-        fit(&focused.run.label, 40),
+        " {} [{}]: {} {}; {} (p: P≥{}) ",
+        fit(&focused.run.label, 32),
         focused.extraction.name(),
         focused.run.scale.name,
-        format_value(bench.tunings[app.focus].threshold)
+        format_value(tuning.threshold),
+        jumps.join(" "),
+        format_value(tuning.least_precision)
     );
     let table = Table::new(rows, widths)
         .header(header)
@@ -273,14 +319,53 @@ fn render_pr_curve(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) 
     frame.render_widget(chart, area);
 }
 
+/// Thresholds the F chart shades: past the floor (never stored, from the
+/// scale's end to the floor) and past the candidate ceiling (where the
+/// curve's recall already equals what the candidate stage found).
+fn shaded(bench: &Workbench, focus: usize, lo: f64, hi: f64) -> Vec<Point> {
+    let result = &bench.result.algorithms[focus];
+    let t = &bench.tunings[focus];
+    let scale = &result.run.scale;
+    let (ceiling, _) = ceilings(result);
+    let step = (hi - lo) / 200.0;
+    let mut points = Vec::new();
+    if step > 0.0 {
+        let mut x = lo;
+        while x <= hi {
+            if !within_floor(scale, x) {
+                points.push((x, 1.0));
+            }
+            x += step;
+        }
+    }
+    for e in &t.curve {
+        if ceiling < 1.0 && e.pairwise.overall.recall() >= ceiling - 1e-9 {
+            points.push((e.threshold, 1.0));
+        }
+    }
+    points
+}
+
 fn render_f_curve(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     let (points, here) = chart_points(app, bench, |_, t| t, |c| c.f1());
     let t = &bench.tunings[app.focus];
+    let run = &bench.result.algorithms[app.focus].run;
+    // The whole scale when the floor cuts it short, so that what lies past
+    // the floor shows as shaded rather than missing.
     let (lo, hi) = t
         .curve
         .iter()
         .map(|e| e.threshold)
         .chain([t.threshold])
+        .chain(
+            [run.scale.floor]
+                .into_iter()
+                .filter(|f| *f > run.scale.min && *f < run.scale.max)
+                .flat_map(|f| match run.scale.direction {
+                    Direction::AtLeast => [run.scale.min.max(f - 0.2), f],
+                    Direction::AtMost => [f, run.scale.max.min(f + 4.0)],
+                }),
+        )
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
             (lo.min(x), hi.max(x))
         });
@@ -292,15 +377,50 @@ fn render_f_curve(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     let marker_line = [(t.threshold, 0.0), (t.threshold, 1.0)];
     let here_points: Vec<(f64, f64)> = here.into_iter().collect();
     let color = algorithm_color(app.focus);
-    let datasets = vec![
+    let shade = shaded(bench, app.focus, lo, hi);
+    let chosen: Vec<Vec<Point>> = t
+        .choices
+        .iter()
+        .map(|(_, choice)| {
+            choice
+                .and_then(|c| t.curve.iter().find(|e| e.threshold == c))
+                .map(|e| (e.threshold, app.level.of(e).overall.f1()))
+                .filter(|p| p.1.is_finite())
+                .into_iter()
+                .collect()
+        })
+        .collect();
+    let mut datasets = vec![
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Bar)
+            .style(Style::new().fg(Color::Rgb(60, 60, 60)))
+            .data(&shade),
         line(Color::DarkGray, &marker_line),
         line(color, &points),
-        current_point(&here_points),
     ];
-    let run = &bench.result.algorithms[app.focus].run;
+    for ((objective, _), p) in t.choices.iter().zip(&chosen) {
+        datasets.push(
+            Dataset::default()
+                .name(match objective {
+                    crate::eval::choose::Objective::PairwiseF1 => "b F".to_string(),
+                    crate::eval::choose::Objective::ClusteredF1 => "c clus F".to_string(),
+                    crate::eval::choose::Objective::RecallAtPrecision(p) => format!("p R@P{p}"),
+                })
+                .marker(Marker::Dot)
+                .graph_type(GraphType::Scatter)
+                .style(Style::new().fg(match objective {
+                    crate::eval::choose::Objective::PairwiseF1 => Color::Green,
+                    crate::eval::choose::Objective::ClusteredF1 => Color::Cyan,
+                    crate::eval::choose::Objective::RecallAtPrecision(_) => Color::Magenta,
+                }))
+                .data(p),
+        );
+    }
+    datasets.push(current_point(&here_points));
     let title = match here {
         Some((_, f)) => format!(
-            " F vs {}: F {} at {} ",
+            " F vs {}: {} at {}; shaded: past floor/ceiling ",
             run.scale.name,
             pct(f),
             format_value(t.threshold)
@@ -309,6 +429,8 @@ fn render_f_curve(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     };
     let chart = Chart::new(datasets)
         .block(Block::bordered().title(title))
+        .legend_position(Some(ratatui::widgets::LegendPosition::BottomRight))
+        .hidden_legend_constraints((Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)))
         .x_axis(
             Axis::default()
                 .bounds([lo, hi])

@@ -1,0 +1,237 @@
+//! The run's summary: one line per algorithm run, as `neardup run` prints
+//! it (and as JSON with `--json`). Per-slice detail is in the verbose
+//! table and in report.md.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::config::format_threshold;
+use super::runner::{AlgorithmResult, ExperimentResult};
+use crate::eval::choose::{choose, Objective};
+
+/// P, R and F1 with the counts behind them.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scores {
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+    pub true_positives: u64,
+    pub false_positives: u64,
+    pub false_negatives: u64,
+}
+
+impl From<&crate::eval::Counts> for Scores {
+    fn from(c: &crate::eval::Counts) -> Self {
+        Scores {
+            precision: c.precision(),
+            recall: c.recall(),
+            f1: c.f1(),
+            true_positives: c.correct,
+            false_positives: c.detected - c.correct,
+            false_negatives: c.actual - c.correct,
+        }
+    }
+}
+
+/// Where an objective is best among the thresholds the run evaluated.
+#[derive(Debug, Clone, Serialize)]
+pub struct Best {
+    pub objective: String,
+    pub threshold: Option<f64>,
+    pub value: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SummaryRow {
+    pub algorithm: String,
+    pub extract: String,
+    pub score: String,
+    pub threshold: f64,
+    pub pairwise: Scores,
+    pub clustered_f1: f64,
+    pub page_f1: f64,
+    /// Best pairwise F, best clustered F, most recall at precision 0.99,
+    /// over the evaluated grid.
+    pub best: Vec<Best>,
+    /// True pairs the candidate stage found: no threshold recalls more.
+    pub candidate_recall: f64,
+    /// True pairs stored within the floor.
+    pub stored_recall: f64,
+    /// Pages per second from pages to judged pairs, the shared stages
+    /// (extraction, tokenising) included.
+    pub pages_per_cpu_second: f64,
+    pub pages_per_wall_second: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub experiment: String,
+    pub corpus: String,
+    pub pages: usize,
+    pub true_pairs: u64,
+    pub algorithms: Vec<SummaryRow>,
+    pub wall_seconds: f64,
+    pub cpu_seconds: f64,
+    pub peak_memory_bytes: Option<u64>,
+}
+
+/// The objectives the summary and the workbench's jump keys report.
+pub const OBJECTIVES: [Objective; 3] = [
+    Objective::PairwiseF1,
+    Objective::ClusteredF1,
+    Objective::RecallAtPrecision(0.99),
+];
+
+fn row(a: &AlgorithmResult, pages: usize) -> SummaryRow {
+    let e = a.at_threshold();
+    let per_second = |s: f64| if s > 0.0 { pages as f64 / s } else { f64::NAN };
+    SummaryRow {
+        algorithm: a.run.label.clone(),
+        extract: a.extraction.name().to_string(),
+        score: a.run.scale.name.to_string(),
+        threshold: a.threshold,
+        pairwise: Scores::from(&e.pairwise.overall),
+        clustered_f1: e.clustered.overall.f1(),
+        page_f1: e.page.overall.f1(),
+        best: OBJECTIVES
+            .iter()
+            .map(|&o| {
+                let chosen = choose(&a.evaluations, &a.run.scale, o);
+                Best {
+                    objective: o.to_string(),
+                    threshold: chosen.map(|e| e.threshold),
+                    value: chosen.and_then(|e| o.value(e)),
+                }
+            })
+            .collect(),
+        candidate_recall: a.candidate_stage.recall(),
+        stored_recall: a.candidates.recall(),
+        pages_per_cpu_second: per_second(a.end_to_end.cpu_seconds),
+        pages_per_wall_second: per_second(a.end_to_end.wall_seconds),
+    }
+}
+
+pub fn summarize(result: &ExperimentResult) -> Summary {
+    Summary {
+        experiment: result.name.clone(),
+        corpus: result.corpus_source.clone(),
+        pages: result.pages,
+        true_pairs: result.truth.true_pairs(),
+        algorithms: result
+            .algorithms
+            .iter()
+            .map(|a| row(a, result.pages))
+            .collect(),
+        wall_seconds: result.wall_seconds,
+        cpu_seconds: result.cpu_seconds,
+        peak_memory_bytes: result.peak_memory_bytes,
+    }
+}
+
+fn pct(x: f64) -> String {
+    if x.is_nan() {
+        "-".into()
+    } else {
+        format!("{:.2}", 100.0 * x)
+    }
+}
+
+fn rate(x: f64) -> String {
+    if !x.is_finite() {
+        "-".into()
+    } else if x >= 10_000.0 {
+        format!("{:.0}k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+/// The summary table: one line per algorithm run.
+pub fn render_summary_table(result: &ExperimentResult) -> String {
+    let summary = summarize(result);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}: {} pages of {}, {} true duplicate pairs",
+        summary.experiment, summary.pages, summary.corpus, summary.true_pairs
+    );
+    let names: Vec<String> = result
+        .algorithms
+        .iter()
+        .map(|a| format!("{} [{}]", a.run.label, a.extraction.name()))
+        .collect();
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(9)
+        .max(9);
+    let _ = writeln!(
+        out,
+        "\n{:<width$} {:>9} {:>6} {:>6} {:>6} {:>7} {:>6} {:>15} {:>7} {:>14}",
+        "algorithm",
+        "threshold",
+        "P%",
+        "R%",
+        "F1%",
+        "clus F1",
+        "page F",
+        "best F1 (at)",
+        "cand R",
+        "pages/s cpu|wall"
+    );
+    for ((a, r), name) in result
+        .algorithms
+        .iter()
+        .zip(&summary.algorithms)
+        .zip(&names)
+    {
+        let best = &r.best[0];
+        let best = match (best.threshold, best.value) {
+            (Some(t), Some(v)) => format!("{} ({})", pct(v), format_threshold(&a.run.scale, t)),
+            _ => "-".into(),
+        };
+        let _ = writeln!(
+            out,
+            "{name:<width$} {:>9} {:>6} {:>6} {:>6} {:>7} {:>6} {:>15} {:>7} {:>14}",
+            format_threshold(&a.run.scale, r.threshold),
+            pct(r.pairwise.precision),
+            pct(r.pairwise.recall),
+            pct(r.pairwise.f1),
+            pct(r.clustered_f1),
+            pct(r.page_f1),
+            best,
+            format!(
+                "{}{}",
+                pct(r.candidate_recall),
+                // Recall already at the ceiling: no looser threshold adds any.
+                if r.pairwise.recall >= r.candidate_recall - 1e-9 && r.candidate_recall < 0.9999 {
+                    "!"
+                } else {
+                    " "
+                }
+            ),
+            format!(
+                "{}|{}",
+                rate(r.pages_per_cpu_second),
+                rate(r.pages_per_wall_second)
+            ),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\npairwise P/R/F1 at the threshold; clus F1: clustered; page F: seed 001's page level;\n\
+         best F1 over the grid; cand R: true pairs among the candidates, the most recall any\n\
+         threshold can reach (! where the threshold already reaches it);\n\
+         pages/s end to end (extraction and tokenising included). --verbose: per-slice tables.\n\
+         total: {:.2} s wall, {:.2} s CPU, peak memory {}",
+        summary.wall_seconds,
+        summary.cpu_seconds,
+        summary
+            .peak_memory_bytes
+            .map(|b| format!("{:.1} MB", b as f64 / 1e6))
+            .unwrap_or_else(|| "unknown".into())
+    );
+    out
+}

@@ -1,0 +1,234 @@
+//! Thresholds chosen and carried: the experiment as tuned (by the
+//! workbench or by `neardup tune`), written complete, and the transfer
+//! of those thresholds to another corpus.
+
+use serde::{Deserialize, Serialize};
+
+use super::config::{AlgorithmEntry, ExperimentConfig};
+use super::runner::{AlgorithmResult, ExperimentResult};
+use crate::eval::choose::{choose, reachable_thresholds, Objective};
+use crate::eval::{evaluate_at, Evaluation, Truth};
+use crate::extract::Extraction;
+
+/// One algorithm run's tuned knobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TunedRun {
+    /// The run's entry in the experiment's `algorithms:`.
+    pub entry: usize,
+    pub extraction: Extraction,
+    pub threshold: f64,
+    /// Gate thresholds in the detector's order.
+    pub gates: Vec<f64>,
+}
+
+/// The experiment with every derived knob pinned and each run's tuned
+/// thresholds; an entry tuned differently on two extractions becomes one
+/// entry per extraction. Also gives, per tuned run, its entry in the new
+/// file.
+pub fn tuned_config(
+    config: &ExperimentConfig,
+    name: &str,
+    runs: &[TunedRun],
+) -> (ExperimentConfig, Vec<usize>) {
+    let pinned = config.pinned();
+    let mut tuned = pinned.clone();
+    tuned.name = Some(name.to_string());
+    tuned.algorithms = Vec::new();
+    let mut placed = vec![0; runs.len()];
+    for (i, entry) in pinned.algorithms.iter().enumerate() {
+        let mine: Vec<usize> = (0..runs.len()).filter(|&k| runs[k].entry == i).collect();
+        let agree = mine.windows(2).all(|w| {
+            let (a, b) = (&runs[w[0]], &runs[w[1]]);
+            a.threshold == b.threshold && a.gates == b.gates
+        });
+        let tune = |extract: Option<Extraction>, run: &TunedRun| {
+            let mut e: AlgorithmEntry = entry.clone();
+            if extract.is_some() {
+                e.extract = extract;
+            }
+            e.config.settings_mut().tune(run.threshold, &run.gates);
+            e
+        };
+        match mine.first() {
+            None => tuned.algorithms.push(entry.clone()),
+            Some(&first) if agree => {
+                tuned.algorithms.push(tune(None, &runs[first]));
+                for &k in &mine {
+                    placed[k] = tuned.algorithms.len() - 1;
+                }
+            }
+            Some(_) => {
+                for &k in &mine {
+                    tuned
+                        .algorithms
+                        .push(tune(Some(runs[k].extraction), &runs[k]));
+                    placed[k] = tuned.algorithms.len() - 1;
+                }
+            }
+        }
+    }
+    (tuned, placed)
+}
+
+/// Evaluations at every threshold the stored pairs answer, through the
+/// configured gates.
+pub fn full_curve(result: &AlgorithmResult, truth: &Truth) -> Vec<Evaluation> {
+    let run = &result.run;
+    let gated = run.gated_pairs(&run.gate_thresholds());
+    reachable_thresholds(&run.scale)
+        .into_iter()
+        .map(|t| evaluate_at(truth, &gated, &run.scale, t))
+        .collect()
+}
+
+/// Where `objective` is best for one run, over every reachable threshold.
+pub fn best_for(
+    result: &AlgorithmResult,
+    truth: &Truth,
+    objective: Objective,
+) -> Option<Evaluation> {
+    let curve = full_curve(result, truth);
+    choose(&curve, &result.run.scale, objective).cloned()
+}
+
+/// What the thresholds gave on the corpus they were tuned on, kept in the
+/// tuned file so that applying it elsewhere can show the gap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TunedOn {
+    pub corpus: String,
+    /// `f1`, `clustered_f1` or `recall_at_precision=P`.
+    pub objective: String,
+    pub runs: Vec<TunedFigure>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TunedFigure {
+    /// The run's entry in this file's `algorithms:` and its extraction.
+    pub entry: usize,
+    pub extract: Extraction,
+    pub algorithm: String,
+    pub threshold: f64,
+    /// The objective's value there (absent when no threshold qualified).
+    pub value: Option<f64>,
+    pub pairwise_f1: f64,
+    pub clustered_f1: f64,
+}
+
+/// `neardup tune`: per run, the threshold where `objective` is best on the
+/// experiment's own corpus, and the complete experiment that applies them.
+pub fn tune_experiment(
+    config: &ExperimentConfig,
+    result: &ExperimentResult,
+    objective: Objective,
+) -> ExperimentConfig {
+    let mut runs = Vec::new();
+    let mut figures = Vec::new();
+    for a in &result.algorithms {
+        let best = best_for(a, &result.truth, objective);
+        let at = best.as_ref().unwrap_or_else(|| a.at_threshold());
+        runs.push(TunedRun {
+            entry: a.entry,
+            extraction: a.extraction,
+            threshold: at.threshold,
+            gates: a.run.gate_thresholds(),
+        });
+        figures.push(TunedFigure {
+            entry: 0,
+            extract: a.extraction,
+            algorithm: a.run.label.clone(),
+            threshold: at.threshold,
+            value: best.as_ref().and_then(|e| objective.value(e)),
+            pairwise_f1: at.pairwise.overall.f1(),
+            clustered_f1: at.clustered.overall.f1(),
+        });
+    }
+    let (mut tuned, placed) = tuned_config(config, &format!("{}-tuned", result.name), &runs);
+    for (f, entry) in figures.iter_mut().zip(placed) {
+        f.entry = entry;
+    }
+    tuned.tuned = Some(TunedOn {
+        corpus: result.corpus_source.clone(),
+        objective: objective.to_string(),
+        runs: figures,
+    });
+    tuned
+}
+
+/// One row of the transfer table.
+#[derive(Debug, Clone, Serialize)]
+pub struct Transfer {
+    pub algorithm: String,
+    pub extract: String,
+    pub threshold: f64,
+    /// The objective on the tuning corpus at the tuned threshold.
+    pub tuned_value: Option<f64>,
+    /// The objective on this corpus at the tuned threshold.
+    pub applied_value: Option<f64>,
+    /// This corpus's own best threshold and value.
+    pub own_threshold: Option<f64>,
+    pub own_value: Option<f64>,
+}
+
+impl Transfer {
+    /// What the carried thresholds lose against this corpus's own best.
+    pub fn gap(&self) -> Option<f64> {
+        Some(self.own_value? - self.applied_value.unwrap_or(0.0))
+    }
+}
+
+/// The tuned thresholds applied to `result`'s corpus beside that corpus's
+/// own best, per run.
+pub fn transfer_table(tuned: Option<&TunedOn>, result: &ExperimentResult) -> Vec<Transfer> {
+    let objective: Objective = tuned
+        .and_then(|t| t.objective.parse().ok())
+        .unwrap_or(Objective::PairwiseF1);
+    result
+        .algorithms
+        .iter()
+        .map(|a| {
+            let own = best_for(a, &result.truth, objective);
+            let figure = tuned.and_then(|t| {
+                t.runs
+                    .iter()
+                    .find(|f| f.entry == a.entry && f.extract == a.extraction)
+            });
+            Transfer {
+                algorithm: a.run.label.clone(),
+                extract: a.extraction.name().to_string(),
+                threshold: a.threshold,
+                tuned_value: figure.and_then(|f| f.value),
+                applied_value: objective.value(a.at_threshold()),
+                own_threshold: own.as_ref().map(|e| e.threshold),
+                own_value: own.as_ref().and_then(|e| objective.value(e)),
+            }
+        })
+        .collect()
+}
+
+/// The transfer table as Markdown (printed and written beside results).
+pub fn render_transfer(tuned: Option<&TunedOn>, rows: &[Transfer], corpus: &str) -> String {
+    let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{:.2}", 100.0 * v));
+    let objective = tuned.map_or("f1".to_string(), |t| t.objective.clone());
+    let mut out = format!(
+        "Thresholds tuned for {objective} on {} applied to {corpus}:\n\n\
+         | algorithm [text] | threshold | on the tuning corpus | here at that threshold | here at its own best (threshold) | gap |\n\
+         |---|---|---|---|---|---|\n",
+        tuned.map_or("(not recorded)", |t| t.corpus.as_str())
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "| {} [{}] | {} | {} | {} | {} ({}) | {} |\n",
+            r.algorithm,
+            r.extract,
+            r.threshold,
+            pct(r.tuned_value),
+            pct(r.applied_value),
+            pct(r.own_value),
+            r.own_threshold.map_or("-".into(), |t| t.to_string()),
+            pct(r.gap()),
+        ));
+    }
+    out
+}

@@ -61,9 +61,13 @@ pub enum IndexError {
 
 impl IndexError {
     /// A failure of the machine or of another process (I/O, a held lock),
-    /// not bad input (a damaged index, bad settings).
+    /// not bad input (a missing or damaged index, bad settings).
     pub fn is_environment(&self) -> bool {
-        matches!(self, IndexError::Io { .. } | IndexError::Locked { .. })
+        match self {
+            IndexError::Io { source, .. } => source.kind() != std::io::ErrorKind::NotFound,
+            IndexError::Locked { .. } => true,
+            IndexError::Invalid { .. } | IndexError::Layout(_) => false,
+        }
     }
 }
 

@@ -1,6 +1,5 @@
 //! The `neardup` command line: one `run()`, one error print at the edge.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -139,7 +138,8 @@ enum Command {
     /// Read pages as JSONL on stdin; for each, say whether it duplicates a
     /// stored page (and which), or whether its URL was already fetched by
     /// the job, and add the new ones to the index. Prints one JSON line
-    /// per page.
+    /// per input line (`status: error` for a bad one), a batch's lines once
+    /// the batch is committed.
     Ingest {
         /// An index made by `neardup index build`.
         dir: PathBuf,
@@ -157,6 +157,14 @@ enum Command {
         /// instead of beside the index.
         #[arg(long)]
         redis: Option<String>,
+        /// Wait for another ingest into the same index to finish instead
+        /// of refusing to start.
+        #[arg(long)]
+        wait: bool,
+        /// Stop at the first bad input line (exit 2) instead of reporting
+        /// it on its own line and going on.
+        #[arg(long)]
+        strict: bool,
     },
     /// jieba's POS tags (mapped to PKU's set, as the semantic method's
     /// chunker reads them) against gold-tagged text.
@@ -267,6 +275,8 @@ enum CliError {
     #[error(transparent)]
     Url(#[from] neardup::index::urls::UrlError),
     #[error(transparent)]
+    Ingest(#[from] neardup::index::ingest::IngestError),
+    #[error(transparent)]
     Report(#[from] neardup::report::ReportError),
     #[error("{}: {source}", path.display())]
     Io {
@@ -283,6 +293,9 @@ impl CliError {
         match self {
             CliError::Experiment(ExperimentError::Report(_)) => 1,
             CliError::Io { .. } | CliError::Gold(_) => 2,
+            CliError::Ingest(e) => e.exit_code(),
+            CliError::Index(e) if e.is_environment() => 1,
+            CliError::Url(neardup::index::urls::UrlError::Redis { .. }) => 1,
             _ => 2,
         }
     }
@@ -512,7 +525,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
             job,
             ttl,
             redis,
-        }) => run_ingest(&dir, batch, job, ttl, redis),
+            wait,
+            strict,
+        }) => run_ingest(&dir, batch, job, ttl, redis, wait, strict),
         Some(Command::ExtractEval { dir }) => {
             print!("{}", extract::gold::evaluate_dir(&dir)?);
             Ok(())
@@ -705,14 +720,17 @@ fn run_ingest(
     job: Option<String>,
     ttl: u64,
     redis: Option<String>,
+    wait: bool,
+    strict: bool,
 ) -> Result<(), CliError> {
-    use neardup::index::urls::{normalize_url, EmbeddedSeenUrls, RedisSeenUrls, SeenUrls};
+    use neardup::index::ingest::{ingest, IngestOptions};
+    use neardup::index::urls::{EmbeddedSeenUrls, RedisSeenUrls, SeenUrls};
     use neardup::index::Index;
     use std::time::Duration;
     if batch == 0 {
         return Err(CliError::Usage("--batch: must be at least 1".into()));
     }
-    let mut index = Index::open(dir)?;
+    let mut index = Index::open_writer(dir, wait)?;
     let ttl = Duration::from_secs(ttl.max(1));
     let mut seen: Option<Box<dyn SeenUrls>> = match (&job, redis) {
         (None, _) => None,
@@ -726,106 +744,26 @@ fn run_ingest(
             ttl,
         )?)),
     };
-    let k = index.settings().k;
-    let mut pending: Vec<(String, u64)> = Vec::new();
-    let (mut new, mut duplicates, mut seen_urls, mut empty) = (0usize, 0usize, 0usize, 0usize);
-    let stdin = std::io::stdin().lock();
-    let name = Path::new("<stdin>");
-    let mut out = std::io::stdout().lock();
-    let mut stream = corpus::PageStream::new(stdin, name);
-    loop {
-        // Fingerprints of a chunk are computed in parallel; decisions are
-        // then taken in input order, so the output does not depend on it.
-        let chunk: Vec<corpus::Page> = stream.by_ref().take(256).collect::<Result<_, _>>()?;
-        if chunk.is_empty() {
-            break;
-        }
-        let fingerprints: Vec<Option<u64>> = {
-            use rayon::prelude::*;
-            chunk.par_iter().map(|p| index.fingerprint(p)).collect()
-        };
-        for (page, fp) in chunk.into_iter().zip(fingerprints) {
-            // A malformed URL is the page's problem, not the feed's: it is
-            // named on the page's line and the page is judged by content.
-            let mut url_error: Option<String> = None;
-            let mut emit = |mut status: serde_json::Value, url_error: &Option<String>| {
-                if let Some(e) = url_error {
-                    status["url_error"] = e.clone().into();
-                }
-                writeln!(out, "{status}").ok();
-            };
-            if let (Some(job), Some(seen), Some(url)) = (&job, seen.as_mut(), &page.url) {
-                let url = match normalize_url(url) {
-                    Ok(url) => url,
-                    Err(e) => {
-                        url_error = Some(e.to_string());
-                        String::new()
-                    }
-                };
-                if !url.is_empty() && seen.check_and_mark(job, &url)? {
-                    seen_urls += 1;
-                    emit(
-                        serde_json::json!({"id": page.id, "status": "seen_url", "url": url}),
-                        &url_error,
-                    );
-                    continue;
-                }
-            }
-            let Some(fp) = fp else {
-                empty += 1;
-                emit(
-                    serde_json::json!({"id": page.id, "status": "no_text"}),
-                    &url_error,
-                );
-                continue;
-            };
-            // Stored pages first, then the pages not yet committed.
-            let mut nearest = index.query(fp).into_iter().next();
-            if nearest.is_none() {
-                nearest = pending
-                    .iter()
-                    .map(|(id, p)| (id, (p ^ fp).count_ones()))
-                    .filter(|(_, d)| *d <= k)
-                    .min_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)))
-                    .map(|(id, distance)| neardup::index::Match {
-                        id: id.clone(),
-                        distance,
-                    });
-            }
-            match nearest {
-                Some(m) => {
-                    duplicates += 1;
-                    emit(
-                        serde_json::json!({"id": page.id, "status": "duplicate", "of": m.id, "distance": m.distance}),
-                        &url_error,
-                    );
-                }
-                None => {
-                    new += 1;
-                    pending.push((page.id.clone(), fp));
-                    emit(
-                        serde_json::json!({"id": page.id, "status": "new"}),
-                        &url_error,
-                    );
-                }
-            }
-            if pending.len() >= batch {
-                index.commit(&pending)?;
-                if let Some(seen) = seen.as_mut() {
-                    seen.save()?;
-                }
-                pending.clear();
-                out.flush().ok();
-            }
-        }
-    }
-    index.commit(&pending)?;
-    if let Some(seen) = seen.as_mut() {
-        seen.save()?;
-    }
+    let options = IngestOptions {
+        batch,
+        job: job.as_deref(),
+        strict,
+    };
+    let s = ingest(
+        &mut index,
+        seen.as_deref_mut(),
+        std::io::stdin().lock(),
+        std::io::stdout().lock(),
+        &options,
+    )?;
     eprintln!(
-        "ingested {} pages: {new} new, {duplicates} duplicates, {seen_urls} already-fetched URLs, {empty} without text; the index holds {}",
-        new + duplicates + seen_urls + empty,
+        "ingested {} lines: {} new, {} duplicates, {} already-fetched URLs, {} without text, {} bad lines; the index holds {}",
+        s.lines(),
+        s.new,
+        s.duplicates,
+        s.seen_urls,
+        s.empty,
+        s.errors,
         index.len()
     );
     Ok(())

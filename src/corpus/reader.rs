@@ -181,7 +181,9 @@ fn push_jsonl_line(
 
 /// Pages read one JSONL line at a time from a stream (standard input for
 /// `neardup ingest`), validated as a corpus file's lines are and named in
-/// errors as `name:LINE`. Clusters are optional; ids must not repeat.
+/// errors as `name:LINE`. Clusters are optional; ids must not repeat; pages
+/// without content are yielded too. A bad line is an error item and the
+/// stream goes on with the next line.
 pub struct PageStream<'a, R> {
     reader: R,
     name: &'a Path,
@@ -196,7 +198,10 @@ impl<'a, R: std::io::BufRead> PageStream<'a, R> {
             reader,
             name,
             line_no: 0,
-            builder: CorpusBuilder::new(name, ReadOptions::unlabelled()),
+            builder: CorpusBuilder {
+                keep_blank: true,
+                ..CorpusBuilder::new(name, ReadOptions::unlabelled())
+            },
             buf: Vec::new(),
         }
     }
@@ -452,6 +457,9 @@ struct CorpusBuilder<'a> {
     options: ReadOptions,
     seen: HashMap<String, Location>,
     corpus: Corpus,
+    /// Pages without content are kept (a stream answers for every line)
+    /// instead of being counted in `skipped_empty`.
+    keep_blank: bool,
 }
 
 impl<'a> CorpusBuilder<'a> {
@@ -464,6 +472,7 @@ impl<'a> CorpusBuilder<'a> {
                 source: path.display().to_string(),
                 ..Corpus::default()
             },
+            keep_blank: false,
         }
     }
 
@@ -548,7 +557,7 @@ impl<'a> CorpusBuilder<'a> {
             ));
         }
         self.seen.insert(id.clone(), loc);
-        if content.is_blank() {
+        if content.is_blank() && !self.keep_blank {
             self.corpus.skipped_empty += 1;
             return Ok(());
         }

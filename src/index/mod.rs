@@ -5,12 +5,16 @@
 //!
 //! A directory holds `manifest.json` and one folder per segment. A segment
 //! is written whole into a temporary folder, synced, and renamed into
-//! place; the manifest naming the segments is replaced the same way. A
-//! crash at any point leaves the previous manifest and its segments intact;
-//! folders it does not name are debris and are removed at the next commit.
+//! place; the manifest naming the segments (and each file's checksum) is
+//! replaced the same way. A crash at any point leaves the previous manifest
+//! and its segments intact; folders and temporary files it does not name
+//! are debris, removed when a writer next opens the index. One writer at a
+//! time: writers hold an advisory lock on `DIR/lock`.
 
+pub mod ingest;
 pub mod urls;
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,10 +30,19 @@ use crate::extract::{page_text, Extraction};
 use crate::text::TokenizerConfig;
 
 const MANIFEST: &str = "manifest.json";
-const FORMAT: u32 = 1;
+const LOCK: &str = "lock";
+/// Format 2 adds per-file checksums; format 1 indexes (none) still open.
+const FORMAT: u32 = 2;
 /// More segments than this are merged into one at the next commit, so a
 /// query probes a bounded number of table sets.
 const MAX_SEGMENTS: usize = 8;
+const FILES: [&str; 5] = [
+    "fingerprints.bin",
+    "permuted.bin",
+    "order.bin",
+    "ids.bin",
+    "ids.offsets",
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -42,12 +55,61 @@ pub enum IndexError {
     Invalid { path: PathBuf, message: String },
     #[error(transparent)]
     Layout(#[from] LayoutError),
+    #[error("{}: another neardup process is writing this index (it holds {}); run again when it is done, or pass --wait to wait for it", dir.display(), dir.join(LOCK).display())]
+    Locked { dir: PathBuf },
+}
+
+impl IndexError {
+    /// A failure of the machine or of another process (I/O, a held lock),
+    /// not bad input (a missing or damaged index, bad settings).
+    pub fn is_environment(&self) -> bool {
+        match self {
+            IndexError::Io { source, .. } => source.kind() != std::io::ErrorKind::NotFound,
+            IndexError::Locked { .. } => true,
+            IndexError::Invalid { .. } | IndexError::Layout(_) => false,
+        }
+    }
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> IndexError + '_ {
     move |source| IndexError::Io {
         path: path.to_path_buf(),
         source,
+    }
+}
+
+fn invalid(path: &Path, message: impl Into<String>) -> IndexError {
+    IndexError::Invalid {
+        path: path.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+/// A test hook for crash safety: with `NEARDUP_FAIL_AT=STEP@N` the process
+/// kills itself (SIGKILL: no unwinding, no cleanup, as a crash or the OOM
+/// killer would) the N-th time it reaches `STEP` (N = 1 by default). The
+/// steps are named where this is called (`segment-file`, `segment-synced`,
+/// `segment-renamed`, `manifest.json-written`, `manifest.json-renamed`,
+/// `debris-removed`, `urls.json-written`, `urls.json-renamed`,
+/// `urls-marked`).
+pub fn fail_point(step: &str) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::OnceLock;
+    static TARGET: OnceLock<Option<(String, usize)>> = OnceLock::new();
+    static HITS: AtomicUsize = AtomicUsize::new(0);
+    let target = TARGET.get_or_init(|| {
+        let value = std::env::var("NEARDUP_FAIL_AT").ok()?;
+        let (name, n) = value.split_once('@').unwrap_or((&value, "1"));
+        Some((name.to_string(), n.parse().unwrap_or(1)))
+    });
+    if let Some((name, n)) = target {
+        if name == step && HITS.fetch_add(1, Ordering::SeqCst) + 1 == *n {
+            eprintln!("NEARDUP_FAIL_AT: killed at {step}@{n}");
+            // SAFETY: sending a signal to our own process.
+            unsafe {
+                libc::kill(libc::getpid(), libc::SIGKILL);
+            }
+        }
     }
 }
 
@@ -63,8 +125,14 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         f.write_all(bytes)?;
         f.sync_all()?;
     }
+    fail_point(&format!("{name}-written"));
     std::fs::rename(&tmp, path)?;
+    fail_point(&format!("{name}-renamed"));
     File::open(dir)?.sync_all()
+}
+
+fn checksum(bytes: &[u8]) -> String {
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))
 }
 
 /// How the index fingerprints pages and lays out its tables.
@@ -130,6 +198,9 @@ impl IndexSettings {
 struct SegmentEntry {
     name: String,
     pages: usize,
+    /// xxh3-64 of each file, hex; empty in format 1 indexes.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    checksums: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -147,7 +218,9 @@ pub struct Match {
     pub distance: u32,
 }
 
-/// One segment's files, memory-mapped.
+/// One segment's files, memory-mapped, checked when opened: sizes,
+/// checksums, and every page number and id offset in range, so reads
+/// later need no checks and cannot panic.
 struct Segment {
     pages: usize,
     /// Original fingerprints, in page order.
@@ -170,30 +243,113 @@ fn map(path: &Path) -> Result<Mmap, IndexError> {
 }
 
 impl Segment {
-    fn open(dir: &Path, pages: usize, tables: usize) -> Result<Self, IndexError> {
+    fn open(index_dir: &Path, entry: &SegmentEntry, tables: usize) -> Result<Self, IndexError> {
+        let dir = index_dir.join(&entry.name);
+        let pages = entry.pages;
         let segment = Segment {
             pages,
-            fingerprints: map(&dir.join("fingerprints.bin"))?,
-            permuted: map(&dir.join("permuted.bin"))?,
-            order: map(&dir.join("order.bin"))?,
-            ids: map(&dir.join("ids.bin"))?,
-            id_offsets: map(&dir.join("ids.offsets"))?,
+            fingerprints: map(&dir.join(FILES[0]))?,
+            permuted: map(&dir.join(FILES[1]))?,
+            order: map(&dir.join(FILES[2]))?,
+            ids: map(&dir.join(FILES[3]))?,
+            id_offsets: map(&dir.join(FILES[4]))?,
+        };
+        let need = |per_page: usize, extra: usize| {
+            pages
+                .checked_mul(per_page)
+                .and_then(|n| n.checked_add(extra))
         };
         let sizes = [
-            ("fingerprints.bin", segment.fingerprints.len(), pages * 8),
-            ("permuted.bin", segment.permuted.len(), pages * 8 * tables),
-            ("order.bin", segment.order.len(), pages * 4 * tables),
-            ("ids.offsets", segment.id_offsets.len(), (pages + 1) * 8),
+            (FILES[0], segment.fingerprints.len(), need(8, 0)),
+            (FILES[1], segment.permuted.len(), need(8 * tables, 0)),
+            (FILES[2], segment.order.len(), need(4 * tables, 0)),
+            (FILES[4], segment.id_offsets.len(), need(8, 8)),
         ];
         for (name, got, want) in sizes {
-            if got != want {
-                return Err(IndexError::Invalid {
-                    path: dir.join(name),
-                    message: format!("{got} bytes where {pages} pages need {want}"),
-                });
+            if Some(got) != want {
+                let want =
+                    want.map_or("more than this machine addresses".into(), |w| w.to_string());
+                return Err(invalid(
+                    &dir.join(name),
+                    format!("{got} bytes where {pages} pages need {want}"),
+                ));
             }
         }
+        if !entry.checksums.is_empty() {
+            for (name, bytes) in FILES.iter().zip(segment.files()) {
+                let path = dir.join(name);
+                let want = entry.checksums.get(*name).ok_or_else(|| {
+                    invalid(
+                        &index_dir.join(MANIFEST),
+                        format!("no checksum for {}", path.display()),
+                    )
+                })?;
+                let got = checksum(bytes);
+                if &got != want {
+                    return Err(invalid(
+                        &path,
+                        format!("damaged: checksum {got} where the manifest has {want}"),
+                    ));
+                }
+            }
+        }
+        segment.check_contents(&dir, tables)?;
         Ok(segment)
+    }
+
+    fn files(&self) -> [&[u8]; 5] {
+        [
+            &self.fingerprints,
+            &self.permuted,
+            &self.order,
+            &self.ids,
+            &self.id_offsets,
+        ]
+    }
+
+    /// What the checksums cannot vouch for (a format 1 index, or a file
+    /// rewritten with its checksum): page numbers below `pages`, sorted
+    /// tables, id offsets rising within `ids.bin`.
+    fn check_contents(&self, dir: &Path, tables: usize) -> Result<(), IndexError> {
+        let order: &[u32] = bytemuck::cast_slice(&self.order);
+        if let Some(at) = order.iter().position(|&p| p as usize >= self.pages) {
+            return Err(invalid(
+                &dir.join(FILES[2]),
+                format!("entry {at} names page {} of {}", order[at], self.pages),
+            ));
+        }
+        for (t, (permuted, _)) in self.tables(tables).enumerate() {
+            if let Some(at) = permuted.windows(2).position(|w| w[0] > w[1]) {
+                return Err(invalid(
+                    &dir.join(FILES[1]),
+                    format!("table {t} is not sorted at entry {}", at + 1),
+                ));
+            }
+        }
+        let offsets: &[u64] = bytemuck::cast_slice(&self.id_offsets);
+        let bad = if offsets[0] != 0 {
+            Some(0)
+        } else {
+            offsets.windows(2).position(|w| w[0] > w[1]).map(|i| i + 1)
+        };
+        if let Some(at) = bad {
+            return Err(invalid(
+                &dir.join(FILES[4]),
+                format!("offset {at} ({}) is out of order", offsets[at]),
+            ));
+        }
+        let last = offsets[self.pages];
+        if last != self.ids.len() as u64 {
+            return Err(invalid(
+                &dir.join(FILES[4]),
+                format!(
+                    "the ids end at byte {last} but {} holds {} bytes",
+                    FILES[3],
+                    self.ids.len()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn tables(&self, tables: usize) -> impl Iterator<Item = (&[u64], &[u32])> {
@@ -207,6 +363,7 @@ impl Segment {
         bytemuck::cast_slice(&self.fingerprints)
     }
 
+    /// In range: `open` checked the offsets and the page numbers.
     fn id(&self, page: u32) -> String {
         let offsets: &[u64] = bytemuck::cast_slice(&self.id_offsets);
         let (a, b) = (
@@ -216,12 +373,13 @@ impl Segment {
         String::from_utf8_lossy(&self.ids[a..b]).into_owned()
     }
 
-    /// Writes a segment of `(id, fingerprint)` pages into `dir`, synced.
+    /// Writes a segment of `(id, fingerprint)` pages into `dir`, synced;
+    /// returns each file's checksum.
     fn write(
         dir: &Path,
         permutations: &[Permutation],
         pages: &[(String, u64)],
-    ) -> Result<(), IndexError> {
+    ) -> Result<BTreeMap<String, String>, IndexError> {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let numbered: Vec<(u32, u64)> = pages
             .iter()
@@ -241,47 +399,86 @@ impl Segment {
             ids.extend_from_slice(id.as_bytes());
             offsets.push(ids.len() as u64);
         }
-        let files: [(&str, &[u8]); 5] = [
-            ("fingerprints.bin", bytemuck::cast_slice(&fps)),
-            ("permuted.bin", bytemuck::cast_slice(&permuted)),
-            ("order.bin", bytemuck::cast_slice(&order)),
-            ("ids.bin", &ids),
-            ("ids.offsets", bytemuck::cast_slice(&offsets)),
+        let files: [&[u8]; 5] = [
+            bytemuck::cast_slice(&fps),
+            bytemuck::cast_slice(&permuted),
+            bytemuck::cast_slice(&order),
+            &ids,
+            bytemuck::cast_slice(&offsets),
         ];
-        for (name, bytes) in files {
+        let mut checksums = BTreeMap::new();
+        for (name, bytes) in FILES.iter().zip(files) {
             let path = dir.join(name);
             let mut f = File::create(&path).map_err(io(&path))?;
             f.write_all(bytes).map_err(io(&path))?;
             f.sync_all().map_err(io(&path))?;
+            checksums.insert(name.to_string(), checksum(bytes));
+            fail_point("segment-file");
         }
-        File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(io(dir))?;
+        fail_point("segment-synced");
+        Ok(checksums)
     }
 }
 
-/// An open index.
+/// An open index. Opened with [`Index::open`] it only reads; opened with
+/// [`Index::open_writer`] (or made by [`Index::create`]) it holds the
+/// index's lock and can commit.
 pub struct Index {
     dir: PathBuf,
     manifest: Manifest,
     permutations: Vec<Permutation>,
     segments: Vec<Segment>,
     simhash: SimHash,
+    /// The locked `DIR/lock` of a writer; the lock goes with the file.
+    lock: Option<File>,
 }
 
 #[cfg(not(target_endian = "little"))]
 compile_error!("the index files are little-endian and mapped as they are");
+
+/// Takes the index's advisory lock, waiting for it or not.
+fn lock(dir: &Path, wait: bool) -> Result<File, IndexError> {
+    let path = dir.join(LOCK);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io(&path))?;
+    if wait {
+        file.lock().map_err(io(&path))?;
+    } else {
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(IndexError::Locked {
+                    dir: dir.to_path_buf(),
+                })
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(&path)(e)),
+        }
+    }
+    Ok(file)
+}
 
 impl Index {
     /// Creates an index in `dir` (which must not hold one) from pages.
     pub fn create(dir: &Path, settings: IndexSettings, pages: &[Page]) -> Result<Self, IndexError> {
         settings.check(&dir.join(MANIFEST))?;
         if dir.join(MANIFEST).exists() {
-            return Err(IndexError::Invalid {
-                path: dir.to_path_buf(),
-                message: "already holds an index; ingest into it or choose another directory"
-                    .into(),
-            });
+            return Err(invalid(
+                dir,
+                "already holds an index; ingest into it or choose another directory",
+            ));
         }
         std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let lock = lock(dir, false)?;
+        if dir.join(MANIFEST).exists() {
+            return Err(invalid(dir, "another process has just made an index here"));
+        }
         let manifest = Manifest {
             format: FORMAT,
             settings,
@@ -294,31 +491,33 @@ impl Index {
         )
         .map_err(io(&dir.join(MANIFEST)))?;
         let mut index = Index::open(dir)?;
+        index.lock = Some(lock);
         let signed = index.fingerprint_pages(pages);
         index.commit(&signed)?;
         Ok(index)
     }
 
+    /// Opens the index to read it: no lock, nothing changed on disk.
     pub fn open(dir: &Path) -> Result<Self, IndexError> {
         let path = dir.join(MANIFEST);
         let bytes = std::fs::read(&path).map_err(io(&path))?;
-        let manifest: Manifest =
-            serde_json::from_slice(&bytes).map_err(|e| IndexError::Invalid {
-                path: path.clone(),
-                message: format!("not an index manifest: {e}"),
-            })?;
-        if manifest.format != FORMAT {
-            return Err(IndexError::Invalid {
-                path,
-                message: format!("format {} (this neardup reads {FORMAT})", manifest.format),
-            });
+        let manifest: Manifest = serde_json::from_slice(&bytes)
+            .map_err(|e| invalid(&path, format!("not an index manifest: {e}")))?;
+        if manifest.format != FORMAT && manifest.format != 1 {
+            return Err(invalid(
+                &path,
+                format!(
+                    "format {} (this neardup reads 1 and {FORMAT})",
+                    manifest.format
+                ),
+            ));
         }
         let layout = manifest.settings.check(&path)?;
         let permutations = layout.permutations();
         let segments = manifest
             .segments
             .iter()
-            .map(|s| Segment::open(&dir.join(&s.name), s.pages, permutations.len()))
+            .map(|s| Segment::open(dir, s, permutations.len()))
             .collect::<Result<Vec<_>, _>>()?;
         let simhash = manifest.settings.simhash();
         Ok(Index {
@@ -327,7 +526,30 @@ impl Index {
             permutations,
             segments,
             simhash,
+            lock: None,
         })
+    }
+
+    /// Opens the index to add pages: takes its lock (waiting for another
+    /// writer with `wait`, else failing with [`IndexError::Locked`]), then
+    /// clears what an interrupted commit left (segment folders and
+    /// temporary files the manifest does not name).
+    pub fn open_writer(dir: &Path, wait: bool) -> Result<Self, IndexError> {
+        let path = dir.join(MANIFEST);
+        if !path.exists() {
+            // Read the manifest first for its clear error, before a lock
+            // file is made in a directory that holds no index.
+            Index::open(dir)?;
+        }
+        let lock = lock(dir, wait)?;
+        let mut index = Index::open(dir)?;
+        index.lock = Some(lock);
+        index.remove_debris()?;
+        Ok(index)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     pub fn settings(&self) -> &IndexSettings {
@@ -392,10 +614,16 @@ impl Index {
 
     /// Adds pages as a new segment (merging all segments into one when
     /// there are too many), then replaces the manifest. Atomic: a crash
-    /// leaves the index as it was before the call.
+    /// leaves the index as it was before the call, or with the pages added.
     pub fn commit(&mut self, pages: &[(String, u64)]) -> Result<(), IndexError> {
         if pages.is_empty() {
             return Ok(());
+        }
+        if self.lock.is_none() {
+            return Err(invalid(
+                &self.dir,
+                "opened to read; open it as a writer to add pages",
+            ));
         }
         let merge = self.segments.len() + 1 > MAX_SEGMENTS;
         let mut all: Vec<(String, u64)> = Vec::new();
@@ -413,18 +641,27 @@ impl Index {
         let number = self.manifest.next_segment;
         let name = format!("seg-{number:06}");
         let tmp = self.dir.join(format!(".tmp-{name}-{}", std::process::id()));
-        Segment::write(&tmp, &self.permutations, &all)?;
+        let checksums = Segment::write(&tmp, &self.permutations, &all)?;
         let target = self.dir.join(&name);
+        if target.exists() {
+            // Not named by the manifest (its number is still to come), and
+            // we hold the lock: debris of a crash.
+            std::fs::remove_dir_all(&target).map_err(io(&target))?;
+        }
         std::fs::rename(&tmp, &target).map_err(io(&target))?;
+        fail_point("segment-renamed");
 
+        let entry = SegmentEntry {
+            name,
+            pages: all.len(),
+            checksums,
+        };
         let mut manifest = self.manifest.clone();
+        manifest.format = FORMAT;
         if merge {
             manifest.segments.clear();
         }
-        manifest.segments.push(SegmentEntry {
-            name,
-            pages: all.len(),
-        });
+        manifest.segments.push(entry.clone());
         manifest.next_segment = number + 1;
         let path = self.dir.join(MANIFEST);
         write_atomically(
@@ -432,26 +669,171 @@ impl Index {
             &serde_json::to_vec_pretty(&manifest).expect("plain data serialises"),
         )
         .map_err(io(&path))?;
-        // Committed: reopen the segments and clear what the manifest no
-        // longer names (merged segments, debris of earlier crashes).
-        let reopened = Index::open(&self.dir)?;
-        *self = reopened;
-        self.remove_debris();
-        Ok(())
+        // Committed. The segments already open stay open (and checked);
+        // merged ones are dropped and their folders cleared.
+        let segment = Segment::open(&self.dir, &entry, self.permutations.len())?;
+        if merge {
+            self.segments.clear();
+        }
+        self.segments.push(segment);
+        self.manifest = manifest;
+        self.remove_debris()
     }
 
-    fn remove_debris(&self) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return;
-        };
+    /// Removes segment folders the manifest does not name and temporary
+    /// files and folders; only a writer (holding the lock) calls it, so
+    /// nothing removed is another process's work in progress.
+    fn remove_debris(&self) -> Result<(), IndexError> {
+        let entries = std::fs::read_dir(&self.dir).map_err(io(&self.dir))?;
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             let named = self.manifest.segments.iter().any(|s| s.name == name);
-            let ours = name.starts_with("seg-") || name.starts_with(".tmp-");
-            if ours && !named && entry.path().is_dir() {
-                let _ = std::fs::remove_dir_all(entry.path());
+            let segment = name.starts_with("seg-") || name.starts_with(".tmp-");
+            let temporary = name.starts_with('.') && name.contains(".tmp-");
+            if named || !(segment || temporary) {
+                continue;
+            }
+            let path = entry.path();
+            let removed = if path.is_dir() {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+            removed.map_err(io(&path))?;
+            fail_point("debris-removed");
+        }
+        Ok(())
+    }
+}
+
+/// Damages a copy of a small index as `data` says (which file; truncate,
+/// flip bytes, replace, or flip and write matching checksums into the
+/// manifest), then opens and queries it. The body of the `open_index` fuzz
+/// target, also run by the tests: it panics only on a bug, that is when
+/// the index panics or opens with changed files and unchanged checksums.
+#[doc(hidden)]
+pub fn open_damaged(data: &[u8]) {
+    use std::sync::OnceLock;
+    static BASE: OnceLock<(tempfile_dir::Dir, Vec<u64>)> = OnceLock::new();
+    let (base, fps) = BASE.get_or_init(tempfile_dir::base);
+    let case = tempfile_dir::Dir::new("case");
+    for entry in walk(&base.0) {
+        let to = case.0.join(entry.strip_prefix(&base.0).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &to).unwrap();
+    }
+    let [file, segment, op, rest @ ..] = data else {
+        return;
+    };
+    let manifest: Manifest =
+        serde_json::from_slice(&std::fs::read(case.0.join(MANIFEST)).unwrap()).unwrap();
+    let s = &manifest.segments[*segment as usize % manifest.segments.len()];
+    let (path, reseal) = match *file as usize % 6 {
+        5 => (case.0.join(MANIFEST), false),
+        f => (case.0.join(&s.name).join(FILES[f]), *op % 4 == 3),
+    };
+    let mut bytes = std::fs::read(&path).unwrap();
+    match *op % 4 {
+        0 => {
+            let at = rest.iter().fold(0usize, |a, &b| a * 256 + b as usize);
+            bytes.truncate(at % (bytes.len() + 1));
+        }
+        2 => bytes = rest.to_vec(),
+        _ => {
+            for pair in rest.chunks(3) {
+                if let [hi, lo, x] = pair {
+                    if !bytes.is_empty() {
+                        let at = (*hi as usize * 256 + *lo as usize) % bytes.len();
+                        bytes[at] ^= x;
+                    }
+                }
             }
         }
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    if reseal {
+        let mut m = manifest.clone();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let entry = m.segments.iter_mut().find(|e| e.name == s.name).unwrap();
+        entry.checksums.insert(name, checksum(&bytes));
+        std::fs::write(case.0.join(MANIFEST), serde_json::to_vec(&m).unwrap()).unwrap();
+    }
+    let Ok(index) = Index::open(&case.0) else {
+        return;
+    };
+    let changed = walk(&base.0).into_iter().any(|f| {
+        f.file_name().unwrap() != MANIFEST
+            && std::fs::read(&f).unwrap()
+                != std::fs::read(case.0.join(f.strip_prefix(&base.0).unwrap())).unwrap()
+    });
+    assert!(reseal || !changed, "damaged files passed their checksums");
+    for &fp in fps {
+        for m in index.query(fp) {
+            assert!(m.distance <= index.settings().k);
+        }
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Scratch folders for [`open_damaged`], removed on drop (the fuzz crate
+/// has no tempfile).
+mod tempfile_dir {
+    use super::*;
+
+    pub struct Dir(pub PathBuf);
+
+    impl Dir {
+        pub fn new(what: &str) -> Dir {
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            static N: AtomicUsize = AtomicUsize::new(0);
+            let n = N.fetch_add(1, Ordering::SeqCst);
+            let path = std::env::temp_dir()
+                .join(format!("neardup-damaged-{}-{what}-{n}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&path);
+            Dir(path)
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// An index of 40 short texts in two segments, and their fingerprints.
+    pub fn base() -> (Dir, Vec<u64>) {
+        use crate::corpus::Content;
+        let dir = Dir::new("base");
+        let pages: Vec<Page> = (0..40)
+            .map(|i| {
+                let text = format!("page {i} says {} and {} about item {i}", i * 7, i % 5);
+                Page::new(format!("p{i}"), format!("c{i}"), Content::Text(text))
+            })
+            .collect();
+        let mut index = Index::create(&dir.0, IndexSettings::default(), &pages[..20]).unwrap();
+        let more = index.fingerprint_pages(&pages[20..]);
+        index.commit(&more).unwrap();
+        let fps = index
+            .fingerprint_pages(&pages)
+            .into_iter()
+            .map(|p| p.1)
+            .collect();
+        drop(index);
+        std::fs::remove_file(dir.0.join(LOCK)).unwrap();
+        (dir, fps)
     }
 }
 
@@ -487,7 +869,7 @@ mod tests {
             }]
         );
         drop(index);
-        let mut index = Index::open(&path).unwrap();
+        let mut index = Index::open_writer(&path, false).unwrap();
         let other = index
             .fingerprint(&page("c", &A.replace("monday", "friday")))
             .unwrap();
@@ -539,5 +921,76 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("k = 4"), "{e}");
+    }
+
+    #[test]
+    fn damaged_files_are_errors_naming_them_even_with_matching_checksums() {
+        // file, op 3 (flip and reseal), bytes to flip: past what checksums
+        // catch, the bounds checks must.
+        for file in 0..5u8 {
+            for seed in 0..40u8 {
+                let data = [file, seed, 3, 0, seed, 0xff, 0, seed / 2, 0x80];
+                open_damaged(&data);
+            }
+            open_damaged(&[file, 0, 0, 0, 5]);
+            open_damaged(&[file, 1, 1, 0, 3, 1]);
+            open_damaged(&[file, 1, 2, 1, 2, 3]);
+        }
+        // A page number past the segment and ids offsets out of order,
+        // written with matching checksums.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("idx");
+        Index::create(
+            &path,
+            IndexSettings::default(),
+            &[page("a", A), page("b", B)],
+        )
+        .unwrap();
+        for (file, at, value) in [("order.bin", 0, 7u8), ("ids.offsets", 8, 200u8)] {
+            let copy = dir.path().join(format!("copy-{file}"));
+            std::fs::create_dir_all(copy.join("seg-000001")).unwrap();
+            for f in walk(&path) {
+                std::fs::copy(&f, copy.join(f.strip_prefix(&path).unwrap())).unwrap();
+            }
+            let target = copy.join("seg-000001").join(file);
+            let mut bytes = std::fs::read(&target).unwrap();
+            bytes[at] = value;
+            std::fs::write(&target, &bytes).unwrap();
+            let mut m: Manifest =
+                serde_json::from_slice(&std::fs::read(copy.join(MANIFEST)).unwrap()).unwrap();
+            m.segments[0]
+                .checksums
+                .insert(file.into(), checksum(&bytes));
+            std::fs::write(copy.join(MANIFEST), serde_json::to_vec(&m).unwrap()).unwrap();
+            let e = Index::open(&copy).err().unwrap().to_string();
+            assert!(e.contains(file), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_and_debris_is_cleared() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("idx");
+        let index = Index::create(&path, IndexSettings::default(), &[page("a", A)]).unwrap();
+        let e = Index::open_writer(&path, false).err().unwrap();
+        assert!(matches!(e, IndexError::Locked { .. }), "{e}");
+        assert!(e.to_string().contains("--wait"), "{e}");
+        // Readers need no lock.
+        assert_eq!(Index::open(&path).unwrap().len(), 1);
+        drop(index);
+        // An orphan segment under the next number, as a crash between the
+        // segment's rename and the manifest's leaves it, and temporary
+        // files: cleared by the next writer, which then commits.
+        std::fs::create_dir_all(path.join("seg-000002")).unwrap();
+        std::fs::write(path.join("seg-000002/ids.bin"), b"x").unwrap();
+        std::fs::create_dir_all(path.join(".tmp-seg-000003-1")).unwrap();
+        std::fs::write(path.join(".manifest.json.tmp-1"), b"{").unwrap();
+        let mut index = Index::open_writer(&path, false).unwrap();
+        assert!(!path.join(".manifest.json.tmp-1").exists());
+        let fp = index.fingerprint(&page("b", B)).unwrap();
+        index.commit(&[("b".into(), fp)]).unwrap();
+        assert_eq!(Index::open(&path).unwrap().len(), 2);
+        let mut reader = Index::open(&path).unwrap();
+        assert!(reader.commit(&[("c".into(), fp)]).is_err());
     }
 }

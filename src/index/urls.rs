@@ -72,12 +72,14 @@ pub fn normalize_url(text: &str) -> Result<String, UrlError> {
     Ok(url.to_string())
 }
 
-/// A per-job set of fetched URLs.
+/// A per-job set of fetched URLs. Looking up marks nothing: ingest marks
+/// a page's URL only once the page's batch is committed, so a crash
+/// between the two never leaves a URL marked whose page was not stored.
 pub trait SeenUrls {
-    /// Marks `url` fetched for `job` and says whether it already was.
-    fn check_and_mark(&mut self, job: &str, url: &str) -> Result<bool, UrlError>;
-    /// Makes the marks durable (the embedded set writes its file).
-    fn save(&mut self) -> Result<(), UrlError>;
+    /// Which of `urls` the job has already fetched.
+    fn seen(&mut self, job: &str, urls: &[String]) -> Result<Vec<bool>, UrlError>;
+    /// Marks `urls` fetched for `job`, durably.
+    fn mark(&mut self, job: &str, urls: &[String]) -> Result<(), UrlError>;
 }
 
 fn now_seconds() -> u64 {
@@ -94,7 +96,7 @@ struct Job {
 }
 
 /// The default backend: seen sets in a JSON file beside the index,
-/// replaced atomically (write, then rename) when saved.
+/// replaced atomically (write, then rename) when marks are added.
 #[derive(Debug)]
 pub struct EmbeddedSeenUrls {
     path: PathBuf,
@@ -133,13 +135,31 @@ impl EmbeddedSeenUrls {
             clock,
         })
     }
+
+    /// The job's set, unless it has expired.
+    fn live(&self, job: &str) -> Option<&Job> {
+        let now = (self.clock)();
+        self.jobs
+            .get(&format!("job_{job}"))
+            .filter(|j| j.expires > now)
+    }
 }
 
 impl SeenUrls for EmbeddedSeenUrls {
-    fn check_and_mark(&mut self, job: &str, url: &str) -> Result<bool, UrlError> {
+    fn seen(&mut self, job: &str, urls: &[String]) -> Result<Vec<bool>, UrlError> {
+        let set = self.live(job);
+        Ok(urls
+            .iter()
+            .map(|u| set.is_some_and(|j| j.urls.contains(u)))
+            .collect())
+    }
+
+    fn mark(&mut self, job: &str, urls: &[String]) -> Result<(), UrlError> {
+        if urls.is_empty() {
+            return Ok(());
+        }
         let now = (self.clock)();
-        let key = format!("job_{job}");
-        let entry = self.jobs.entry(key).or_default();
+        let entry = self.jobs.entry(format!("job_{job}")).or_default();
         if entry.expires <= now {
             // As a Redis key with a TTL: an expired job starts afresh, and
             // the expiry is set when the set is created.
@@ -148,11 +168,7 @@ impl SeenUrls for EmbeddedSeenUrls {
                 urls: BTreeSet::new(),
             };
         }
-        Ok(!entry.urls.insert(url.to_string()))
-    }
-
-    fn save(&mut self) -> Result<(), UrlError> {
-        let now = (self.clock)();
+        entry.urls.extend(urls.iter().cloned());
         self.jobs.retain(|_, j| j.expires > now);
         let bytes = serde_json::to_vec(&self.jobs).expect("plain data serialises");
         crate::index::write_atomically(&self.path, &bytes).map_err(|source| UrlError::Io {
@@ -168,16 +184,35 @@ pub struct RedisSeenUrls {
     address: String,
     connection: redis::Connection,
     ttl: u64,
+    timeout: Duration,
+}
+
+/// Redis's own words for a timeout are the socket's ("Resource temporarily
+/// unavailable"); say what happened instead.
+fn redis_error(address: &str, timeout: Duration, e: &redis::RedisError) -> UrlError {
+    let message = if e.is_timeout() {
+        format!(
+            "no answer within {} s (timed out); is the server overloaded or blocked?",
+            timeout.as_secs_f64()
+        )
+    } else if e.is_connection_refusal() {
+        format!("connection refused; is redis-server running there? ({e})")
+    } else if e.is_connection_dropped() {
+        format!("the server closed the connection ({e})")
+    } else {
+        e.to_string()
+    };
+    UrlError::Redis {
+        address: address.to_string(),
+        message,
+    }
 }
 
 impl RedisSeenUrls {
     /// Connects with timeouts, so a server that goes away gives an error
     /// instead of a hang.
     pub fn connect(address: &str, ttl: Duration, timeout: Duration) -> Result<Self, UrlError> {
-        let fail = |e: redis::RedisError| UrlError::Redis {
-            address: address.to_string(),
-            message: e.to_string(),
-        };
+        let fail = |e: redis::RedisError| redis_error(address, timeout, &e);
         let client = redis::Client::open(address).map_err(fail)?;
         let connection = client.get_connection_with_timeout(timeout).map_err(fail)?;
         connection.set_read_timeout(Some(timeout)).map_err(fail)?;
@@ -186,34 +221,47 @@ impl RedisSeenUrls {
             address: address.to_string(),
             connection,
             ttl: ttl.as_secs().max(1),
+            timeout,
         })
+    }
+
+    fn fail(&self) -> impl Fn(redis::RedisError) -> UrlError + '_ {
+        move |e| redis_error(&self.address, self.timeout, &e)
     }
 }
 
 impl SeenUrls for RedisSeenUrls {
-    fn check_and_mark(&mut self, job: &str, url: &str) -> Result<bool, UrlError> {
+    fn seen(&mut self, job: &str, urls: &[String]) -> Result<Vec<bool>, UrlError> {
+        if urls.is_empty() {
+            return Ok(Vec::new());
+        }
         let key = format!("job_{job}");
-        // HSETNX answers 1 for a new field; EXPIRE NX sets the TTL only
+        let mut pipe = redis::pipe();
+        for url in urls {
+            pipe.cmd("HEXISTS").arg(&key).arg(url);
+        }
+        let found: Vec<i64> = pipe.query(&mut self.connection).map_err(self.fail())?;
+        Ok(found.into_iter().map(|f| f == 1).collect())
+    }
+
+    fn mark(&mut self, job: &str, urls: &[String]) -> Result<(), UrlError> {
+        if urls.is_empty() {
+            return Ok(());
+        }
+        let key = format!("job_{job}");
+        // HSETNX keeps the first fetch's time; EXPIRE NX sets the TTL only
         // when the key has none (that is, when this call created it).
-        let (added, _): (i64, i64) = redis::pipe()
-            .cmd("HSETNX")
-            .arg(&key)
-            .arg(url)
-            .arg(now_seconds())
-            .cmd("EXPIRE")
+        let now = now_seconds();
+        let mut pipe = redis::pipe();
+        for url in urls {
+            pipe.cmd("HSETNX").arg(&key).arg(url).arg(now).ignore();
+        }
+        pipe.cmd("EXPIRE")
             .arg(&key)
             .arg(self.ttl)
             .arg("NX")
-            .query(&mut self.connection)
-            .map_err(|e| UrlError::Redis {
-                address: self.address.clone(),
-                message: e.to_string(),
-            })?;
-        Ok(added == 0)
-    }
-
-    fn save(&mut self) -> Result<(), UrlError> {
-        Ok(())
+            .ignore();
+        pipe.query::<()>(&mut self.connection).map_err(self.fail())
     }
 }
 
@@ -256,21 +304,22 @@ mod tests {
     fn embedded_sets_expire_and_persist() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("urls.json");
+        let url = |u: &str| vec![u.to_string()];
         let mut seen =
             EmbeddedSeenUrls::open_with_clock(&path, Duration::from_secs(60), fake_clock).unwrap();
-        assert!(!seen.check_and_mark("108", "http://a.cn/1").unwrap());
-        assert!(seen.check_and_mark("108", "http://a.cn/1").unwrap());
+        assert_eq!(seen.seen("108", &url("http://a.cn/1")).unwrap(), [false]);
+        // Looking up marks nothing.
+        assert_eq!(seen.seen("108", &url("http://a.cn/1")).unwrap(), [false]);
+        seen.mark("108", &url("http://a.cn/1")).unwrap();
+        assert_eq!(seen.seen("108", &url("http://a.cn/1")).unwrap(), [true]);
         // Another job has its own set.
-        assert!(!seen.check_and_mark("109", "http://a.cn/1").unwrap());
-        seen.save().unwrap();
+        assert_eq!(seen.seen("109", &url("http://a.cn/1")).unwrap(), [false]);
         let mut again =
             EmbeddedSeenUrls::open_with_clock(&path, Duration::from_secs(60), fake_clock).unwrap();
-        assert!(again.check_and_mark("108", "http://a.cn/1").unwrap());
+        let both = vec!["http://a.cn/1".to_string(), "http://a.cn/2".to_string()];
+        assert_eq!(again.seen("108", &both).unwrap(), [true, false]);
         NOW.store(1_061, Ordering::SeqCst);
-        assert!(
-            !again.check_and_mark("108", "http://a.cn/1").unwrap(),
-            "expired"
-        );
+        assert_eq!(again.seen("108", &both).unwrap(), [false, false], "expired");
         std::fs::write(&path, b"{not json").unwrap();
         let e = EmbeddedSeenUrls::open(&path, Duration::from_secs(1)).unwrap_err();
         assert!(e.to_string().contains("urls.json"), "{e}");

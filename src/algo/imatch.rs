@@ -324,6 +324,20 @@ impl Detector for IMatch {
         pairs
     }
 
+    fn signature_key(&self, signature: &IMatchSignature) -> Option<u128> {
+        Some(super::hash_key(|h| {
+            for digest in signature {
+                match digest {
+                    Some(d) => {
+                        h.update(&[1]);
+                        h.update(d);
+                    }
+                    None => h.update(&[0]),
+                }
+            }
+        }))
+    }
+
     fn score(&self, a: &IMatchSignature, b: &IMatchSignature) -> f32 {
         a.iter()
             .zip(b)

@@ -10,7 +10,9 @@ use crate::corpus::{Corpus, Page};
 use crate::eval::throughput::{
     peak_memory_bytes, process_cpu_seconds, Stage, StageClock, StageRecord,
 };
-use crate::eval::{candidate_recall, evaluate_at, pair_recall, Counts, Evaluation, Truth};
+use crate::eval::{
+    evaluate_grouped, grouped_pair_recall, stored_recall, Counts, Evaluation, Truth,
+};
 use std::sync::Arc;
 
 use crate::extract::structure::DocumentStructure;
@@ -138,6 +140,7 @@ pub fn run_experiment_observed(
             };
             let mut result = run_algorithm(
                 prepared,
+                config.pair_budget_bytes(),
                 extraction,
                 &variant,
                 &tokenized[at].1,
@@ -205,6 +208,7 @@ fn tokenize_documents(
 
 fn run_algorithm(
     prepared: PreparedAlgorithm,
+    pair_budget: usize,
     extraction: Extraction,
     variant: &str,
     docs: &[Document],
@@ -212,19 +216,21 @@ fn run_algorithm(
     clock: &mut StageClock,
 ) -> AlgorithmResult {
     let mut algorithm = prepared.algorithm;
-    let mut run = algorithm.run(docs, variant, clock);
+    let mut run = algorithm.run_within(docs, variant, clock, pair_budget);
     let mut unsigned_by_slice = vec![0u64; truth.slice_names.len()];
     for &page in &run.unsigned {
         unsigned_by_slice[truth.slice[page as usize] as usize] += 1;
     }
-    let candidate_stage = pair_recall(truth, run.candidate_pairs.iter().copied());
+    let candidate_stage =
+        grouped_pair_recall(truth, run.candidate_pairs.iter().copied(), &run.groups);
     run.candidate_pairs = Vec::new();
     let started = clock.start();
-    let gated = run.gated_pairs(&run.gate_thresholds());
+    let gate_thresholds = run.gate_thresholds();
+    let gated = run.gated_pairs(&gate_thresholds);
     let evaluations = prepared
         .grid
         .iter()
-        .map(|&t| evaluate_at(truth, &gated, &run.scale, t))
+        .map(|&t| evaluate_grouped(truth, &gated, &run.groups, &gate_thresholds, &run.scale, t))
         .collect();
     drop(gated);
     clock.stop(
@@ -234,7 +240,7 @@ fn run_algorithm(
     );
     AlgorithmResult {
         extraction,
-        candidates: candidate_recall(truth, &run.pairs),
+        candidates: stored_recall(truth, &run.pairs, &run.groups, &run.scale),
         candidate_stage,
         unsigned_by_slice,
         threshold: prepared.threshold,

@@ -547,6 +547,30 @@ impl Detector for Semantic {
         banding.candidates(&sketches)
     }
 
+    fn signature_key(&self, s: &SemanticSignature) -> Option<u128> {
+        Some(crate::algo::hash_key(|h| {
+            let mut vector = |v: Option<&ConceptVector>| match v {
+                None => h.update(&[0]),
+                Some(v) => {
+                    h.update(&[1]);
+                    h.update(&(v.entries.len() as u64).to_le_bytes());
+                    for (concept, weight) in &v.entries {
+                        h.update(&concept.to_le_bytes());
+                        h.update(&weight.to_bits().to_le_bytes());
+                    }
+                    h.update(&v.norm.to_bits().to_le_bytes());
+                }
+            };
+            vector(s.title.as_ref());
+            vector(s.subtitles.as_ref());
+            for topic in &s.topics {
+                vector(Some(topic));
+            }
+            h.update(&(s.topics.len() as u64).to_le_bytes());
+            s.sketch.iter().for_each(|v| h.update(&v.to_le_bytes()));
+        }))
+    }
+
     /// The topic similarity alone: the title and subtitle steps are gates
     /// kept beside it, so each threshold moves without recomputation.
     fn score(&self, a: &SemanticSignature, b: &SemanticSignature) -> f32 {

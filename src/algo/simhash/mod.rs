@@ -274,6 +274,10 @@ impl Detector for SimHash {
         }
     }
 
+    fn signature_key(&self, signature: &u128) -> Option<u128> {
+        Some(*signature)
+    }
+
     fn score(&self, a: &u128, b: &u128) -> f32 {
         (a ^ b).count_ones() as f32
     }

@@ -46,8 +46,20 @@ def text(rng, words, n, joiner):
     return joiner.join(rng.choice(words) for _ in range(n))
 
 
-def paragraphs(rng, zh):
-    words, joiner, end = (ZH, "", "。") if zh else (EN, " ", ".")
+SYLLABLES = "ka lo mi ne ru sa ti vo we xa yu ze bi co du fe gi ha jo ku".split()
+
+
+def own_words(rng, zh, n=300):
+    """A vocabulary of the page's own, so that unique pages are unrelated
+    (words from one small pool make every page look alike to SimHash)."""
+    if zh:
+        return ["".join(chr(rng.randint(0x4E00, 0x9FA5)) for _ in range(2)) for _ in range(n)]
+    return ["".join(rng.choice(SYLLABLES) for _ in range(3)) for _ in range(n)]
+
+
+def paragraphs(rng, zh, words=None):
+    words = words or (ZH if zh else EN)
+    joiner, end = ("", "。") if zh else (" ", ".")
     return [
         joiner.join(text(rng, words, rng.randint(8, 16), joiner) + end for _ in range(4))
         for _ in range(6)
@@ -84,8 +96,9 @@ def main():
                                ensure_ascii=False) + "\n")
         for i in range(args.unique):
             zh = i % 2 == 0
-            title = text(rng, ZH if zh else EN, 5, "" if zh else " ")
-            html = page_html(title, paragraphs(rng, zh))
+            words = own_words(rng, zh)
+            title = text(rng, words, 5, "" if zh else " ")
+            html = page_html(title, paragraphs(rng, zh, words))
             f.write(json.dumps({"id": f"u{i}", "cluster": f"u{i}", "html": html},
                                ensure_ascii=False) + "\n")
 

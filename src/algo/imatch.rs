@@ -356,7 +356,7 @@ mod tests {
         Document {
             page,
             lang: Lang::En,
-            tokens: tokenize(text, Lang::En, &TokenizerConfig::default()),
+            tokens: std::sync::Arc::new(tokenize(text, Lang::En, &TokenizerConfig::default())),
             structure: None,
         }
     }

@@ -29,7 +29,8 @@ pub struct Document {
     /// Index of the page in the corpus (and in the evaluation's truth).
     pub page: u32,
     pub lang: Lang,
-    pub tokens: Tokens,
+    /// Shared between pages with identical text.
+    pub tokens: std::sync::Arc<Tokens>,
     /// Title, subtitles, paragraphs and sentences, for the algorithms that
     /// read them (the semantic method); `None` when not extracted.
     pub structure: Option<std::sync::Arc<DocumentStructure>>,
@@ -43,7 +44,7 @@ impl Document {
         Document {
             page,
             lang,
-            tokens: tokenize(text, lang, tokenizer),
+            tokens: std::sync::Arc::new(tokenize(text, lang, tokenizer)),
             structure: None,
         }
     }
@@ -138,7 +139,7 @@ impl PageGroup {
 /// Memory the stored pairs of one algorithm may take unless configured
 /// otherwise (`pair_budget_mb`): past it the best-scoring pairs are kept
 /// and the floor rises.
-pub const DEFAULT_PAIR_BUDGET_BYTES: usize = 256 << 20;
+pub const DEFAULT_PAIR_BUDGET_BYTES: usize = 1 << 30;
 
 /// A 128-bit key over what `write` feeds it, for
 /// [`Detector::signature_key`]; fixed seed, so keys repeat run to run.
@@ -313,6 +314,68 @@ pub trait Algorithm: Send + Sync {
     ) -> AlgorithmRun;
 }
 
+/// Signs every page, each distinct input once: documents sharing their
+/// tokens and structure (identical pages, see the runner) have the same
+/// signature, so only the first of them is signed and the others take its
+/// key. Returns the signatures (`None` for pages that were not signed
+/// themselves), each page's signature key, and the pages without a
+/// signature.
+#[allow(clippy::type_complexity)]
+fn sign_distinct<D: Detector>(
+    detector: &D,
+    docs: &[Document],
+) -> (Vec<Option<D::Signature>>, Vec<Option<u128>>, Vec<u32>) {
+    let mut seen: HashMap<(usize, usize), u32> = HashMap::new();
+    let first: Vec<u32> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let input = (
+                std::sync::Arc::as_ptr(&d.tokens) as usize,
+                d.structure
+                    .as_ref()
+                    .map_or(0, |s| std::sync::Arc::as_ptr(s) as usize),
+            );
+            *seen.entry(input).or_insert(i as u32)
+        })
+        .collect();
+    let mut signatures: Vec<Option<D::Signature>> = docs
+        .par_iter()
+        .enumerate()
+        .map(|(i, d)| (first[i] == i as u32).then(|| detector.sign(d)).flatten())
+        .collect();
+    let mut keys: Vec<Option<u128>> = signatures
+        .par_iter()
+        .map(|s| s.as_ref().and_then(|s| detector.signature_key(s)))
+        .collect();
+    for i in 0..docs.len() {
+        let f = first[i] as usize;
+        if f != i {
+            keys[i] = keys[f];
+        }
+    }
+    // A detector without keys cannot share a signature by key: its pages
+    // are signed one by one.
+    let unkeyed: Vec<usize> = (0..docs.len())
+        .filter(|&i| {
+            let f = first[i] as usize;
+            f != i && keys[f].is_none() && signatures[f].is_some()
+        })
+        .collect();
+    let signed: Vec<Option<D::Signature>> = unkeyed
+        .par_iter()
+        .map(|&i| detector.sign(&docs[i]))
+        .collect();
+    for (i, s) in unkeyed.into_iter().zip(signed) {
+        signatures[i] = s;
+    }
+    let unsigned = (0..docs.len())
+        .filter(|&i| signatures[first[i] as usize].is_none())
+        .map(|i| docs[i].page)
+        .collect();
+    (signatures, keys, unsigned)
+}
+
 /// Doc indices of identical signatures: `groups` of two or more, the first
 /// of each the representative, and each doc's group (`NO_GROUP` if none).
 struct Collapsed {
@@ -326,11 +389,7 @@ impl Collapsed {
     /// Groups pages by signature key and leaves only each group's first
     /// signature in place, so that the candidate search sees one page per
     /// group.
-    fn new<D: Detector>(detector: &D, signatures: &mut [Option<D::Signature>]) -> Self {
-        let keys: Vec<Option<u128>> = signatures
-            .par_iter()
-            .map(|s| s.as_ref().and_then(|s| detector.signature_key(s)))
-            .collect();
+    fn new<S>(keys: &[Option<u128>], signatures: &mut [Option<S>]) -> Self {
         let mut first: HashMap<u128, u32> = HashMap::new();
         let mut groups: Vec<Vec<u32>> = Vec::new();
         let mut group_of = vec![NO_GROUP; signatures.len()];
@@ -449,18 +508,12 @@ impl<D: Detector> Algorithm for D {
         }
         let this = &*self;
         let started = clock.start();
-        let mut signatures: Vec<Option<D::Signature>> =
-            docs.par_iter().map(|d| this.sign(d)).collect();
+        let (mut signatures, keys, unsigned) = sign_distinct(this, docs);
         clock.stop(started, Stage::Signature, &who);
-        let unsigned: Vec<u32> = signatures
-            .iter()
-            .zip(docs)
-            .filter(|(s, _)| s.is_none())
-            .map(|(_, d)| d.page)
-            .collect();
 
         let started = clock.start();
-        let collapsed = Collapsed::new(this, &mut signatures);
+        let collapsed = Collapsed::new(&keys, &mut signatures);
+        drop(keys);
         let scored = this.scored_candidates(&signatures);
         let candidates: Vec<(u32, u32)> = match &scored {
             Some(scored) => scored.iter().map(|&(i, j, _)| (i, j)).collect(),
@@ -555,33 +608,40 @@ impl<D: Detector> Algorithm for D {
             ));
             scale.floor = floor;
         }
-        let mut expanded: Vec<(ScoredPair, GateScores)> = kept
-            .par_iter()
-            .flat_map_iter(|&(i, j, score, gate_scores)| {
-                let collapsed = &collapsed;
-                collapsed.members(i).flat_map(move |x| {
-                    collapsed.members(j).map(move |y| {
-                        let (a, b) = (docs[x as usize].page, docs[y as usize].page);
-                        (
-                            ScoredPair {
-                                a: a.min(b),
-                                b: a.max(b),
-                                score,
-                            },
-                            gate_scores,
-                        )
-                    })
+        // Each kept pair of representatives stands for every pair of the
+        // pages they stand for.
+        let expand = |&(i, j, score, gate_scores): &Kept| {
+            let collapsed = &collapsed;
+            collapsed.members(i).flat_map(move |x| {
+                collapsed.members(j).map(move |y| {
+                    let (a, b) = (docs[x as usize].page, docs[y as usize].page);
+                    let pair = ScoredPair {
+                        a: a.min(b),
+                        b: a.max(b),
+                        score,
+                    };
+                    (pair, gate_scores)
                 })
             })
-            .collect();
-        drop(kept);
-        expanded.par_sort_unstable_by_key(|(p, _)| (p.a, p.b));
-        expanded.dedup_by_key(|(p, _)| (p.a, p.b));
-        let (pairs, gate_scores): (Vec<ScoredPair>, Vec<GateScores>) = expanded.into_iter().unzip();
-        let gate_scores = if gates.is_empty() {
-            Vec::new()
+        };
+        let (pairs, gate_scores): (Vec<ScoredPair>, Vec<GateScores>) = if gates.is_empty() {
+            // Without gates only the pairs are held: the budget counted
+            // them alone.
+            let mut pairs: Vec<ScoredPair> = kept
+                .par_iter()
+                .flat_map_iter(|k| expand(k).map(|(p, _)| p))
+                .collect();
+            drop(kept);
+            pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
+            pairs.dedup_by_key(|p| (p.a, p.b));
+            (pairs, Vec::new())
         } else {
-            gate_scores
+            let mut expanded: Vec<(ScoredPair, GateScores)> =
+                kept.par_iter().flat_map_iter(expand).collect();
+            drop(kept);
+            expanded.par_sort_unstable_by_key(|(p, _)| (p.a, p.b));
+            expanded.dedup_by_key(|(p, _)| (p.a, p.b));
+            expanded.into_iter().unzip()
         };
         let mut groups: Vec<PageGroup> = collapsed
             .groups

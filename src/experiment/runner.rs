@@ -6,13 +6,14 @@ use rayon::prelude::*;
 use super::config::{ExperimentConfig, PreparedAlgorithm};
 use super::References;
 use crate::algo::{AlgorithmRun, Document};
-use crate::corpus::{Corpus, Page};
+use crate::corpus::{Content, Corpus, Page};
 use crate::eval::throughput::{
     peak_memory_bytes, process_cpu_seconds, Stage, StageClock, StageRecord,
 };
 use crate::eval::{
     evaluate_grouped, grouped_pair_recall, stored_recall, Counts, Evaluation, Truth,
 };
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::extract::structure::DocumentStructure;
@@ -97,15 +98,24 @@ pub fn run_experiment_observed(
     let mut truth = None;
     let mut algorithms = Vec::new();
     let mut empty_after_extraction = Vec::new();
+    let inputs = DistinctInputs::new(&corpus.pages);
     for extraction in config.extractions() {
-        let (texts, structures) = extract_texts(&corpus.pages, extraction, &mut clock);
+        let (texts, structures) = extract_texts(&corpus.pages, &inputs, extraction, &mut clock);
         empty_after_extraction.push((
             extraction,
-            texts.iter().filter(|t| t.trim().is_empty()).count(),
+            inputs
+                .slot
+                .iter()
+                .filter(|&&s| texts[s as usize].trim().is_empty())
+                .count(),
         ));
         // Retention ("keep the longer page") reads the first extraction's text.
         let truth = truth.get_or_insert_with(|| {
-            let text_len: Vec<usize> = texts.iter().map(|t| t.chars().count()).collect();
+            let text_len: Vec<usize> = inputs
+                .slot
+                .iter()
+                .map(|&s| texts[s as usize].chars().count())
+                .collect();
             Truth::new(&corpus.pages, &text_len)
         });
         // Documents per tokenizer: algorithms with tokens of their own
@@ -124,11 +134,15 @@ pub fn run_experiment_observed(
                     } else {
                         format!("{} {}", extraction.name(), tokenizer.describe())
                     };
-                    let mut docs =
-                        tokenize_documents(&corpus.pages, &texts, &tokenizer, &label, &mut clock);
-                    for (d, s) in docs.iter_mut().zip(&structures) {
-                        d.structure = Some(s.clone());
-                    }
+                    let docs = tokenize_documents(
+                        &corpus.pages,
+                        &inputs,
+                        &texts,
+                        &structures,
+                        &tokenizer,
+                        &label,
+                        &mut clock,
+                    );
                     tokenized.push((tokenizer, docs));
                     tokenized.len() - 1
                 }
@@ -170,37 +184,105 @@ pub fn run_experiment_observed(
     }
 }
 
-/// Decode and extract every page, timed: the texts, and the structures
-/// (title, subtitles, sentences) the semantic method reads.
+/// Pages with identical input (content, title and language) share one
+/// slot: each slot is decoded, extracted and tokenised once, since crawls
+/// hold mirrors and error pages by the thousand.
+struct DistinctInputs {
+    /// Each page's slot.
+    slot: Vec<u32>,
+    /// Each slot's first page.
+    first: Vec<u32>,
+}
+
+impl DistinctInputs {
+    fn new(pages: &[Page]) -> Self {
+        let keys: Vec<u128> = pages
+            .par_iter()
+            .map(|p| {
+                crate::algo::hash_key(|h| {
+                    let (tag, bytes): (u8, &[u8]) = match &p.content {
+                        Content::Html(s) => (0, s.as_bytes()),
+                        Content::HtmlBytes(b) => (1, b),
+                        Content::Text(s) => (2, s.as_bytes()),
+                    };
+                    h.update(&[tag]);
+                    h.update(&(bytes.len() as u64).to_le_bytes());
+                    h.update(bytes);
+                    let title = p.title.as_deref().map(str::as_bytes);
+                    h.update(&[u8::from(title.is_some())]);
+                    h.update(&(title.map_or(0, <[u8]>::len) as u64).to_le_bytes());
+                    h.update(title.unwrap_or_default());
+                    h.update(p.lang.as_ref().map_or("", |l| l.code()).as_bytes());
+                })
+            })
+            .collect();
+        let mut slots: HashMap<u128, u32> = HashMap::new();
+        let mut first = Vec::new();
+        let slot = keys
+            .iter()
+            .enumerate()
+            .map(|(page, key)| {
+                *slots.entry(*key).or_insert_with(|| {
+                    first.push(page as u32);
+                    first.len() as u32 - 1
+                })
+            })
+            .collect();
+        DistinctInputs { slot, first }
+    }
+}
+
+/// Decode and extract each distinct input once, timed: the texts, and the
+/// structures (title, subtitles, sentences) the semantic method reads, per
+/// slot.
 fn extract_texts(
     pages: &[Page],
+    inputs: &DistinctInputs,
     extraction: Extraction,
     clock: &mut StageClock,
 ) -> (Vec<String>, Vec<Arc<DocumentStructure>>) {
     let started = clock.start();
-    let structures: Vec<Arc<DocumentStructure>> = pages
+    let structures: Vec<Arc<DocumentStructure>> = inputs
+        .first
         .par_iter()
-        .map(|p| Arc::new(extract_page(p, extraction).structure))
+        .map(|&p| Arc::new(extract_page(&pages[p as usize], extraction).structure))
         .collect();
     let texts = structures.par_iter().map(|s| s.text()).collect();
     clock.stop(started, Stage::DecodeExtract, extraction.name());
     (texts, structures)
 }
 
-/// Tokenise every page's text, timed under `label`.
+/// Tokenise each distinct text once, timed under `label`: one document per
+/// page, sharing its slot's tokens and structure.
 fn tokenize_documents(
     pages: &[Page],
+    inputs: &DistinctInputs,
     texts: &[String],
+    structures: &[Arc<DocumentStructure>],
     tokenizer: &TokenizerConfig,
     label: &str,
     clock: &mut StageClock,
 ) -> Vec<Document> {
     let started = clock.start();
-    let docs: Vec<Document> = pages
+    let distinct: Vec<Document> = inputs
+        .first
         .par_iter()
         .zip(texts.par_iter())
+        .map(|(&p, text)| Document::new(p, text, pages[p as usize].lang.clone(), tokenizer))
+        .collect();
+    let docs = inputs
+        .slot
+        .iter()
         .enumerate()
-        .map(|(i, (page, text))| Document::new(i as u32, text, page.lang, tokenizer))
+        .map(|(page, &s)| {
+            let d = &distinct[s as usize];
+            Document {
+                page: page as u32,
+                lang: d.lang.clone(),
+                tokens: d.tokens.clone(),
+                structure: Some(structures[s as usize].clone()),
+            }
+        })
         .collect();
     clock.stop(started, Stage::Tokenize, label);
     docs

@@ -411,7 +411,7 @@ mod tests {
             .map(|(i, t)| Document {
                 page: i as u32,
                 lang: Lang::En,
-                tokens: tokenize(t, Lang::En, &TokenizerConfig::default()),
+                tokens: std::sync::Arc::new(tokenize(t, Lang::En, &TokenizerConfig::default())),
                 structure: None,
             })
             .collect()

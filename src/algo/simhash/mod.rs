@@ -293,7 +293,7 @@ mod tests {
         Document {
             page: 0,
             lang: Lang::En,
-            tokens: tokenize(text, Lang::En, &TokenizerConfig::default()),
+            tokens: std::sync::Arc::new(tokenize(text, Lang::En, &TokenizerConfig::default())),
             structure: None,
         }
     }

@@ -615,3 +615,29 @@ fn tune_then_run_on_another_corpus_prints_the_transfer_table() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--objective"), "{}", stderr(&o));
 }
+
+#[test]
+fn an_empty_corpus_is_exit_2_not_nan() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.jsonl"), "").unwrap();
+    std::fs::write(
+        dir.path().join("blank.jsonl"),
+        "{\"id\": \"a\", \"cluster\": \"x\", \"text\": \"\"}\n",
+    )
+    .unwrap();
+    for (corpus, says) in [
+        ("empty.jsonl", "the corpus has no pages"),
+        ("blank.jsonl", "1 rows skipped"),
+    ] {
+        std::fs::write(
+            dir.path().join("x.yaml"),
+            format!("corpus: {corpus}\nalgorithms: [{{type: exact}}]\n"),
+        )
+        .unwrap();
+        let o = neardup(&["run", "x.yaml", "-o", "out"], dir.path());
+        assert_eq!(o.status.code(), Some(2), "{corpus}: {}", stdout(&o));
+        let e = stderr(&o);
+        assert!(e.contains(corpus) && e.contains(says), "{e}");
+        assert!(!stdout(&o).contains("NaN"));
+    }
+}

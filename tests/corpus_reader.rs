@@ -312,3 +312,106 @@ fn language_tags_beyond_zh_and_en_are_kept() {
         assert_eq!(Lang::parse(bad), None, "{bad}");
     }
 }
+
+#[test]
+fn ragged_csv_rows_are_named_with_their_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "r.csv",
+        b"id,cluster,text\na,x,one\nb,y,\"two, quoted\nover lines\"\nc,z,three,extra\n",
+    );
+    let e = err(&path);
+    assert!(e.starts_with(&format!("{}: row 3:", path.display())), "{e}");
+    assert!(
+        e.contains("4 fields where the header names 3 columns"),
+        "{e}"
+    );
+    assert!(e.contains("(line 5)"), "{e}");
+    assert!(!e.contains("truncate_ragged_lines"), "{e}");
+    let path = write(dir.path(), "s.csv", b"id,cluster,text\na,x,one\nb,y\n");
+    let e = err(&path);
+    assert!(e.contains("s.csv: row 2: field `text`: missing"), "{e}");
+    // CRLF and a last line without a newline are fine.
+    let path = write(
+        dir.path(),
+        "ok.csv",
+        b"id,cluster,text\r\na,x,one\r\nb,x,two",
+    );
+    assert_eq!(read_corpus(&path, ReadOptions::default()).unwrap().len(), 2);
+}
+
+fn write_parquet(dir: &Path, name: &str, columns: Vec<polars::prelude::Column>) -> PathBuf {
+    use polars::prelude::*;
+    let mut df = DataFrame::new_infer_height(columns).unwrap();
+    let path = dir.join(name);
+    ParquetWriter::new(std::fs::File::create(&path).unwrap())
+        .finish(&mut df)
+        .unwrap();
+    path
+}
+
+#[test]
+fn parquet_columns_of_the_wrong_type_are_named() {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let ids = || Column::new("id".into(), &["a", "b"]);
+    let clusters = || Column::new("cluster".into(), &["x", "x"]);
+    // An integer html column is not text "0", "1".
+    let path = write_parquet(
+        dir.path(),
+        "i.parquet",
+        vec![ids(), clusters(), Column::new("html".into(), &[0i64, 1])],
+    );
+    let e = err(&path);
+    assert!(
+        e.contains("i.parquet: row 1: field `html`: the column holds i64, expected a string"),
+        "{e}"
+    );
+    let path = write_parquet(
+        dir.path(),
+        "t.parquet",
+        vec![
+            ids(),
+            clusters(),
+            Column::new("text".into(), &[1.5f64, 2.5]),
+        ],
+    );
+    assert!(err(&path).contains("field `text`: the column holds f64"));
+    // A list column: named, not polars' "cannot cast List type".
+    let lists = Series::new(
+        "title".into(),
+        &[
+            Series::new("".into(), &["a", "b"]),
+            Series::new("".into(), &["c"]),
+        ],
+    );
+    let path = write_parquet(
+        dir.path(),
+        "l.parquet",
+        vec![
+            ids(),
+            clusters(),
+            Column::new("text".into(), &["one", "two"]),
+            lists.into(),
+        ],
+    );
+    let e = err(&path);
+    assert!(e.contains("field `title`: the column holds list"), "{e}");
+    assert!(!e.contains("cannot cast"), "{e}");
+    // Integer ids and clusters stay fine.
+    let path = write_parquet(
+        dir.path(),
+        "ok.parquet",
+        vec![
+            Column::new("id".into(), &[1i64, 2]),
+            Column::new("cluster".into(), &[7i32, 7]),
+            Column::new("text".into(), &["one", "two"]),
+        ],
+    );
+    let c = read_corpus(&path, ReadOptions::default()).unwrap();
+    assert_eq!(
+        (c.pages[1].id.as_str(), c.pages[1].cluster.as_str()),
+        ("2", "7")
+    );
+}

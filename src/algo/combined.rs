@@ -60,6 +60,13 @@ impl Detector for Combined {
         self.shingling.candidates(&sketches)
     }
 
+    fn signature_key(&self, (sketch, fingerprint): &Self::Signature) -> Option<u128> {
+        Some(super::hash_key(|h| {
+            h.update(&sketch.key().to_le_bytes());
+            h.update(&fingerprint.to_le_bytes());
+        }))
+    }
+
     fn score(&self, a: &Self::Signature, b: &Self::Signature) -> f32 {
         self.simhash.score(&a.1, &b.1)
     }

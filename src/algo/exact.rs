@@ -92,6 +92,10 @@ impl Detector for ExactHash {
         pairs
     }
 
+    fn signature_key(&self, signature: &u128) -> Option<u128> {
+        Some(*signature)
+    }
+
     fn score(&self, a: &u128, b: &u128) -> f32 {
         if a == b {
             1.0

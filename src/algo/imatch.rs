@@ -328,6 +328,20 @@ impl Detector for IMatch {
         pairs
     }
 
+    fn signature_key(&self, signature: &IMatchSignature) -> Option<u128> {
+        Some(super::hash_key(|h| {
+            for digest in signature {
+                match digest {
+                    Some(d) => {
+                        h.update(&[1]);
+                        h.update(d);
+                    }
+                    None => h.update(&[0]),
+                }
+            }
+        }))
+    }
+
     fn score(&self, a: &IMatchSignature, b: &IMatchSignature) -> f32 {
         a.iter()
             .zip(b)
@@ -510,7 +524,7 @@ mod tests {
         Document {
             page,
             lang: Lang::En,
-            tokens: tokenize(text, Lang::En, &TokenizerConfig::default()),
+            tokens: std::sync::Arc::new(tokenize(text, Lang::En, &TokenizerConfig::default())),
             structure: None,
         }
     }

@@ -14,6 +14,8 @@ pub mod settings;
 pub mod shingling;
 pub mod simhash;
 
+use std::collections::hash_map::{Entry, HashMap};
+
 use rayon::prelude::*;
 
 use crate::corpus::Lang;
@@ -28,7 +30,8 @@ pub struct Document {
     /// Index of the page in the corpus (and in the evaluation's truth).
     pub page: u32,
     pub lang: Lang,
-    pub tokens: Tokens,
+    /// Shared between pages with identical text.
+    pub tokens: std::sync::Arc<Tokens>,
     /// Title, subtitles, paragraphs and sentences, for the algorithms that
     /// read them (the semantic method); `None` when not extracted.
     pub structure: Option<std::sync::Arc<DocumentStructure>>,
@@ -42,7 +45,7 @@ impl Document {
         Document {
             page,
             lang,
-            tokens: tokenize(text, lang, tokenizer),
+            tokens: std::sync::Arc::new(tokenize(text, lang, tokenizer)),
             structure: None,
         }
     }
@@ -110,6 +113,43 @@ pub fn passes_gates(scores: &GateScores, thresholds: &[f64]) -> bool {
         .all(|(&s, &t)| s.is_nan() || f64::from(s) >= t)
 }
 
+/// Pages whose signatures are identical, so that every pair among them has
+/// the same score and gate scores: the pairs are counted, never listed (a
+/// crawl's mirrors and error pages make groups of tens of thousands).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageGroup {
+    /// Page indices, ascending; two or more.
+    pub pages: Vec<u32>,
+    /// The score of any two of them.
+    pub score: f32,
+    pub gate_scores: GateScores,
+}
+
+impl PageGroup {
+    /// Pairs inside the group: C(n, 2).
+    pub fn pairs(&self) -> u64 {
+        let n = self.pages.len() as u64;
+        n * n.saturating_sub(1) / 2
+    }
+
+    pub fn contains(&self, page: u32) -> bool {
+        self.pages.binary_search(&page).is_ok()
+    }
+}
+
+/// Memory the stored pairs of one algorithm may take unless configured
+/// otherwise (`pair_budget_mb`): past it the best-scoring pairs are kept
+/// and the floor rises.
+pub const DEFAULT_PAIR_BUDGET_BYTES: usize = 1 << 30;
+
+/// A 128-bit key over what `write` feeds it, for
+/// [`Detector::signature_key`]; fixed seed, so keys repeat run to run.
+pub fn hash_key(write: impl FnOnce(&mut xxhash_rust::xxh3::Xxh3)) -> u128 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::with_seed(0x6b65_795f_6772_6f75);
+    write(&mut hasher);
+    hasher.digest128()
+}
+
 /// One candidate pair with its score; `a < b` are page indices.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ScoredPair {
@@ -147,6 +187,14 @@ pub trait Detector: Send + Sync {
     ) -> Option<Vec<(u32, u32, f32)>> {
         None
     }
+    /// A key two signatures share exactly when they are the same signature
+    /// (a 128-bit hash of everything [`Detector::score`] and
+    /// [`Detector::gate_scores`] read). Pages sharing one are scored as a
+    /// group through one representative, so a group's pairs are neither
+    /// generated nor stored one by one. `None`: no grouping.
+    fn signature_key(&self, _signature: &Self::Signature) -> Option<u128> {
+        None
+    }
     /// Lines printed under the algorithm's results (e.g. the LSH S-curve).
     fn describe(&self) -> Vec<String> {
         Vec::new()
@@ -177,13 +225,19 @@ pub struct AlgorithmRun {
     pub name: &'static str,
     pub label: String,
     pub scale: ScoreScale,
-    /// Sorted by (a, b), within the floor.
+    /// Sorted by (a, b), within the floor; no pair inside a group.
     pub pairs: Vec<ScoredPair>,
-    /// Candidate pairs before the floor was applied.
-    pub candidates: usize,
-    /// Those pairs as page indices `(a, b)`, `a < b`, sorted, so that the
-    /// evaluator can tell what the candidate stage alone loses and the
-    /// inspector whether an unstored pair was a candidate.
+    /// Pages with identical signatures, by their first page. Every group
+    /// is kept, also one whose own score is past the floor, so that the
+    /// candidate stage can be counted through it.
+    pub groups: Vec<PageGroup>,
+    /// Candidate pairs before the floor was applied, groups' pairs
+    /// included.
+    pub candidates: u64,
+    /// The candidate pairs between groups' first pages and pages outside
+    /// groups, as page indices `(a, b)`, `a < b`, sorted: with `groups`
+    /// they tell the evaluator what the candidate stage alone loses, and
+    /// the inspector whether an unstored pair was a candidate.
     pub candidate_pairs: Vec<(u32, u32)>,
     /// What the algorithm says about its own set-up.
     pub notes: Vec<String>,
@@ -199,9 +253,22 @@ pub struct AlgorithmRun {
 }
 
 impl AlgorithmRun {
-    /// Whether the candidate stage proposed pages `a < b`.
+    /// Whether the candidate stage proposed pages `a` and `b` (a group
+    /// stands for its pages by its first page; two pages of one group
+    /// always were).
     pub fn was_candidate(&self, a: u32, b: u32) -> bool {
-        self.candidate_pairs.binary_search(&(a, b)).is_ok()
+        let first = |p: u32| {
+            self.groups
+                .iter()
+                .find(|g| g.contains(p))
+                .map_or(p, |g| g.pages[0])
+        };
+        let (x, y) = (first(a), first(b));
+        x == y
+            || self
+                .candidate_pairs
+                .binary_search(&(x.min(y), x.max(y)))
+                .is_ok()
     }
 
     /// The configured gate thresholds, one per gate.
@@ -224,6 +291,31 @@ impl AlgorithmRun {
                 .collect(),
         )
     }
+
+    /// The groups whose pairs were stored (their score within the floor).
+    pub fn stored_groups(&self) -> impl Iterator<Item = &PageGroup> {
+        self.groups
+            .iter()
+            .filter(|g| self.scale.passes(g.score, self.scale.floor))
+    }
+
+    /// Pairs stored, groups' pairs included.
+    pub fn stored_pairs(&self) -> u64 {
+        self.pairs.len() as u64 + self.stored_groups().map(PageGroup::pairs).sum::<u64>()
+    }
+
+    /// The stored score and gate scores (when the detector has gates) of
+    /// pages `a < b`, from the pairs or a group holding both.
+    pub fn lookup(&self, a: u32, b: u32) -> Option<(f32, Option<GateScores>)> {
+        let gates = |scores: GateScores| (!self.gates.is_empty()).then_some(scores);
+        if let Ok(k) = self.pairs.binary_search_by_key(&(a, b), |p| (p.a, p.b)) {
+            let scores = self.gate_scores.get(k).copied();
+            return Some((self.pairs[k].score, scores.and_then(gates)));
+        }
+        self.stored_groups()
+            .find(|g| g.contains(a) && g.contains(b))
+            .map(|g| (g.score, gates(g.gate_scores)))
+    }
 }
 
 /// The object-safe face of a [`Detector`], so that an experiment can hold
@@ -233,10 +325,187 @@ pub trait Algorithm: Send + Sync {
     fn label(&self) -> String;
     fn scale(&self) -> ScoreScale;
     /// `variant` names the input in throughput records (e.g. the extraction).
-    fn run(&mut self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun;
     /// [`Detector::explain`] for two pages, signed afresh (for detectors
     /// that sign without fitting to the collection).
     fn explain_pair(&self, a: &Document, b: &Document) -> Option<String>;
+    fn run(&mut self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun {
+        self.run_within(docs, variant, clock, DEFAULT_PAIR_BUDGET_BYTES)
+    }
+    /// [`Algorithm::run`] with the stored pairs held to `pair_budget`
+    /// bytes.
+    fn run_within(
+        &mut self,
+        docs: &[Document],
+        variant: &str,
+        clock: &mut StageClock,
+        pair_budget: usize,
+    ) -> AlgorithmRun;
+}
+
+/// Signs every page, each distinct input once: documents sharing their
+/// tokens and structure (identical pages, see the runner) have the same
+/// signature, so only the first of them is signed and the others take its
+/// key. Returns the signatures (`None` for pages that were not signed
+/// themselves), each page's signature key, and the pages without a
+/// signature.
+#[allow(clippy::type_complexity)]
+fn sign_distinct<D: Detector>(
+    detector: &D,
+    docs: &[Document],
+) -> (Vec<Option<D::Signature>>, Vec<Option<u128>>, Vec<u32>) {
+    let mut seen: HashMap<(usize, usize), u32> = HashMap::new();
+    let first: Vec<u32> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let input = (
+                std::sync::Arc::as_ptr(&d.tokens) as usize,
+                d.structure
+                    .as_ref()
+                    .map_or(0, |s| std::sync::Arc::as_ptr(s) as usize),
+            );
+            *seen.entry(input).or_insert(i as u32)
+        })
+        .collect();
+    let mut signatures: Vec<Option<D::Signature>> = docs
+        .par_iter()
+        .enumerate()
+        .map(|(i, d)| (first[i] == i as u32).then(|| detector.sign(d)).flatten())
+        .collect();
+    let mut keys: Vec<Option<u128>> = signatures
+        .par_iter()
+        .map(|s| s.as_ref().and_then(|s| detector.signature_key(s)))
+        .collect();
+    for i in 0..docs.len() {
+        let f = first[i] as usize;
+        if f != i {
+            keys[i] = keys[f];
+        }
+    }
+    // A detector without keys cannot share a signature by key: its pages
+    // are signed one by one.
+    let unkeyed: Vec<usize> = (0..docs.len())
+        .filter(|&i| {
+            let f = first[i] as usize;
+            f != i && keys[f].is_none() && signatures[f].is_some()
+        })
+        .collect();
+    let signed: Vec<Option<D::Signature>> = unkeyed
+        .par_iter()
+        .map(|&i| detector.sign(&docs[i]))
+        .collect();
+    for (i, s) in unkeyed.into_iter().zip(signed) {
+        signatures[i] = s;
+    }
+    let unsigned = (0..docs.len())
+        .filter(|&i| signatures[first[i] as usize].is_none())
+        .map(|i| docs[i].page)
+        .collect();
+    (signatures, keys, unsigned)
+}
+
+/// Doc indices of identical signatures: `groups` of two or more, the first
+/// of each the representative, and each doc's group (`NO_GROUP` if none).
+struct Collapsed {
+    groups: Vec<Vec<u32>>,
+    group_of: Vec<u32>,
+}
+
+const NO_GROUP: u32 = u32::MAX;
+
+impl Collapsed {
+    /// Groups pages by signature key and leaves only each group's first
+    /// signature in place, so that the candidate search sees one page per
+    /// group.
+    fn new<S>(keys: &[Option<u128>], signatures: &mut [Option<S>]) -> Self {
+        let mut first: HashMap<u128, u32> = HashMap::new();
+        let mut groups: Vec<Vec<u32>> = Vec::new();
+        let mut group_of = vec![NO_GROUP; signatures.len()];
+        for (i, key) in keys.iter().enumerate() {
+            let Some(key) = key else { continue };
+            let i = i as u32;
+            match first.entry(*key) {
+                Entry::Vacant(e) => {
+                    e.insert(i);
+                }
+                Entry::Occupied(e) => {
+                    let rep = *e.get();
+                    if group_of[rep as usize] == NO_GROUP {
+                        group_of[rep as usize] = groups.len() as u32;
+                        groups.push(vec![rep]);
+                    }
+                    let g = group_of[rep as usize];
+                    group_of[i as usize] = g;
+                    groups[g as usize].push(i);
+                    signatures[i as usize] = None;
+                }
+            }
+        }
+        Collapsed { groups, group_of }
+    }
+
+    /// The docs a representative stands for (itself alone outside groups).
+    fn members(&self, i: u32) -> impl Iterator<Item = u32> + '_ {
+        let group = match self.group_of[i as usize] {
+            NO_GROUP => None,
+            g => Some(&self.groups[g as usize]),
+        };
+        let alone = group.is_none().then_some(i);
+        group.into_iter().flatten().copied().chain(alone)
+    }
+
+    fn weight(&self, i: u32) -> u64 {
+        match self.group_of[i as usize] {
+            NO_GROUP => 1,
+            g => self.groups[g as usize].len() as u64,
+        }
+    }
+}
+
+/// A representative pair kept within the floor: doc indices, score, gates.
+type Kept = (u32, u32, f32, GateScores);
+
+/// Keeps the best-scoring representative pairs whose pairs of pages fit in
+/// `max_pairs`, cutting between two scores so that every pair at least as
+/// good as the new floor is kept; returns the new floor when it moved.
+fn fit_budget(
+    kept: &mut Vec<Kept>,
+    weight: impl Fn(u32) -> u64,
+    scale: &ScoreScale,
+    max_pairs: u64,
+) -> Option<f64> {
+    let total: u64 = kept.iter().map(|k| weight(k.0) * weight(k.1)).sum();
+    if total <= max_pairs {
+        return None;
+    }
+    let better = |x: f32, y: f32| match scale.direction {
+        Direction::AtLeast => y.total_cmp(&x),
+        Direction::AtMost => x.total_cmp(&y),
+    };
+    kept.par_sort_unstable_by(|x, y| better(x.2, y.2).then((x.0, x.1).cmp(&(y.0, y.1))));
+    let mut used = 0u64;
+    let mut cut = kept.len();
+    for (n, k) in kept.iter().enumerate() {
+        used += weight(k.0) * weight(k.1);
+        if used > max_pairs {
+            cut = n;
+            break;
+        }
+    }
+    let dropped = kept[cut].2;
+    while cut > 0 && kept[cut - 1].2 == dropped {
+        cut -= 1;
+    }
+    kept.truncate(cut);
+    // With nothing kept, the floor sits just inside the first dropped score.
+    let nudge = match scale.direction {
+        Direction::AtLeast => 1e-6,
+        Direction::AtMost => -1e-6,
+    };
+    Some(
+        kept.last()
+            .map_or(f64::from(dropped) + nudge, |k| f64::from(k.2)),
+    )
 }
 
 impl<D: Detector> Algorithm for D {
@@ -256,7 +525,13 @@ impl<D: Detector> Algorithm for D {
         self.explain(&self.sign(a)?, &self.sign(b)?)
     }
 
-    fn run(&mut self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun {
+    fn run_within(
+        &mut self,
+        docs: &[Document],
+        variant: &str,
+        clock: &mut StageClock,
+        pair_budget: usize,
+    ) -> AlgorithmRun {
         // The label, not the name: two MinHash set-ups must not share a row.
         let who = format!("{} [{variant}]", Detector::label(self));
         let started = clock.start();
@@ -264,69 +539,77 @@ impl<D: Detector> Algorithm for D {
             clock.stop(started, Stage::Fit, &who);
         }
         let this = &*self;
-        let ticker = clock.begin(&format!("sign {who}"), docs.len() as u64);
+        let _ = clock.begin(&format!("sign {who}"), 0);
         let started = clock.start();
-        let signatures: Vec<Option<D::Signature>> = docs
-            .par_iter()
-            .map(|d| {
-                let s = this.sign(d);
-                ticker.tick(1);
-                s
-            })
-            .collect();
+        let (mut signatures, keys, unsigned) = sign_distinct(this, docs);
         clock.stop(started, Stage::Signature, &who);
 
         let _ = clock.begin(&format!("candidates {who}"), 0);
         let started = clock.start();
+        let collapsed = Collapsed::new(&keys, &mut signatures);
+        drop(keys);
         let scored = this.scored_candidates(&signatures);
         let candidates: Vec<(u32, u32)> = match &scored {
             Some(scored) => scored.iter().map(|&(i, j, _)| (i, j)).collect(),
             None => this.candidates(&signatures),
         };
         clock.stop(started, Stage::Candidates, &who);
+        // A group stands for itself by its first page.
+        let first_page = |i: u32| {
+            collapsed
+                .members(i)
+                .map(|m| docs[m as usize].page)
+                .min()
+                .expect("a representative stands for itself")
+        };
         let mut candidate_pairs: Vec<(u32, u32)> = candidates
             .iter()
             .map(|&(i, j)| {
-                let (a, b) = (docs[i as usize].page, docs[j as usize].page);
+                let (a, b) = (first_page(i), first_page(j));
                 (a.min(b), a.max(b))
             })
             .collect();
         candidate_pairs.par_sort_unstable();
         candidate_pairs.dedup();
+        let weight = |i: u32| collapsed.weight(i);
+        let candidate_count: u64 = candidates
+            .iter()
+            .map(|&(i, j)| weight(i) * weight(j))
+            .sum::<u64>()
+            + collapsed
+                .groups
+                .iter()
+                .map(|g| (g.len() as u64) * (g.len() as u64 - 1) / 2)
+                .sum::<u64>();
 
         let pairs_to_score = scored.as_ref().map_or(candidates.len(), Vec::len) as u64;
         let ticker = clock.begin(&format!("verify {who}"), pairs_to_score);
         let started = clock.start();
-        let scale = this.scale();
+        let mut scale = this.scale();
         let gates = this.gates();
         assert!(
             gates.len() <= MAX_GATES,
             "a detector has at most {MAX_GATES} gates"
         );
-        let keep = |i: u32, j: u32, score: f32| {
+        let gate_scores_of = |a: &D::Signature, b: &D::Signature| {
+            if gates.is_empty() {
+                [f32::NAN; MAX_GATES]
+            } else {
+                this.gate_scores(a, b)
+            }
+        };
+        let keep = |i: u32, j: u32, score: f32| -> Option<Kept> {
             ticker.tick(1);
             if !scale.passes(score, scale.floor) {
                 return None;
             }
-            let gate_scores = if gates.is_empty() {
-                [f32::NAN; MAX_GATES]
-            } else {
-                this.gate_scores(
-                    signatures[i as usize].as_ref()?,
-                    signatures[j as usize].as_ref()?,
-                )
-            };
-            let (a, b) = (docs[i as usize].page, docs[j as usize].page);
-            Some((
-                ScoredPair {
-                    a: a.min(b),
-                    b: a.max(b),
-                    score,
-                },
-                gate_scores,
-            ))
+            let gate_scores = gate_scores_of(
+                signatures[i as usize].as_ref()?,
+                signatures[j as usize].as_ref()?,
+            );
+            Some((i, j, score, gate_scores))
         };
-        let mut kept: Vec<(ScoredPair, GateScores)> = match &scored {
+        let mut kept: Vec<Kept> = match &scored {
             Some(scored) => scored
                 .par_iter()
                 .filter_map(|&(i, j, score)| keep(i, j, score))
@@ -342,14 +625,78 @@ impl<D: Detector> Algorithm for D {
                 })
                 .collect(),
         };
-        kept.par_sort_unstable_by_key(|(p, _)| (p.a, p.b));
-        kept.dedup_by_key(|(p, _)| (p.a, p.b));
-        let (pairs, gate_scores): (Vec<ScoredPair>, Vec<GateScores>) = kept.into_iter().unzip();
-        let gate_scores = if gates.is_empty() {
-            Vec::new()
-        } else {
-            gate_scores
+        drop(scored);
+        let mut notes = this.describe();
+        let pair_bytes = std::mem::size_of::<ScoredPair>()
+            + if gates.is_empty() {
+                0
+            } else {
+                std::mem::size_of::<GateScores>()
+            };
+        let max_pairs = (pair_budget / pair_bytes).max(1) as u64;
+        let within_floor: u64 = kept.iter().map(|k| weight(k.0) * weight(k.1)).sum();
+        if let Some(floor) = fit_budget(&mut kept, weight, &scale, max_pairs) {
+            notes.push(format!(
+                "pair budget of {} MB reached: {within_floor} pairs scored within the floor {}, the best {} kept; the floor is now {}",
+                pair_budget >> 20,
+                scale.floor,
+                kept.iter().map(|k| weight(k.0) * weight(k.1)).sum::<u64>(),
+                (floor * 1e4).round() / 1e4
+            ));
+            scale.floor = floor;
+        }
+        // Each kept pair of representatives stands for every pair of the
+        // pages they stand for.
+        let expand = |&(i, j, score, gate_scores): &Kept| {
+            let collapsed = &collapsed;
+            collapsed.members(i).flat_map(move |x| {
+                collapsed.members(j).map(move |y| {
+                    let (a, b) = (docs[x as usize].page, docs[y as usize].page);
+                    let pair = ScoredPair {
+                        a: a.min(b),
+                        b: a.max(b),
+                        score,
+                    };
+                    (pair, gate_scores)
+                })
+            })
         };
+        let (pairs, gate_scores): (Vec<ScoredPair>, Vec<GateScores>) = if gates.is_empty() {
+            // Without gates only the pairs are held: the budget counted
+            // them alone.
+            let mut pairs: Vec<ScoredPair> = kept
+                .par_iter()
+                .flat_map_iter(|k| expand(k).map(|(p, _)| p))
+                .collect();
+            drop(kept);
+            pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
+            pairs.dedup_by_key(|p| (p.a, p.b));
+            (pairs, Vec::new())
+        } else {
+            let mut expanded: Vec<(ScoredPair, GateScores)> =
+                kept.par_iter().flat_map_iter(expand).collect();
+            drop(kept);
+            expanded.par_sort_unstable_by_key(|(p, _)| (p.a, p.b));
+            expanded.dedup_by_key(|(p, _)| (p.a, p.b));
+            expanded.into_iter().unzip()
+        };
+        let mut groups: Vec<PageGroup> = collapsed
+            .groups
+            .iter()
+            .map(|members| {
+                let sig = signatures[members[0] as usize]
+                    .as_ref()
+                    .expect("a representative keeps its signature");
+                let mut pages: Vec<u32> = members.iter().map(|&m| docs[m as usize].page).collect();
+                pages.sort_unstable();
+                PageGroup {
+                    pages,
+                    score: this.score(sig, sig),
+                    gate_scores: gate_scores_of(sig, sig),
+                }
+            })
+            .collect();
+        groups.sort_unstable_by_key(|g| g.pages[0]);
         clock.stop(started, Stage::Verify, &who);
 
         AlgorithmRun {
@@ -357,15 +704,11 @@ impl<D: Detector> Algorithm for D {
             label: this.label(),
             scale,
             pairs,
-            candidates: candidates.len(),
+            groups,
+            candidates: candidate_count,
             candidate_pairs,
-            notes: this.describe(),
-            unsigned: signatures
-                .iter()
-                .zip(docs)
-                .filter(|(s, _)| s.is_none())
-                .map(|(_, d)| d.page)
-                .collect(),
+            notes,
+            unsigned,
             gates,
             gate_scores,
             banding: this.banding(),

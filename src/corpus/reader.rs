@@ -74,6 +74,7 @@ pub fn read_corpus_bytes(
         Format::Jsonl => read_jsonl(path, &bytes, &mut builder)?,
         Format::Csv => {
             check_utf8_by_line(path, &bytes)?;
+            check_csv_shape(path, &bytes)?;
             let df = CsvReadOptions::default()
                 .with_has_header(true)
                 .with_infer_schema_length(Some(0))
@@ -125,6 +126,92 @@ fn check_utf8_by_line(path: &Path, bytes: &[u8]) -> Result<(), CorpusError> {
             None,
             format!("bytes are not valid UTF-8 (file offset {at})"),
         ));
+    }
+    Ok(())
+}
+
+/// Names the first row whose number of fields differs from the header's,
+/// before polars sees the file (its own message names no row). Fields are
+/// split as polars splits them: by commas outside double quotes, records
+/// by newlines outside them; blank lines are no rows.
+fn check_csv_shape(path: &Path, bytes: &[u8]) -> Result<(), CorpusError> {
+    let mut header: Option<Vec<String>> = None;
+    let mut field = Vec::new();
+    let mut fields: Vec<Vec<u8>> = Vec::new();
+    let (mut in_quotes, mut row, mut line, mut first_line) = (false, 0usize, 1usize, 1usize);
+    let mut end_record = |fields: &mut Vec<Vec<u8>>, row: &mut usize, first_line: usize| {
+        let blank = fields.len() == 1 && fields[0].iter().all(|&b| b == b'\r');
+        let record = std::mem::take(fields);
+        if blank {
+            return Ok(());
+        }
+        let Some(names) = &header else {
+            header = Some(
+                record
+                    .iter()
+                    .map(|f| {
+                        String::from_utf8_lossy(f)
+                            .trim_matches(['"', '\r'])
+                            .to_string()
+                    })
+                    .collect(),
+            );
+            return Ok(());
+        };
+        *row += 1;
+        if record.len() == names.len() {
+            return Ok(());
+        }
+        let (field, message) = if record.len() > names.len() {
+            (
+                None,
+                format!(
+                    "{} fields where the header names {} columns ({}); quote fields holding commas",
+                    record.len(),
+                    names.len(),
+                    names.join(", ")
+                ),
+            )
+        } else {
+            (
+                Some(names[record.len()].as_str()),
+                format!(
+                    "missing: the row has {} fields where the header names {} columns",
+                    record.len(),
+                    names.len()
+                ),
+            )
+        };
+        Err(CorpusError::invalid(
+            path,
+            Location::Row(*row),
+            field,
+            format!("{message} (line {first_line})"),
+        ))
+    };
+    for &b in bytes {
+        match b {
+            b'"' => {
+                in_quotes = !in_quotes;
+                field.push(b);
+            }
+            b',' if !in_quotes => fields.push(std::mem::take(&mut field)),
+            b'\n' => {
+                line += 1;
+                if in_quotes {
+                    field.push(b);
+                } else {
+                    fields.push(std::mem::take(&mut field));
+                    end_record(&mut fields, &mut row, first_line)?;
+                    first_line = line;
+                }
+            }
+            _ => field.push(b),
+        }
+    }
+    if !field.is_empty() || !fields.is_empty() {
+        fields.push(field);
+        end_record(&mut fields, &mut row, first_line)?;
     }
     Ok(())
 }
@@ -275,10 +362,11 @@ fn read_table(path: &Path, df: &DataFrame, builder: &mut CorpusBuilder) -> Resul
     let column = |name: &str| -> Result<Option<StringChunked>, CorpusError> {
         match df.column(name) {
             Ok(c) => {
+                check_column_type(path, df, name, c.dtype())?;
                 let s = c
                     .as_materialized_series()
                     .cast(&DataType::String)
-                    .map_err(|e| polars_error(path, e))?;
+                    .map_err(|e| column_error(path, name, e))?;
                 Ok(Some(s.str().map_err(|e| polars_error(path, e))?.clone()))
             }
             Err(_) => Ok(None),
@@ -312,6 +400,55 @@ fn read_table(path: &Path, df: &DataFrame, builder: &mut CorpusBuilder) -> Resul
         builder.push(record, Location::Row(row + 1))?;
     }
     Ok(())
+}
+
+/// A column of a type we do not read as text: ids, clusters and
+/// publication times may be numbers (and times dates), every other field
+/// must be a string, so that an integer `html` column is not read as "0",
+/// "1", ... The error names the column and its first non-null row.
+fn check_column_type(
+    path: &Path,
+    df: &DataFrame,
+    name: &str,
+    dtype: &DataType,
+) -> Result<(), CorpusError> {
+    let fits = match dtype {
+        DataType::String | DataType::Null => true,
+        t if t.is_integer() => matches!(name, "id" | "cluster" | "published"),
+        DataType::Date | DataType::Datetime(..) => name == "published",
+        _ => false,
+    };
+    if fits {
+        return Ok(());
+    }
+    let want = match name {
+        "id" | "cluster" => "a string or an integer",
+        "published" => "a string, an integer or a date",
+        _ => "a string",
+    };
+    let row = df
+        .column(name)
+        .ok()
+        .and_then(|c| {
+            let nulls = c.is_null();
+            (0..c.len()).find(|&i| nulls.get(i) == Some(false))
+        })
+        .map_or(Location::File, |i| Location::Row(i + 1));
+    Err(CorpusError::invalid(
+        path,
+        row,
+        Some(name),
+        format!("the column holds {dtype}, expected {want}"),
+    ))
+}
+
+fn column_error(path: &Path, name: &str, e: PolarsError) -> CorpusError {
+    CorpusError::invalid(
+        path,
+        Location::File,
+        Some(name),
+        format!("cannot be read as text: {e}"),
+    )
 }
 
 const TABLE_FIELDS: [&str; 12] = [

@@ -11,7 +11,7 @@ pub mod throughput;
 
 use std::collections::HashMap;
 
-use crate::algo::{ScoreScale, ScoredPair};
+use crate::algo::{passes_gates, PageGroup, ScoreScale, ScoredPair};
 use crate::corpus::{Page, Published};
 
 /// The counts behind a precision/recall/F line, as in seed 001's tables.
@@ -326,6 +326,42 @@ pub fn evaluate_at(
     scale: &ScoreScale,
     threshold: f64,
 ) -> Evaluation {
+    evaluate_grouped(truth, pairs, &[], &[], scale, threshold)
+}
+
+/// Adds the pairs among pages given as (true cluster, slice), sorted, to
+/// `detected` (all of them) and `correct` (those inside one true cluster),
+/// per slice, without enumerating them; `slices` is scratch space.
+fn add_group_pairs(
+    members: &[(u32, u16)],
+    slices: &mut Vec<u16>,
+    detected: &mut [u64],
+    correct: &mut [u64],
+) -> u64 {
+    let mut true_clusters = 0;
+    for part in members.chunk_by(|x, y| x.0 == y.0) {
+        true_clusters += 1;
+        add_pairs_by_slice(part.iter().map(|m| m.1), correct);
+    }
+    slices.clear();
+    slices.extend(members.iter().map(|m| m.1));
+    slices.sort_unstable();
+    add_pairs_by_slice(slices.iter().copied(), detected);
+    true_clusters
+}
+
+/// Scores one algorithm at one threshold: its stored pairs, and its groups
+/// of identical signatures, whose pairs are counted per true cluster
+/// (C(n_c, 2) and the like), never listed. Groups pass when their score
+/// does and their gate scores pass `gate_thresholds`.
+pub fn evaluate_grouped(
+    truth: &Truth,
+    pairs: &[ScoredPair],
+    groups: &[PageGroup],
+    gate_thresholds: &[f64],
+    scale: &ScoreScale,
+    threshold: f64,
+) -> Evaluation {
     let n = truth.pages();
     let slices = truth.slice_names.len();
     let mut pairwise = vec![Counts::default(); slices];
@@ -338,8 +374,35 @@ pub fn evaluate_at(
         }
         sets.union(pair.a, pair.b);
     }
-    for (c, &actual) in pairwise.iter_mut().zip(&truth.actual_pairs) {
-        c.actual = actual;
+    let mut group_detected = vec![0u64; slices];
+    let mut group_correct = vec![0u64; slices];
+    let mut members: Vec<(u32, u16)> = Vec::new();
+    let mut scratch: Vec<u16> = Vec::new();
+    for group in groups.iter().filter(|g| {
+        scale.passes(g.score, threshold) && passes_gates(&g.gate_scores, gate_thresholds)
+    }) {
+        members.clear();
+        members.extend(
+            group
+                .pages
+                .iter()
+                .map(|&p| (truth.cluster[p as usize], truth.slice[p as usize])),
+        );
+        members.sort_unstable();
+        add_group_pairs(
+            &members,
+            &mut scratch,
+            &mut group_detected,
+            &mut group_correct,
+        );
+        for w in group.pages.windows(2) {
+            sets.union(w[0], w[1]);
+        }
+    }
+    for (s, c) in pairwise.iter_mut().enumerate() {
+        c.actual = truth.actual_pairs[s];
+        c.detected += group_detected[s];
+        c.correct += group_correct[s];
     }
 
     // Only pages in predicted clusters of two or more matter from here on.
@@ -365,17 +428,16 @@ pub fn evaluate_at(
     let mut correct_pairs = vec![0u64; slices];
     let mut page = vec![Counts::default(); slices];
     let mut largest_cluster = LargestCluster::default();
-    let mut component_slices: Vec<u16> = Vec::new();
+    let mut component_members: Vec<(u32, u16)> = Vec::new();
     for component in members.chunk_by(|x, y| x.0 == y.0) {
-        let mut true_clusters = 0;
-        for part in component.chunk_by(|x, y| x.1 == y.1) {
-            true_clusters += 1;
-            add_pairs_by_slice(part.iter().map(|m| m.2), &mut correct_pairs);
-        }
-        component_slices.clear();
-        component_slices.extend(component.iter().map(|m| m.2));
-        component_slices.sort_unstable();
-        add_pairs_by_slice(component_slices.iter().copied(), &mut detected_pairs);
+        component_members.clear();
+        component_members.extend(component.iter().map(|m| (m.1, m.2)));
+        let true_clusters = add_group_pairs(
+            &component_members,
+            &mut scratch,
+            &mut detected_pairs,
+            &mut correct_pairs,
+        );
 
         let keep = kept[component[0].0 as usize];
         for &(_, cluster, slice, _) in component.iter().filter(|m| m.3 != keep) {
@@ -410,6 +472,92 @@ pub fn evaluate_at(
         page: LevelMetrics::from_slices(page),
         largest_cluster,
     }
+}
+
+/// Pages of one group per true cluster, (cluster, pages) by cluster.
+fn cluster_histogram(truth: &Truth, pages: &[u32]) -> Vec<(u32, u64)> {
+    let mut clusters: Vec<u32> = pages.iter().map(|&p| truth.cluster[p as usize]).collect();
+    clusters.sort_unstable();
+    clusters
+        .chunk_by(|x, y| x == y)
+        .map(|run| (run[0], run.len() as u64))
+        .collect()
+}
+
+/// Pairs between two groups given as cluster histograms, and the true ones
+/// among them (pages sharing a cluster).
+fn cross_pairs(a: &[(u32, u64)], b: &[(u32, u64)]) -> (u64, u64) {
+    let size = |h: &[(u32, u64)]| h.iter().map(|x| x.1).sum::<u64>();
+    let (mut i, mut j, mut correct) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                correct += a[i].1 * b[j].1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    (size(a) * size(b), correct)
+}
+
+/// A group's cluster histogram, its pairs and the true ones among them.
+fn inside_group(truth: &Truth, group: &PageGroup) -> (Vec<(u32, u64)>, u64, u64) {
+    let h = cluster_histogram(truth, &group.pages);
+    let correct = h.iter().map(|&(_, n)| n * n.saturating_sub(1) / 2).sum();
+    (h, group.pairs(), correct)
+}
+
+/// True pairs among the candidate stage's pairs: `pairs` between groups'
+/// first pages and pages outside groups, each standing for all pairs
+/// between the two, and every pair inside a group.
+pub fn grouped_pair_recall(
+    truth: &Truth,
+    pairs: impl Iterator<Item = (u32, u32)>,
+    groups: &[PageGroup],
+) -> Counts {
+    let mut histograms: HashMap<u32, Vec<(u32, u64)>> = HashMap::new();
+    let (mut detected, mut correct) = (0u64, 0u64);
+    for g in groups {
+        let (h, d, c) = inside_group(truth, g);
+        detected += d;
+        correct += c;
+        histograms.insert(g.pages[0], h);
+    }
+    for (a, b) in pairs {
+        let (one_a, one_b) = (
+            [(truth.cluster[a as usize], 1)],
+            [(truth.cluster[b as usize], 1)],
+        );
+        let ha = histograms.get(&a).map_or(&one_a[..], |h| &h[..]);
+        let hb = histograms.get(&b).map_or(&one_b[..], |h| &h[..]);
+        let (d, c) = cross_pairs(ha, hb);
+        detected += d;
+        correct += c;
+    }
+    Counts {
+        actual: truth.true_pairs(),
+        detected,
+        correct,
+    }
+}
+
+/// True pairs stored at all (within the floor), groups' pairs included.
+pub fn stored_recall(
+    truth: &Truth,
+    pairs: &[ScoredPair],
+    groups: &[PageGroup],
+    scale: &ScoreScale,
+) -> Counts {
+    let mut counts = candidate_recall(truth, pairs);
+    for g in groups.iter().filter(|g| scale.passes(g.score, scale.floor)) {
+        let (_, d, c) = inside_group(truth, g);
+        counts.detected += d;
+        counts.correct += c;
+    }
+    counts
 }
 
 /// True pairs that the candidate stage produced at all (at the floor): the

@@ -47,6 +47,10 @@ pub struct ExperimentConfig {
     /// they were tuned on, for the transfer table of `run --corpus`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tuned: Option<super::tune::TunedOn>,
+    /// Megabytes each algorithm's stored pairs may take; past it the
+    /// best-scoring pairs are kept and the floor rises (the run says so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair_budget_mb: Option<u64>,
 }
 
 /// Accepts `extract: main` as well as `extract: [main, full_text]`.
@@ -206,11 +210,78 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(
     path: &Path,
     text: &str,
 ) -> Result<T, ConfigError> {
-    serde_yaml::from_str(text).map_err(|e| ConfigError::Parse {
-        path: path.to_path_buf(),
-        location: e.location().map(|l| (l.line(), l.column())),
-        message: e.to_string(),
+    serde_yaml::from_str(text).map_err(|e| {
+        let mut location = e.location().map(|l| (l.line(), l.column()));
+        let mut message = e.to_string();
+        // The location is named in front; the parser repeats it at the end.
+        if let Some((head, tail)) = message.rsplit_once(" at line ") {
+            if tail.split(" column ").all(|n| n.parse::<usize>().is_ok()) {
+                message = head.to_string();
+            }
+        }
+        if let Some(unknown) = unknown_name(&message) {
+            // Tagged maps (`- type: simhash ...`) are buffered before they
+            // are read, so the parser points at the map's first line; the
+            // unknown name itself is on its own line at or after it.
+            let from = location.map_or(1, |l| l.0);
+            if let Some(found) = word_position(text, &unknown, from) {
+                location = Some(found);
+            }
+        }
+        if let Some(hint) = did_you_mean(&message) {
+            message.push_str(&hint);
+        }
+        ConfigError::Parse {
+            path: path.to_path_buf(),
+            location,
+            message,
+        }
     })
+}
+
+/// The name in serde's "unknown field `x`" or "unknown variant `x`".
+fn unknown_name(message: &str) -> Option<String> {
+    let at = message
+        .find("unknown field `")
+        .or_else(|| message.find("unknown variant `"))?;
+    message[at..].split('`').nth(1).map(str::to_string)
+}
+
+/// (line, column), 1-based, of the first whole-word `word` on line `from`
+/// or later.
+fn word_position(text: &str, word: &str, from: usize) -> Option<(usize, usize)> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find_map(|(n, line)| {
+            line.match_indices(word).find_map(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + word.len()..].chars().next();
+                (!before.is_some_and(is_word) && !after.is_some_and(is_word))
+                    .then(|| (n + 1, line[..at].chars().count() + 1))
+            })
+        })
+}
+
+/// For serde's "unknown field `thershold`, expected one of `type`, ...",
+/// the closest expected name: "; did you mean `threshold`?".
+fn did_you_mean(message: &str) -> Option<String> {
+    let quoted = |s: &str| -> Vec<String> {
+        s.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    };
+    let unknown = unknown_name(message)?;
+    let expected = &message[message.find("expected")?..];
+    quoted(expected)
+        .into_iter()
+        .map(|name| (strsim::damerau_levenshtein(&unknown, &name), name))
+        .filter(|(d, name)| *d <= 2.max(name.chars().count() / 3))
+        .min()
+        .map(|(_, name)| format!("; did you mean `{name}`?"))
 }
 
 impl ConfigError {
@@ -224,6 +295,14 @@ impl ConfigError {
 }
 
 impl ExperimentConfig {
+    /// What `pair_budget_mb` allows, in bytes.
+    pub fn pair_budget_bytes(&self) -> usize {
+        self.pair_budget_mb
+            .map_or(crate::algo::DEFAULT_PAIR_BUDGET_BYTES, |mb| {
+                usize::try_from(mb.saturating_mul(1 << 20)).unwrap_or(usize::MAX)
+            })
+    }
+
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let config: ExperimentConfig = read_yaml(path)?;
         config.validate(path)?;
@@ -448,6 +527,29 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("minhsh"), "{e}");
+    }
+
+    #[test]
+    fn unknown_keys_name_their_own_line_and_the_closest_key() {
+        let e = parse("corpus: demo\nalgorithms:\n  - type: simhash\n    thershold: 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("x.yaml:4:"), "{e}");
+        assert!(e.contains("did you mean `threshold`?"), "{e}");
+        let e = parse("corpus: demo\nalgoritms: []\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("x.yaml:2:"), "{e}");
+        assert!(e.contains("did you mean `algorithms`?"), "{e}");
+        let e = parse("corpus: demo\nalgorithms: [{type: minhsh}]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("did you mean `minhash`?"), "{e}");
+        // Nothing close: no guess.
+        let e = parse("corpus: demo\nalgorithms: [{type: exact}]\nzzzzzzzz: 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("did you mean"), "{e}");
     }
 
     #[test]

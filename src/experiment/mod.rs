@@ -77,15 +77,30 @@ pub enum ExperimentError {
     Report(#[from] ReportError),
 }
 
-/// The corpus an experiment names, read with labels required.
+/// The corpus an experiment names, read with labels required; a corpus
+/// without pages is an error (there is nothing to score: every figure
+/// would be undefined).
 pub fn load_corpus(
     config: &ExperimentConfig,
     experiment_path: &Path,
 ) -> Result<Corpus, CorpusError> {
-    match config.corpus_path(experiment_path) {
-        None => demo::demo_corpus(),
-        Some(path) => read_corpus(&path, ReadOptions::default()),
+    let Some(path) = config.corpus_path(experiment_path) else {
+        return demo::demo_corpus();
+    };
+    let corpus = read_corpus(&path, ReadOptions::default())?;
+    if corpus.pages.is_empty() {
+        let skipped = match corpus.skipped_empty {
+            0 => String::new(),
+            n => format!(" ({n} rows skipped: their html/text is empty)"),
+        };
+        return Err(CorpusError::Invalid {
+            path,
+            location: crate::corpus::Location::File,
+            field: None,
+            message: format!("the corpus has no pages{skipped}; an experiment needs some"),
+        });
     }
+    Ok(corpus)
 }
 
 /// The experiment's name: its `name`, or the file's stem.

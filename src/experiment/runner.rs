@@ -6,11 +6,14 @@ use rayon::prelude::*;
 use super::config::{ExperimentConfig, PreparedAlgorithm};
 use super::References;
 use crate::algo::{AlgorithmRun, Document};
-use crate::corpus::{Corpus, Page};
+use crate::corpus::{Content, Corpus, Page};
 use crate::eval::throughput::{
     peak_memory_bytes, process_cpu_seconds, Progress, Stage, StageClock, StageRecord,
 };
-use crate::eval::{candidate_recall, evaluate_at, pair_recall, Counts, Evaluation, Truth};
+use crate::eval::{
+    evaluate_grouped, grouped_pair_recall, stored_recall, Counts, Evaluation, Truth,
+};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::extract::structure::DocumentStructure;
@@ -116,16 +119,25 @@ pub fn run_experiment_observed(
     let mut truth = None;
     let mut algorithms = Vec::new();
     let mut empty_after_extraction = Vec::new();
+    let inputs = DistinctInputs::new(&corpus.pages);
     for extraction in config.extractions() {
-        let (texts, structures) = extract_texts(&corpus.pages, extraction, &mut clock);
+        let (texts, structures) = extract_texts(&corpus.pages, &inputs, extraction, &mut clock);
         let extract_record = clock.records.len() - 1;
         empty_after_extraction.push((
             extraction,
-            texts.iter().filter(|t| t.trim().is_empty()).count(),
+            inputs
+                .slot
+                .iter()
+                .filter(|&&s| texts[s as usize].trim().is_empty())
+                .count(),
         ));
         // Retention ("keep the longer page") reads the first extraction's text.
         let truth = truth.get_or_insert_with(|| {
-            let text_len: Vec<usize> = texts.iter().map(|t| t.chars().count()).collect();
+            let text_len: Vec<usize> = inputs
+                .slot
+                .iter()
+                .map(|&s| texts[s as usize].chars().count())
+                .collect();
             Truth::new(&corpus.pages, &text_len)
         });
         // Documents per tokenizer: algorithms with tokens of their own
@@ -149,11 +161,15 @@ pub fn run_experiment_observed(
                     } else {
                         format!("{} {}", extraction.name(), tokenizer.describe())
                     };
-                    let mut docs =
-                        tokenize_documents(&corpus.pages, &texts, &tokenizer, &label, &mut clock);
-                    for (d, s) in docs.iter_mut().zip(&structures) {
-                        d.structure = Some(s.clone());
-                    }
+                    let docs = tokenize_documents(
+                        &corpus.pages,
+                        &inputs,
+                        &texts,
+                        &structures,
+                        &tokenizer,
+                        &label,
+                        &mut clock,
+                    );
                     tokenized.push((tokenizer, docs, clock.records.len() - 1));
                     tokenized.len() - 1
                 }
@@ -166,6 +182,7 @@ pub fn run_experiment_observed(
             let own_from = clock.records.len();
             let mut result = run_algorithm(
                 prepared,
+                config.pair_budget_bytes(),
                 extraction,
                 &variant,
                 &tokenized[at].1,
@@ -206,22 +223,73 @@ pub fn run_experiment_observed(
     }
 }
 
-/// Decode and extract every page, timed: the texts, and the structures
-/// (title, subtitles, sentences) the semantic method reads.
+/// Pages with identical input (content, title and language) share one
+/// slot: each slot is decoded, extracted and tokenised once, since crawls
+/// hold mirrors and error pages by the thousand.
+struct DistinctInputs {
+    /// Each page's slot.
+    slot: Vec<u32>,
+    /// Each slot's first page.
+    first: Vec<u32>,
+}
+
+impl DistinctInputs {
+    fn new(pages: &[Page]) -> Self {
+        let keys: Vec<u128> = pages
+            .par_iter()
+            .map(|p| {
+                crate::algo::hash_key(|h| {
+                    let (tag, bytes): (u8, &[u8]) = match &p.content {
+                        Content::Html(s) => (0, s.as_bytes()),
+                        Content::HtmlBytes(b) => (1, b),
+                        Content::Text(s) => (2, s.as_bytes()),
+                    };
+                    h.update(&[tag]);
+                    h.update(&(bytes.len() as u64).to_le_bytes());
+                    h.update(bytes);
+                    let title = p.title.as_deref().map(str::as_bytes);
+                    h.update(&[u8::from(title.is_some())]);
+                    h.update(&(title.map_or(0, <[u8]>::len) as u64).to_le_bytes());
+                    h.update(title.unwrap_or_default());
+                    h.update(p.lang.as_ref().map_or("", |l| l.code()).as_bytes());
+                })
+            })
+            .collect();
+        let mut slots: HashMap<u128, u32> = HashMap::new();
+        let mut first = Vec::new();
+        let slot = keys
+            .iter()
+            .enumerate()
+            .map(|(page, key)| {
+                *slots.entry(*key).or_insert_with(|| {
+                    first.push(page as u32);
+                    first.len() as u32 - 1
+                })
+            })
+            .collect();
+        DistinctInputs { slot, first }
+    }
+}
+
+/// Decode and extract each distinct input once, timed: the texts, and the
+/// structures (title, subtitles, sentences) the semantic method reads, per
+/// slot.
 fn extract_texts(
     pages: &[Page],
+    inputs: &DistinctInputs,
     extraction: Extraction,
     clock: &mut StageClock,
 ) -> (Vec<String>, Vec<Arc<DocumentStructure>>) {
     let ticker = clock.begin(
         &format!("decode + extract [{}]", extraction.name()),
-        pages.len() as u64,
+        inputs.first.len() as u64,
     );
     let started = clock.start();
-    let structures: Vec<Arc<DocumentStructure>> = pages
+    let structures: Vec<Arc<DocumentStructure>> = inputs
+        .first
         .par_iter()
-        .map(|p| {
-            let s = Arc::new(extract_page(p, extraction).structure);
+        .map(|&p| {
+            let s = Arc::new(extract_page(&pages[p as usize], extraction).structure);
             ticker.tick(1);
             s
         })
@@ -231,24 +299,41 @@ fn extract_texts(
     (texts, structures)
 }
 
-/// Tokenise every page's text, timed under `label`.
+/// Tokenise each distinct text once, timed under `label`: one document per
+/// page, sharing its slot's tokens and structure.
 fn tokenize_documents(
     pages: &[Page],
+    inputs: &DistinctInputs,
     texts: &[String],
+    structures: &[Arc<DocumentStructure>],
     tokenizer: &TokenizerConfig,
     label: &str,
     clock: &mut StageClock,
 ) -> Vec<Document> {
-    let ticker = clock.begin(&format!("tokenize [{label}]"), pages.len() as u64);
+    let ticker = clock.begin(&format!("tokenize [{label}]"), inputs.first.len() as u64);
     let started = clock.start();
-    let docs: Vec<Document> = pages
+    let distinct: Vec<Document> = inputs
+        .first
         .par_iter()
         .zip(texts.par_iter())
-        .enumerate()
-        .map(|(i, (page, text))| {
-            let d = Document::new(i as u32, text, page.lang, tokenizer);
+        .map(|(&p, text)| {
+            let d = Document::new(p, text, pages[p as usize].lang.clone(), tokenizer);
             ticker.tick(1);
             d
+        })
+        .collect();
+    let docs = inputs
+        .slot
+        .iter()
+        .enumerate()
+        .map(|(page, &s)| {
+            let d = &distinct[s as usize];
+            Document {
+                page: page as u32,
+                lang: d.lang.clone(),
+                tokens: d.tokens.clone(),
+                structure: Some(structures[s as usize].clone()),
+            }
         })
         .collect();
     clock.stop(started, Stage::Tokenize, label);
@@ -257,6 +342,7 @@ fn tokenize_documents(
 
 fn run_algorithm(
     prepared: PreparedAlgorithm,
+    pair_budget: usize,
     extraction: Extraction,
     variant: &str,
     docs: &[Document],
@@ -264,18 +350,20 @@ fn run_algorithm(
     clock: &mut StageClock,
 ) -> AlgorithmResult {
     let mut algorithm = prepared.algorithm;
-    let run = algorithm.run(docs, variant, clock);
+    let run = algorithm.run_within(docs, variant, clock, pair_budget);
     let mut unsigned_by_slice = vec![0u64; truth.slice_names.len()];
     for &page in &run.unsigned {
         unsigned_by_slice[truth.slice[page as usize] as usize] += 1;
     }
-    let candidate_stage = pair_recall(truth, run.candidate_pairs.iter().copied());
+    let candidate_stage =
+        grouped_pair_recall(truth, run.candidate_pairs.iter().copied(), &run.groups);
     let started = clock.start();
-    let gated = run.gated_pairs(&run.gate_thresholds());
+    let gate_thresholds = run.gate_thresholds();
+    let gated = run.gated_pairs(&gate_thresholds);
     let evaluations = prepared
         .grid
         .iter()
-        .map(|&t| evaluate_at(truth, &gated, &run.scale, t))
+        .map(|&t| evaluate_grouped(truth, &gated, &run.groups, &gate_thresholds, &run.scale, t))
         .collect();
     drop(gated);
     clock.stop(
@@ -286,7 +374,7 @@ fn run_algorithm(
     AlgorithmResult {
         entry: prepared.entry,
         extraction,
-        candidates: candidate_recall(truth, &run.pairs),
+        candidates: stored_recall(truth, &run.pairs, &run.groups, &run.scale),
         candidate_stage,
         unsigned_by_slice,
         end_to_end: EndToEnd::default(),

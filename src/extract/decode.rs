@@ -38,6 +38,14 @@ pub fn decode_html(bytes: &[u8]) -> Decoded {
         };
     }
     if let Some(declared) = meta_charset(&bytes[..bytes.len().min(PRESCAN_BYTES)]) {
+        // Any byte sequence decodes in a single-byte charset, so such a
+        // declaration never fails by itself: bytes that are valid
+        // multi-byte text say more than it does.
+        if declared.is_single_byte() {
+            if let Some(decoded) = multi_byte_despite(bytes) {
+                return decoded;
+            }
+        }
         let (text, had_errors) = declared.decode_without_bom_handling(bytes);
         if !had_errors {
             return Decoded {
@@ -58,6 +66,42 @@ pub fn decode_html(bytes: &[u8]) -> Decoded {
         source: EncodingSource::Detected,
         had_errors,
     }
+}
+
+/// Multi-byte encodings chardetng may overrule a single-byte declaration
+/// with, when it is confident and the bytes decode cleanly.
+const MULTI_BYTE: [&Encoding; 6] = [
+    encoding_rs::GBK,
+    encoding_rs::GB18030,
+    encoding_rs::BIG5,
+    encoding_rs::SHIFT_JIS,
+    encoding_rs::EUC_JP,
+    encoding_rs::EUC_KR,
+];
+
+/// The page decoded as valid non-ASCII UTF-8, or as the CJK encoding
+/// chardetng is confident of, instead of the single-byte charset it
+/// declares; `None` keeps the declaration.
+fn multi_byte_despite(bytes: &[u8]) -> Option<Decoded> {
+    let detected = |text: String, encoding| Decoded {
+        text,
+        encoding,
+        source: EncodingSource::Detected,
+        had_errors: false,
+    };
+    if !bytes.is_ascii() {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            return Some(detected(text.to_string(), UTF_8));
+        }
+    }
+    let mut detector = chardetng::EncodingDetector::new();
+    detector.feed(bytes, true);
+    let (guess, confident) = detector.guess_assess(None, false);
+    if !confident || !MULTI_BYTE.contains(&guess) {
+        return None;
+    }
+    let (text, had_errors) = guess.decode_without_bom_handling(bytes);
+    (!had_errors).then(|| detected(text.into_owned(), guess))
 }
 
 /// The encoding a `<meta charset>` or `<meta http-equiv content>` names.
@@ -153,6 +197,44 @@ mod tests {
         let decoded = decode_html(&bytes);
         assert_eq!(decoded.text, page);
         assert_eq!(decoded.source, EncodingSource::Detected);
+    }
+
+    #[test]
+    fn a_lying_single_byte_declaration_loses_to_multi_byte_text() {
+        for label in ["iso-8859-1", "windows-1252", "latin1", "koi8-r"] {
+            let page = format!("<meta charset=\"{label}\">{ARTICLE}");
+            let decoded = decode_html(page.as_bytes());
+            assert_eq!(decoded.text, page, "UTF-8 declared {label}");
+            assert_eq!(decoded.encoding, UTF_8);
+            assert_eq!(decoded.source, EncodingSource::Detected);
+
+            let (gbk, _, _) = GBK.encode(&page);
+            let decoded = decode_html(&gbk);
+            assert_eq!(decoded.text, page, "GBK declared {label}");
+            assert_eq!(decoded.source, EncodingSource::Detected);
+        }
+        let page = "<meta http-equiv=\"Content-Type\" content=\"text/html; charset=ISO-8859-1\">\
+            <p>臺灣的天氣很好，今天適合出門走走。台北的夜市很熱鬧，小吃也很好吃。</p>";
+        let (big5, _, _) = BIG5.encode(page);
+        assert_eq!(decode_html(&big5).text, page);
+        let page = "<meta charset=windows-1252><p>日本語のページです。今日はいい天気ですね。東京の桜が満開になりました。</p>";
+        let (sjis, _, _) = SHIFT_JIS.encode(page);
+        assert_eq!(decode_html(&sjis).text, page);
+    }
+
+    #[test]
+    fn a_true_single_byte_declaration_still_wins() {
+        let page =
+            "<meta charset=windows-1252><p>Déjà vu: café, naïve, façade — the old résumé again, \
+            and the crème brûlée at the hôtel in Zürich.</p>";
+        let (bytes, _, _) = WINDOWS_1252.encode(page);
+        let decoded = decode_html(&bytes);
+        assert_eq!(
+            (decoded.text.as_str(), decoded.encoding, decoded.source),
+            (page, WINDOWS_1252, EncodingSource::Meta)
+        );
+        let page = "<meta charset=iso-8859-1><p>Plain ASCII only.</p>";
+        assert_eq!(decode_html(page.as_bytes()).source, EncodingSource::Meta);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::paper::Paper;
 use crate::algo::{Direction, ScoreScale};
-use crate::eval::{Counts, Evaluation, LevelMetrics, Truth};
+use crate::eval::{grouped_pair_recall, Counts, Evaluation, LevelMetrics, Truth};
 use crate::experiment::{AlgorithmResult, ExperimentResult};
 
 /// Bumped when the layout changes, so old files are refused clearly.
@@ -173,14 +173,24 @@ fn histogram(a: &AlgorithmResult, truth: &Truth) -> (f64, Vec<ScoreBin>) {
             false_pairs: 0,
         })
         .collect();
+    let bin_of = |score: f32| {
+        let i = ((f64::from(score) - s.min) / width + 1e-6).floor() as usize;
+        i.min(bins - 1)
+    };
     for p in &a.run.pairs {
-        let i = ((f64::from(p.score) - s.min) / width + 1e-6).floor() as usize;
-        let bin = &mut out[i.min(bins - 1)];
+        let bin = &mut out[bin_of(p.score)];
         if truth.cluster[p.a as usize] == truth.cluster[p.b as usize] {
             bin.true_pairs += 1;
         } else {
             bin.false_pairs += 1;
         }
+    }
+    for g in a.run.stored_groups() {
+        let true_pairs =
+            grouped_pair_recall(truth, std::iter::empty(), std::slice::from_ref(g)).correct;
+        let bin = &mut out[bin_of(g.score)];
+        bin.true_pairs += true_pairs;
+        bin.false_pairs += g.pairs() - true_pairs;
     }
     (width, out)
 }
@@ -212,7 +222,7 @@ impl StoredRun {
                         banding: a.run.banding.map(|b| [b.bands, b.rows, b.min_shared]),
                         notes: a.run.notes.clone(),
                         candidate_pairs: a.candidate_stage.detected,
-                        stored_pairs: a.run.pairs.len(),
+                        stored_pairs: a.run.stored_pairs() as usize,
                         evaluations: a.evaluations.iter().map(stored_evaluation).collect(),
                         bin_width,
                         histogram,

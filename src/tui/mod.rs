@@ -37,6 +37,19 @@ pub enum TuiError {
     NotATerminal,
     #[error("terminal: {0}")]
     Terminal(#[from] io::Error),
+    /// The user quit after the last load failed: scripts and shells must
+    /// see it.
+    #[error("{0}")]
+    LoadFailed(String),
+}
+
+/// How the workbench ends once the user quits: an error when the last
+/// load failed.
+pub fn quit_outcome(app: &App) -> Result<(), TuiError> {
+    match &app.failure {
+        Some(message) => Err(TuiError::LoadFailed(message.clone())),
+        None => Ok(()),
+    }
 }
 
 /// Puts the terminal back however the workbench ends: dropped on return
@@ -124,7 +137,7 @@ fn event_loop(
                 _ => {}
             }
             if app.quit {
-                return Ok(());
+                return quit_outcome(&app);
             }
         }
         for request in std::mem::take(&mut app.requests) {
@@ -134,7 +147,7 @@ fn event_loop(
             dirty = true;
         }
         if app.quit {
-            return Ok(());
+            return quit_outcome(&app);
         }
     }
 }

@@ -13,7 +13,7 @@ use super::app::{App, Mode, Request, Screen};
 use super::loader::{load_now, LoadEvent};
 use super::workbench::{ErrorKind, Source, Workbench};
 use super::{perform, ui};
-use crate::eval::evaluate_at;
+use crate::eval::evaluate_grouped;
 use crate::eval::throughput::{Stage, StageRecord};
 use crate::experiment::ExperimentConfig;
 use crate::extract::Extraction;
@@ -148,9 +148,11 @@ fn arrow_keys_move_the_threshold_and_the_metrics_follow() {
     let result = &bench.result.algorithms[jaccard];
     assert_eq!(
         after.evaluation,
-        evaluate_at(
+        evaluate_grouped(
             &bench.result.truth,
             &result.run.pairs,
+            &result.run.groups,
+            &[],
             &result.run.scale,
             after.threshold
         )
@@ -234,9 +236,11 @@ fn semantic_gates_are_knobs_and_move_without_rescoring() {
     // The evaluation reads the stored pairs through the moved gate.
     assert_eq!(
         tuning.evaluation,
-        evaluate_at(
+        evaluate_grouped(
             &bench.result.truth,
             &result.run.gated_pairs(&[0.0, 0.6]),
+            &result.run.groups,
+            &[0.0, 0.6],
             &result.run.scale,
             tuning.threshold
         )
@@ -597,4 +601,87 @@ fn charts_export_at_the_tuned_thresholds() {
     assert!(out.join("pr.png").exists() && out.join("report.md").exists());
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("jaccard(w=3) [main] (at 0.53)"), "{md}");
+}
+
+#[test]
+fn quitting_after_a_failed_load_is_an_error() {
+    let mut app = App::new(Source::Demo);
+    app.on_load_event(LoadEvent::Failed(
+        "c.jsonl:3: field `id`: is missing".into(),
+    ));
+    app.update(Action::Quit);
+    assert!(app.quit);
+    let e = super::quit_outcome(&app).unwrap_err().to_string();
+    assert!(e.contains("c.jsonl:3"), "{e}");
+
+    let mut app = App::new(Source::Demo);
+    app.on_load_event(LoadEvent::Done(Box::new(demo())));
+    app.update(Action::Quit);
+    assert!(super::quit_outcome(&app).is_ok());
+}
+
+#[test]
+fn errors_of_groups_are_counted_like_the_listed_pairs() {
+    use super::workbench::{find_errors, ErrorRow};
+    let dir = tempfile::tempdir().unwrap();
+    let mirrored = "the council met today to discuss roads and transport and schools in the north region again";
+    let mut rows: Vec<String> = (0..60)
+        .map(|i| {
+            let cluster = if i % 4 == 0 { "n" } else { "m" };
+            format!(r#"{{"id": "m{i}", "cluster": "{cluster}", "text": "{mirrored}"}}"#)
+        })
+        .collect();
+    rows.push(r#"{"id": "x", "cluster": "m", "text": "a different page about the harbour and the railway museum"}"#.into());
+    rows.push(r#"{"id": "u", "cluster": "u", "text": "the farmers report figures on prices and growth this winter"}"#.into());
+    let path = dir.path().join("c.jsonl");
+    std::fs::write(&path, rows.join("\n")).unwrap();
+    let bench = load_now(&Source::Corpus(path)).expect("the corpus loads");
+    let truth = &bench.result.truth;
+    for (result, tuning) in bench.result.algorithms.iter().zip(&bench.tunings) {
+        let run = &result.run;
+        assert!(!run.groups.is_empty(), "{}", run.label);
+        // Every stored pair listed, groups' pairs included.
+        let mut listed: Vec<(u32, u32, f32, Option<[f32; 2]>)> = run
+            .pairs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.a, p.b, p.score, run.gate_scores.get(i).copied()))
+            .collect();
+        for g in run.stored_groups() {
+            for (k, &a) in g.pages.iter().enumerate() {
+                for &b in &g.pages[k + 1..] {
+                    let gates = (!run.gates.is_empty()).then_some(g.gate_scores);
+                    listed.push((a, b, g.score, gates));
+                }
+            }
+        }
+        let judged = |&(_, _, s, g): &(u32, u32, f32, Option<[f32; 2]>)| {
+            tuning.judges(&run.scale, s, g.as_ref().map(|g| &g[..]))
+        };
+        let same = |a: u32, b: u32| truth.cluster[a as usize] == truth.cluster[b as usize];
+        let false_positives = listed
+            .iter()
+            .filter(|p| judged(p) && !same(p.0, p.1))
+            .count() as u64;
+        let found = listed
+            .iter()
+            .filter(|p| judged(p) && same(p.0, p.1))
+            .count() as u64;
+        let (fp_rows, fp) = find_errors(result, tuning, truth, ErrorKind::FalsePositives);
+        let (fn_rows, fneg) = find_errors(result, tuning, truth, ErrorKind::FalseNegatives);
+        assert_eq!(fp, false_positives, "{}", run.label);
+        assert_eq!(fneg, truth.true_pairs() - found, "{}", run.label);
+        assert_eq!(fp_rows.len() as u64, fp);
+        assert_eq!(fn_rows.len() as u64, fneg);
+        let distinct = |rows: &[ErrorRow]| {
+            let mut keys: Vec<(u32, u32)> = rows.iter().map(|r| (r.a, r.b)).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            keys.len()
+        };
+        assert_eq!(distinct(&fp_rows), fp_rows.len());
+        assert_eq!(distinct(&fn_rows), fn_rows.len());
+        assert!(fp_rows.iter().all(|r| r.a < r.b && !same(r.a, r.b)));
+        assert!(fn_rows.iter().all(|r| r.a < r.b && same(r.a, r.b)));
+    }
 }

@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::algo::{Direction, ScoreScale, ScoredPair};
+use crate::algo::{Direction, GateScores, PageGroup, ScoreScale, ScoredPair};
 use crate::corpus::Corpus;
 use crate::eval::choose::{
     choose, reachable_range, reachable_thresholds, round4, threshold_step, within_floor, Objective,
 };
-use crate::eval::{evaluate_at, Evaluation, LevelMetrics, Truth};
+use crate::eval::{evaluate_grouped, Evaluation, LevelMetrics, Truth};
 use crate::experiment::{AlgorithmResult, ExperimentConfig, ExperimentResult};
 
 /// Where the workbench's experiment comes from, for reloading and saving.
@@ -138,7 +138,7 @@ impl Tuning {
         let pairs = self.pairs(result);
         let curve = reachable_thresholds(&run.scale)
             .into_iter()
-            .map(|t| evaluate_at(truth, pairs, &run.scale, t))
+            .map(|t| evaluate_grouped(truth, pairs, &run.groups, &self.gates, &run.scale, t))
             .collect();
         self.curve = curve;
         self.choose(&run.scale);
@@ -160,7 +160,15 @@ impl Tuning {
     }
 
     fn evaluate(&mut self, result: &AlgorithmResult, truth: &Truth) {
-        self.evaluation = evaluate_at(truth, self.pairs(result), &result.run.scale, self.threshold);
+        let run = &result.run;
+        self.evaluation = evaluate_grouped(
+            truth,
+            self.pairs(result),
+            &run.groups,
+            &self.gates,
+            &run.scale,
+            self.threshold,
+        );
     }
 
     /// Sets the threshold and re-evaluates. A threshold past the floor is
@@ -316,7 +324,9 @@ pub enum ErrorSort {
 /// pages has millions of true pairs.
 pub const MAX_LISTED: usize = 50_000;
 
-/// The errors of one algorithm at its current thresholds.
+/// The errors of one algorithm at its current thresholds: at most
+/// [`MAX_LISTED`] rows, and how many there are in all (a group's pairs are
+/// counted, and listed only up to the bound).
 pub fn find_errors(
     result: &AlgorithmResult,
     tuning: &Tuning,
@@ -324,61 +334,112 @@ pub fn find_errors(
     kind: ErrorKind,
 ) -> (Vec<ErrorRow>, u64) {
     let run = &result.run;
-    let gate_scores = |i: usize| (!run.gate_scores.is_empty()).then(|| &run.gate_scores[i][..]);
+    fn gated<'a>(gates: bool, scores: &'a GateScores) -> Option<&'a [f32]> {
+        gates.then_some(&scores[..])
+    }
+    let has_gates = !run.gates.is_empty();
+    let with_gates = |g| gated(has_gates, g);
+    let gate_scores = |i: usize| run.gate_scores.get(i).and_then(with_gates);
+    let same_cluster = |a: u32, b: u32| truth.cluster[a as usize] == truth.cluster[b as usize];
+    let row = |a: u32, b: u32, score: Option<f32>| ErrorRow {
+        a: a.min(b),
+        b: a.max(b),
+        score,
+        slice: truth.pair_slice(a, b),
+    };
+    let judged_groups: Vec<&PageGroup> = run
+        .stored_groups()
+        .filter(|g| tuning.judges(&run.scale, g.score, with_gates(&g.gate_scores)))
+        .collect();
+    let mut rows = Vec::new();
+    let mut total = 0u64;
     match kind {
         ErrorKind::FalsePositives => {
-            let rows: Vec<ErrorRow> = run
-                .pairs
-                .iter()
-                .enumerate()
-                .filter(|(i, p)| {
-                    truth.cluster[p.a as usize] != truth.cluster[p.b as usize]
-                        && tuning.judges(&run.scale, p.score, gate_scores(*i))
-                })
-                .map(|(_, p)| ErrorRow {
-                    a: p.a,
-                    b: p.b,
-                    score: Some(p.score),
-                    slice: truth.pair_slice(p.a, p.b),
-                })
-                .collect();
-            let total = rows.len() as u64;
-            (rows, total)
-        }
-        ErrorKind::FalseNegatives => {
-            let mut members: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-            for (page, &c) in truth.cluster.iter().enumerate() {
-                members.entry(c).or_default().push(page as u32);
+            for (i, p) in run.pairs.iter().enumerate() {
+                if !same_cluster(p.a, p.b) && tuning.judges(&run.scale, p.score, gate_scores(i)) {
+                    total += 1;
+                    if rows.len() < MAX_LISTED {
+                        rows.push(row(p.a, p.b, Some(p.score)));
+                    }
+                }
             }
-            let stored =
-                |a: u32, b: u32| run.pairs.binary_search_by_key(&(a, b), |p| (p.a, p.b)).ok();
-            let mut rows = Vec::new();
-            let mut total = 0u64;
-            for pages in members.values().filter(|m| m.len() > 1) {
-                for (i, &a) in pages.iter().enumerate() {
-                    for &b in &pages[i + 1..] {
-                        let found = stored(a, b);
-                        let detected = found.is_some_and(|k| {
-                            tuning.judges(&run.scale, run.pairs[k].score, gate_scores(k))
-                        });
-                        if detected {
-                            continue;
-                        }
-                        total += 1;
-                        if rows.len() < MAX_LISTED {
-                            rows.push(ErrorRow {
-                                a,
-                                b,
-                                score: found.map(|k| run.pairs[k].score),
-                                slice: truth.pair_slice(a, b),
-                            });
+            for g in judged_groups {
+                let mut pages = g.pages.clone();
+                pages.sort_by_key(|&p| (truth.cluster[p as usize], p));
+                let parts: Vec<&[u32]> = pages.chunk_by(|&x, &y| same_cluster(x, y)).collect();
+                let inside: u64 = parts
+                    .iter()
+                    .map(|p| (p.len() as u64) * (p.len() as u64 - 1) / 2)
+                    .sum();
+                total += g.pairs() - inside;
+                'listing: for (k, part) in parts.iter().enumerate() {
+                    for &a in *part {
+                        for &b in parts[k + 1..].iter().flat_map(|p| p.iter()) {
+                            if rows.len() >= MAX_LISTED {
+                                break 'listing;
+                            }
+                            rows.push(row(a, b, Some(g.score)));
                         }
                     }
                 }
             }
-            (rows, total)
+        }
+        ErrorKind::FalseNegatives => {
+            // Pages in one judged group are all found together.
+            let mut group_of = vec![u32::MAX; truth.pages()];
+            for (k, g) in judged_groups.iter().enumerate() {
+                for &p in &g.pages {
+                    group_of[p as usize] = k as u32;
+                }
+            }
+            let mut found_in: BTreeMap<u32, u64> = BTreeMap::new();
+            for (i, p) in run.pairs.iter().enumerate() {
+                if same_cluster(p.a, p.b) && tuning.judges(&run.scale, p.score, gate_scores(i)) {
+                    *found_in.entry(truth.cluster[p.a as usize]).or_default() += 1;
+                }
+            }
+            let mut members: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+            for (page, &c) in truth.cluster.iter().enumerate() {
+                members.entry(c).or_default().push(page as u32);
+            }
+            for (cluster, pages) in members.iter_mut().filter(|(_, m)| m.len() > 1) {
+                pages.sort_by_key(|&p| (group_of[p as usize], p));
+                let parts: Vec<&[u32]> = pages
+                    .chunk_by(|&x, &y| group_of[x as usize] == group_of[y as usize])
+                    .collect();
+                let pairs = |n: usize| (n as u64) * (n as u64).saturating_sub(1) / 2;
+                let in_groups: u64 = parts
+                    .iter()
+                    .filter(|p| group_of[p[0] as usize] != u32::MAX)
+                    .map(|p| pairs(p.len()))
+                    .sum();
+                let found = found_in.get(cluster).copied().unwrap_or(0);
+                total += pairs(pages.len()) - in_groups - found;
+                'listing: for (k, part) in parts.iter().enumerate() {
+                    let alone = group_of[part[0] as usize] == u32::MAX;
+                    for (n, &a) in part.iter().enumerate() {
+                        let same_part = if alone { &part[n + 1..] } else { &[][..] };
+                        let others = parts[k + 1..].iter().flat_map(|p| p.iter());
+                        for &b in same_part.iter().chain(others) {
+                            if rows.len() >= MAX_LISTED {
+                                break 'listing;
+                            }
+                            let (a, b) = (a.min(b), a.max(b));
+                            let stored =
+                                run.pairs.binary_search_by_key(&(a, b), |p| (p.a, p.b)).ok();
+                            let detected = stored.is_some_and(|k| {
+                                tuning.judges(&run.scale, run.pairs[k].score, gate_scores(k))
+                            });
+                            if !detected {
+                                rows.push(row(a, b, stored.map(|k| run.pairs[k].score)));
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
+    (rows, total)
 }
 
 /// Sorts error rows by score, most or least confident first; pairs never

@@ -485,14 +485,33 @@ impl Detector for Semantic {
     /// frequencies for W(C).
     fn fit(&mut self, docs: &[Document]) -> bool {
         use rayon::prelude::*;
-        let analyses: Vec<(u32, Arc<Analysis>)> = docs
-            .par_iter()
+        // Pages sharing one extracted structure (identical inputs) are
+        // tagged once: tagging is the expensive part.
+        let mut slot_of: HashMap<usize, usize> = HashMap::new();
+        let mut distinct: Vec<&DocumentStructure> = Vec::new();
+        let slots: Vec<Option<usize>> = docs
+            .iter()
             .map(|d| {
-                let analysis = d.structure.as_deref().map(analyse).unwrap_or_default();
-                (d.page, Arc::new(analysis))
+                let s = d.structure.as_ref()?;
+                Some(*slot_of.entry(Arc::as_ptr(s) as usize).or_insert_with(|| {
+                    distinct.push(s);
+                    distinct.len() - 1
+                }))
             })
             .collect();
-        self.analyses = analyses.into_iter().collect();
+        let analysed: Vec<Arc<Analysis>> =
+            distinct.par_iter().map(|s| Arc::new(analyse(s))).collect();
+        let none = Arc::new(Analysis::default());
+        self.analyses = docs
+            .iter()
+            .zip(&slots)
+            .map(|(d, s)| {
+                (
+                    d.page,
+                    s.map_or_else(|| none.clone(), |s| analysed[s].clone()),
+                )
+            })
+            .collect();
         let analyses = &self.analyses;
         self.chunk_df = DocumentFrequencies::count(docs, |d| {
             analyses
@@ -546,6 +565,30 @@ impl Detector for Semantic {
             .map(|s| s.as_ref().map(|s| &s.sketch[..]))
             .collect();
         banding.candidates(&sketches)
+    }
+
+    fn signature_key(&self, s: &SemanticSignature) -> Option<u128> {
+        Some(crate::algo::hash_key(|h| {
+            let mut vector = |v: Option<&ConceptVector>| match v {
+                None => h.update(&[0]),
+                Some(v) => {
+                    h.update(&[1]);
+                    h.update(&(v.entries.len() as u64).to_le_bytes());
+                    for (concept, weight) in &v.entries {
+                        h.update(&concept.to_le_bytes());
+                        h.update(&weight.to_bits().to_le_bytes());
+                    }
+                    h.update(&v.norm.to_bits().to_le_bytes());
+                }
+            };
+            vector(s.title.as_ref());
+            vector(s.subtitles.as_ref());
+            for topic in &s.topics {
+                vector(Some(topic));
+            }
+            h.update(&(s.topics.len() as u64).to_le_bytes());
+            s.sketch.iter().for_each(|v| h.update(&v.to_le_bytes()));
+        }))
     }
 
     /// The topic similarity alone: the title and subtitle steps are gates

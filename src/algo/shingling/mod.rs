@@ -10,10 +10,31 @@ pub mod minhash;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Detector, Direction, Document, ScoreScale};
+use super::{hash_key, Detector, Direction, Document, ScoreScale};
 use crate::text::shingle::{jaccard, shingles};
 use lsh::Banding;
 use minhash::{OnePermutation, PermutedHashes, MINHASH_SEED, ONE_PERMUTATION_SEED};
+
+/// The key of a list of values: their count, then their bytes.
+fn hash_u64s(values: &[u64]) -> u128 {
+    hash_key(|h| {
+        h.update(&(values.len() as u64).to_le_bytes());
+        values.iter().for_each(|v| h.update(&v.to_le_bytes()));
+    })
+}
+
+impl MinHashSketch {
+    /// Equal for equal sketches (with equal shingle sets when kept).
+    pub fn key(&self) -> u128 {
+        hash_key(|h| {
+            h.update(&(self.values.len() as u64).to_le_bytes());
+            self.values.iter().for_each(|v| h.update(&v.to_le_bytes()));
+            if let Some(set) = &self.shingles {
+                h.update(&hash_u64s(set).to_le_bytes());
+            }
+        })
+    }
+}
 
 fn jaccard_scale(floor: f64) -> ScoreScale {
     ScoreScale {
@@ -64,6 +85,10 @@ impl Detector for ExactJaccard {
 
     fn scored_candidates(&self, signatures: &[Option<Vec<u64>>]) -> Option<Vec<(u32, u32, f32)>> {
         Some(self.scored(signatures))
+    }
+
+    fn signature_key(&self, set: &Vec<u64>) -> Option<u128> {
+        Some(hash_u64s(set))
     }
 
     fn score(&self, a: &Vec<u64>, b: &Vec<u64>) -> f32 {
@@ -329,6 +354,10 @@ impl Detector for MinHash {
         })
     }
 
+    fn signature_key(&self, sketch: &MinHashSketch) -> Option<u128> {
+        Some(sketch.key())
+    }
+
     fn candidates(&self, signatures: &[Option<MinHashSketch>]) -> Vec<(u32, u32)> {
         match self.search {
             CandidateSearch::Bands { banding, .. } => {
@@ -393,7 +422,7 @@ mod tests {
             .map(|(i, t)| Document {
                 page: i as u32,
                 lang: Lang::En,
-                tokens: tokenize(t, Lang::En, &TokenizerConfig::default()),
+                tokens: std::sync::Arc::new(tokenize(t, Lang::En, &TokenizerConfig::default())),
                 structure: None,
             })
             .collect()

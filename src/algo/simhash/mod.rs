@@ -275,6 +275,10 @@ impl Detector for SimHash {
         }
     }
 
+    fn signature_key(&self, signature: &u128) -> Option<u128> {
+        Some(*signature)
+    }
+
     fn score(&self, a: &u128, b: &u128) -> f32 {
         (a ^ b).count_ones() as f32
     }
@@ -290,7 +294,7 @@ mod tests {
         Document {
             page: 0,
             lang: Lang::En,
-            tokens: tokenize(text, Lang::En, &TokenizerConfig::default()),
+            tokens: std::sync::Arc::new(tokenize(text, Lang::En, &TokenizerConfig::default())),
             structure: None,
         }
     }

@@ -79,15 +79,11 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     let rows = bench.result.algorithms.iter().enumerate().map(|(k, a)| {
         let run = &a.run;
         let tuning = &bench.tunings[k];
-        let found = run
-            .pairs
-            .binary_search_by_key(&(i.a, i.b), |p| (p.a, p.b))
-            .ok();
-        let (score, decision) = match found {
-            Some(n) => {
-                let gates = (!run.gate_scores.is_empty()).then(|| &run.gate_scores[n][..]);
-                let dup = tuning.judges(&run.scale, run.pairs[n].score, gates);
-                let mut score = format_value(f64::from(run.pairs[n].score));
+        let (score, decision) = match run.lookup(i.a, i.b) {
+            Some((stored, gate_scores)) => {
+                let gates = gate_scores.as_ref().map(|g| &g[..]);
+                let dup = tuning.judges(&run.scale, stored, gates);
+                let mut score = format_value(f64::from(stored));
                 if let Some(g) = gates {
                     for (gate, s) in run.gates.iter().zip(g) {
                         if !s.is_nan() {

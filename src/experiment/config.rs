@@ -376,6 +376,18 @@ impl MinhashConfig {
     /// hashes we keep 6 groups, as large as n allows.
     const SUPER_SHINGLES: usize = 6;
 
+    /// The detector these settings describe.
+    pub fn detector(&self) -> MinHash {
+        MinHash::new(
+            self.width,
+            self.hashes,
+            self.sketch,
+            self.search(),
+            self.verify,
+            self.floor,
+        )
+    }
+
     pub fn search(&self) -> CandidateSearch {
         match self.candidates {
             CandidateKind::AllPairs => CandidateSearch::AllPairs,
@@ -457,6 +469,20 @@ impl SimhashConfig {
 
     pub fn reference_path(&self, experiment_path: &Path) -> Option<PathBuf> {
         (self.idf != "corpus").then(|| resolve(experiment_path, &self.idf))
+    }
+
+    /// The detector these settings describe, with IDF over `reference`
+    /// when the settings name one.
+    pub fn detector(&self, reference: Option<Arc<Vec<Document>>>) -> SimHash {
+        SimHash::new(
+            self.features,
+            self.ngram,
+            self.weights,
+            self.bits,
+            self.floor,
+            self.layout().ok().flatten(),
+            reference,
+        )
     }
 }
 
@@ -950,15 +976,7 @@ impl ExperimentConfig {
                     grid: vec![1.0],
                 },
                 AlgorithmConfig::Simhash(c) => PreparedAlgorithm {
-                    algorithm: Box::new(SimHash::new(
-                        c.features,
-                        c.ngram,
-                        c.weights,
-                        c.bits,
-                        c.floor,
-                        c.layout().ok().flatten(),
-                        references.get(i).cloned().flatten(),
-                    )),
+                    algorithm: Box::new(c.detector(references.get(i).cloned().flatten())),
                     tokenizer: None,
                     threshold: c.threshold,
                     grid: with_threshold(&c.grid, c.threshold),
@@ -973,14 +991,7 @@ impl ExperimentConfig {
                     grid: with_threshold(&c.grid, c.threshold),
                 },
                 AlgorithmConfig::Minhash(c) => PreparedAlgorithm {
-                    algorithm: Box::new(MinHash::new(
-                        c.width,
-                        c.hashes,
-                        c.sketch,
-                        c.search(),
-                        c.verify,
-                        c.floor,
-                    )),
+                    algorithm: Box::new(c.detector()),
                     tokenizer: self.tokens_of(c.tokens),
                     threshold: c.threshold,
                     grid: with_threshold(&c.grid, c.threshold),
@@ -1057,7 +1068,7 @@ impl ExperimentConfig {
 }
 
 /// The grid with the printed threshold in it, sorted, without repeats.
-fn with_threshold(grid: &[f64], threshold: f64) -> Vec<f64> {
+pub fn with_threshold(grid: &[f64], threshold: f64) -> Vec<f64> {
     let mut grid = grid.to_vec();
     grid.push(threshold);
     grid.sort_by(f64::total_cmp);

@@ -277,6 +277,8 @@ def run(spark, signatures_dir, out, keys, checkpoint):
     summary = []
     for key in keys:
         started = time.time()
+        # Names the algorithm's jobs in the UI and the event log.
+        spark.sparkContext.setJobGroup(key, f"neardup join: {key}")
         base = f"{signatures_dir}/{key}"
         if key.startswith("simhash"):
             settings, count = check_table(spark, f"{base}/fingerprints")

@@ -270,6 +270,8 @@ fn spark_join_equals_the_in_process_run() {
         assert_eq!(theirs.run.label, ours.run.label);
         assert_eq!(theirs.threshold, ours.threshold);
         assert_eq!(theirs.evaluations, ours.evaluations, "{}", ours.run.label);
+        assert_eq!(theirs.candidate_stage, ours.candidate_stage);
+        assert_eq!(theirs.candidates, ours.candidates);
     }
     let report = dir.join("report");
     let printed = neardup(&[

@@ -296,13 +296,24 @@ def run(spark, signatures_dir, out, keys, checkpoint):
                 raise SettingsError(f"{base}: `{field}` is {settings[field]!r}, the pages' {pages_settings[field]!r}")
         candidates, pairs, passes = make(spark, base, settings)
         pairs = checkpoint(pairs)
-        candidate_count = (candidates if candidates is not None else pairs).count()
-        if candidates is not None:
-            candidates.unpersist()
+        candidates = candidates if candidates is not None else pairs
+        candidate_count = candidates.count()
+        # With labels, what the candidate stage alone finds, as in-process.
+        true_candidates = None
+        if pages_settings.get("labelled"):
+            labels_of = spark.read.parquet(f"{signatures_dir}/pages").select("page", "cluster")
+            true_candidates = (
+                candidates.join(labels_of.select(F.col("page").alias("a"), F.col("cluster").alias("ca")), "a")
+                .join(labels_of.select(F.col("page").alias("b"), F.col("cluster").alias("cb")), "b")
+                .where(F.col("ca") == F.col("cb"))
+                .count()
+            )
+        candidates.unpersist()
         labels, rounds = connected_components(pairs.where(passes), checkpoint)
         job = {
             "engine": f"spark {spark.version}",
             "candidates": candidate_count,
+            "true_candidates": true_candidates,
             "shards": shards,
             "components_rounds": rounds,
         }

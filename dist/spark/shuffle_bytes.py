@@ -1,5 +1,5 @@
-"""Shuffle bytes written and read per job group (one per algorithm of
-neardup_join.py), summed from a Spark event log
+"""Shuffle bytes written and read, and task CPU time, per job group (one
+per algorithm of neardup_join.py), summed from a Spark event log
 (spark.eventLog.enabled=true, spark.eventLog.dir=DIR).
 
     python3 dist/spark/shuffle_bytes.py DIR/local-1700000000000 [--pages N]
@@ -16,7 +16,7 @@ def main():
     parser.add_argument("--pages", type=int, help="pages joined, to print bytes per page")
     args = parser.parse_args()
     group_of_job, group_of_stage = {}, {}
-    written, read = defaultdict(int), defaultdict(int)
+    written, read, cpu = defaultdict(int), defaultdict(int), defaultdict(int)
     with open(args.log) as f:
         for line in f:
             event = json.loads(line)
@@ -33,8 +33,12 @@ def main():
                 r = metrics.get("Shuffle Read Metrics") or {}
                 written[group] += w.get("Shuffle Bytes Written", 0)
                 read[group] += r.get("Remote Bytes Read", 0) + r.get("Local Bytes Read", 0)
+                cpu[group] += metrics.get("Executor CPU Time", 0)
     for group in sorted(set(written) | set(read)):
-        line = f"{group:<20} shuffle written {written[group] / 1e6:10.1f} MB  read {read[group] / 1e6:10.1f} MB"
+        line = (
+            f"{group:<20} shuffle written {written[group] / 1e6:10.1f} MB  read {read[group] / 1e6:10.1f} MB"
+            f"  task CPU {cpu[group] / 1e9:8.1f} s"
+        )
         if args.pages:
             line += f"  {written[group] / args.pages:8.0f} bytes/page written"
         print(line)

@@ -21,7 +21,7 @@ use super::{table_files, DistError, METADATA_KEY};
 use crate::algo::{AlgorithmRun, Detector, ScoredPair};
 use crate::corpus::Corpus;
 use crate::eval::throughput::{peak_memory_bytes, process_cpu_seconds, Stage, StageClock};
-use crate::eval::{candidate_recall, evaluate_at, evaluate_with_clusters, Truth};
+use crate::eval::{candidate_recall, evaluate_at, evaluate_with_clusters, Counts, Truth};
 use crate::experiment::config::{format_threshold, AlgorithmConfig};
 use crate::experiment::{AlgorithmResult, ExperimentResult};
 use crate::extract::{extract_page, Extraction};
@@ -401,9 +401,20 @@ pub fn evaluate_external(
             threshold,
             evaluations,
             candidates,
-            // Only the stored pairs come back: the candidate stage's
-            // recall is counted on them.
-            candidate_stage: candidates,
+            // The job counts its candidates, and the true ones among them
+            // when the pages carry labels; otherwise only the stored
+            // pairs tell.
+            candidate_stage: match (
+                job["job"]["candidates"].as_u64(),
+                job["job"]["true_candidates"].as_u64(),
+            ) {
+                (Some(detected), Some(correct)) => Counts {
+                    actual: truth.true_pairs(),
+                    detected,
+                    correct,
+                },
+                _ => candidates,
+            },
             unsigned_by_slice: vec![0; truth.slice_names.len()],
         });
     }

@@ -26,6 +26,23 @@ fn neardup(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// `neardup signatures EXPERIMENT -o OUT --shard SHARD`, which must succeed.
+fn signatures(experiment: &Path, out: &Path, shard: &str) {
+    let run = neardup(&[
+        "signatures",
+        experiment.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--shard",
+        shard,
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
 fn read(path: &Path) -> (DataFrame, serde_json::Value) {
     let mut reader = ParquetReader::new(std::fs::File::open(path).unwrap());
     let kv = reader.get_metadata().unwrap().key_value_metadata().clone();
@@ -48,19 +65,7 @@ fn signatures_are_the_in_process_sketches_with_their_settings() {
     std::fs::write(&experiment, EXPERIMENT).unwrap();
     let out = tmp.path().join("sig");
     for i in 0..3 {
-        let run = neardup(&[
-            "signatures",
-            experiment.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--shard",
-            &format!("{i}/3"),
-        ]);
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
+        signatures(&experiment, &out, &format!("{i}/3"));
     }
     let corpus = demo_corpus().unwrap();
     let config = ExperimentConfig::parse(&experiment, EXPERIMENT).unwrap();
@@ -266,4 +271,37 @@ fn external_pairs_score_as_the_in_process_run() {
     let bad = neardup(&["evaluate", "demo", "--pairs", path.to_str().unwrap()]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("settings `config`"));
+}
+
+/// Rows of a table's parts, sorted by page.
+fn table(dir: &Path) -> DataFrame {
+    let mut parts: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| read(&e.unwrap().path()).0)
+        .collect();
+    let mut all = parts.remove(0);
+    for p in parts {
+        all.vstack_mut(&p).unwrap();
+    }
+    all.sort(["page"], SortMultipleOptions::default()).unwrap()
+}
+
+#[test]
+fn idf_over_the_corpus_is_the_same_in_every_shard() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "corpus: demo\nalgorithms:\n  \
+        - type: simhash\n    weights: tf_idf\n    index: 6c3\n    floor: 3\n    grid: [3]\n";
+    let experiment = tmp.path().join("idf.yaml");
+    std::fs::write(&experiment, text).unwrap();
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    let sign = |out: &Path, shard: &str| signatures(&experiment, out, shard);
+    sign(&one, "0/1");
+    sign(&two, "0/2");
+    sign(&two, "1/2");
+    let (a, b) = (
+        table(&one.join("simhash-0/fingerprints")),
+        table(&two.join("simhash-0/fingerprints")),
+    );
+    assert!(a.height() > 100);
+    assert!(a.equals(&b), "a shard weighed its features by its own IDF");
 }

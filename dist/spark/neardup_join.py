@@ -296,7 +296,8 @@ def run(spark, signatures_dir, out, keys, checkpoint):
                 raise SettingsError(f"{base}: `{field}` is {settings[field]!r}, the pages' {pages_settings[field]!r}")
         candidates, pairs, passes = make(spark, base, settings)
         pairs = checkpoint(pairs)
-        candidates = candidates if candidates is not None else pairs
+        kept_apart = candidates is not None
+        candidates = candidates if kept_apart else pairs
         candidate_count = candidates.count()
         # With labels, what the candidate stage alone finds, as in-process.
         true_candidates = None
@@ -308,7 +309,8 @@ def run(spark, signatures_dir, out, keys, checkpoint):
                 .where(F.col("ca") == F.col("cb"))
                 .count()
             )
-        candidates.unpersist()
+        if kept_apart:
+            candidates.unpersist()
         labels, rounds = connected_components(pairs.where(passes), checkpoint)
         job = {
             "engine": f"spark {spark.version}",
@@ -336,7 +338,7 @@ def run(spark, signatures_dir, out, keys, checkpoint):
             .select("id", F.col("cluster").alias("cluster", metadata=meta("clusters")))
         )
         clusters.write.mode("overwrite").parquet(f"{out}/{key}/clusters")
-        written = spark.read.parquet(f"{out}/{key}/pairs").count()
+        written = pairs.count()
         line = (
             f"{key}: {settings['label']}: {candidate_count} candidates, {written} pairs, "
             f"components in {rounds} rounds, {time.time() - started:.1f} s"

@@ -10,6 +10,7 @@
 pub mod algo;
 pub mod bench;
 pub mod corpus;
+pub mod dist;
 pub mod eval;
 pub mod experiment;
 pub mod extract;

@@ -87,6 +87,41 @@ enum Command {
         #[arg(long, short)]
         out: PathBuf,
     },
+    /// Write an experiment's MinHash sketches with their band hashes and
+    /// its SimHash fingerprints as Parquet, with their settings, for a
+    /// cluster job (dist/spark/neardup_join.py) to join.
+    Signatures {
+        /// An experiment YAML, or a corpus (MinHash at its defaults, SimHash
+        /// at k = 3 through 6c3 tables); `demo` for the embedded corpus.
+        input: PathBuf,
+        #[arg(long, short)]
+        out: PathBuf,
+        /// This machine's share, i/N: the pages whose id hashes to i
+        /// modulo N (default: all pages).
+        #[arg(long)]
+        shard: Option<String>,
+    },
+    /// Score pairs (and clusters) computed elsewhere, e.g. by the Spark
+    /// job, as `neardup run` scores its own, and write a run directory
+    /// for `neardup report`.
+    Evaluate {
+        /// The labelled corpus the signatures were computed on.
+        corpus: PathBuf,
+        /// A pairs table (a, b, score): a Parquet file or a directory of
+        /// them. Repeat for several algorithms.
+        #[arg(long, required = true)]
+        pairs: Vec<PathBuf>,
+        /// The clusters (id, cluster) made of each --pairs, in the same
+        /// order: scored at the threshold instead of the pairs' closure.
+        #[arg(long)]
+        clusters: Vec<PathBuf>,
+        /// Where to write the results (default: reports/external).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Also draw the report (charts, report.md) into the same directory.
+        #[arg(long)]
+        report: bool,
+    },
     /// Extract one page: title, subtitles and main text.
     Extract {
         /// An HTML file (any charset; .gz is fine).
@@ -278,6 +313,8 @@ enum CliError {
     Ingest(#[from] neardup::index::ingest::IngestError),
     #[error(transparent)]
     Report(#[from] neardup::report::ReportError),
+    #[error(transparent)]
+    Dist(#[from] neardup::dist::DistError),
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -420,6 +457,14 @@ fn run(cli: Cli) -> Result<(), CliError> {
             println!("wrote {} files to {}", written.len(), out.display());
             Ok(())
         }
+        Some(Command::Signatures { input, out, shard }) => run_signatures(&input, &out, shard),
+        Some(Command::Evaluate {
+            corpus,
+            pairs,
+            clusters,
+            out,
+            report,
+        }) => run_evaluate(&corpus, &pairs, &clusters, out, report),
         Some(Command::Extract {
             page,
             json,
@@ -769,6 +814,108 @@ fn run_ingest(
     Ok(())
 }
 
+fn run_signatures(input: &Path, out: &Path, shard: Option<String>) -> Result<(), CliError> {
+    use neardup::dist::signatures::{write_signatures, Exported, DEFAULT_EXPERIMENT};
+    let shard = match shard {
+        Some(s) => s
+            .parse::<neardup::dist::Shard>()
+            .map_err(|e| CliError::Usage(format!("--shard: {e}")))?,
+        None => neardup::dist::Shard::ALL,
+    };
+    let is_yaml = matches!(
+        input.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml")
+    );
+    let (config, corpus_path) = if is_yaml {
+        let config = ExperimentConfig::load(input).map_err(ExperimentError::from)?;
+        let corpus_path = config.corpus_path(input);
+        (config, corpus_path)
+    } else {
+        let config = ExperimentConfig::parse(Path::new("<defaults>"), DEFAULT_EXPERIMENT)
+            .map_err(ExperimentError::from)?;
+        let corpus_path = (input != Path::new("demo")).then(|| input.to_path_buf());
+        (config, corpus_path)
+    };
+    let corpus = match corpus_path {
+        None => demo::demo_corpus()?,
+        Some(path) => corpus::read_corpus(&path, ReadOptions::unlabelled())?,
+    };
+    let references = experiment::load_references(&config, input).map_err(ExperimentError::from)?;
+    let started = std::time::Instant::now();
+    for e in write_signatures(&config, &corpus, &references, out, shard)? {
+        match e {
+            Exported::Written {
+                key,
+                label,
+                pages,
+                signed,
+            } => eprintln!("{key}: {label}: {signed} of {pages} pages signed"),
+            Exported::Skipped { position, reason } => {
+                eprintln!("algorithms[{position}] not exported: {reason}")
+            }
+        }
+    }
+    eprintln!(
+        "wrote shard {}/{} of {} into {} ({:.2} s)",
+        shard.index,
+        shard.count,
+        corpus.source,
+        out.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn run_evaluate(
+    corpus_path: &Path,
+    pairs: &[PathBuf],
+    clusters: &[PathBuf],
+    out: Option<PathBuf>,
+    report: bool,
+) -> Result<(), CliError> {
+    use neardup::dist::external::{evaluate_external, read_clusters, read_pairs, ExternalInput};
+    if !clusters.is_empty() && clusters.len() != pairs.len() {
+        return Err(CliError::Usage(format!(
+            "--clusters: give one per --pairs ({} pairs, {} clusters)",
+            pairs.len(),
+            clusters.len()
+        )));
+    }
+    let corpus = if corpus_path == Path::new("demo") {
+        demo::demo_corpus()?
+    } else {
+        corpus::read_corpus(corpus_path, ReadOptions::default())?
+    };
+    let inputs = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            Ok(ExternalInput {
+                pairs: read_pairs(p, &corpus)?,
+                clusters: match clusters.get(i) {
+                    Some(c) => Some((c.clone(), read_clusters(c, &corpus)?)),
+                    None => None,
+                },
+            })
+        })
+        .collect::<Result<Vec<_>, neardup::dist::DistError>>()?;
+    let dir = out.unwrap_or_else(|| Path::new("reports").join("external"));
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "external".into());
+    let result = evaluate_external(&name, &corpus, &inputs)?;
+    // The notes (clusters against the pairs' closure) are in the verbose
+    // tables.
+    let options = RunOptions {
+        out: None,
+        report,
+        verbose: true,
+        json: false,
+    };
+    write_run(&result, None, &dir, &options)
+}
+
 fn tui_on(source: neardup::tui::Source) -> Result<(), CliError> {
     if let neardup::tui::Source::Experiment(path) = &source {
         // Read errors print plainly, before the terminal changes.
@@ -888,28 +1035,41 @@ fn run_experiment_file(
     options: RunOptions,
 ) -> Result<(PathBuf, experiment::ExperimentResult), CliError> {
     let (name, result) = run_quietly(config, path)?;
+    let dir = options
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("reports").join(&name));
+    write_run(&result, config.paper.as_ref(), &dir, &options)?;
+    Ok((dir, result))
+}
+
+/// Prints the summary (table, verbose tables or JSON), writes the results
+/// into `dir` and, with `--report`, draws the report beside them.
+fn write_run(
+    result: &experiment::ExperimentResult,
+    paper: Option<&neardup::report::paper::Paper>,
+    dir: &Path,
+    options: &RunOptions,
+) -> Result<(), CliError> {
     if options.json {
-        let summary = experiment::summary::summarize(&result);
+        let summary = experiment::summary::summarize(result);
         println!(
             "{}",
             serde_json::to_string_pretty(&summary).expect("the summary serialises")
         );
     } else {
         if options.verbose {
-            print!("{}\n", experiment::render_summary(&result));
+            println!("{}", experiment::render_summary(result));
         }
-        print!("{}", experiment::summary::render_summary_table(&result));
+        print!("{}", experiment::summary::render_summary_table(result));
     }
-    let dir = options
-        .out
-        .unwrap_or_else(|| Path::new("reports").join(&name));
-    let mut written = experiment::write_reports(&result, config.paper.as_ref(), &dir)
-        .map_err(ExperimentError::from)?;
+    let mut written =
+        experiment::write_reports(result, paper, dir).map_err(ExperimentError::from)?;
     if options.report {
-        let run = neardup::report::load_run(&dir)?;
+        let run = neardup::report::load_run(dir)?;
         written.extend(neardup::report::render_report(
-            &[(name.clone(), run)],
-            &dir,
+            &[(result.name.clone(), run)],
+            dir,
         )?);
     }
     let files = written.len();
@@ -918,7 +1078,7 @@ fn run_experiment_file(
     } else {
         eprintln!("wrote {files} files to {}", dir.display());
     }
-    Ok((dir, result))
+    Ok(())
 }
 
 /// `run TUNED.yaml --corpus OTHER`: the experiment's algorithms at its

@@ -299,6 +299,24 @@ impl AlgorithmRun {
             .filter(|g| self.scale.passes(g.score, self.scale.floor))
     }
 
+    /// Every stored pair, the pairs inside stored groups listed too,
+    /// sorted by (a, b): to compare with tools that list every pair (on
+    /// small corpora; a large group has millions).
+    pub fn listed_pairs(&self) -> Vec<ScoredPair> {
+        let mut all = self.pairs.clone();
+        for g in self.stored_groups() {
+            for (i, &a) in g.pages.iter().enumerate() {
+                all.extend(g.pages[i + 1..].iter().map(|&b| ScoredPair {
+                    a,
+                    b,
+                    score: g.score,
+                }));
+            }
+        }
+        all.sort_unstable_by_key(|p| (p.a, p.b));
+        all
+    }
+
     /// Pairs stored, groups' pairs included.
     pub fn stored_pairs(&self) -> u64 {
         self.pairs.len() as u64 + self.stored_groups().map(PageGroup::pairs).sum::<u64>()

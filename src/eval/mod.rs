@@ -362,6 +362,40 @@ pub fn evaluate_grouped(
     scale: &ScoreScale,
     threshold: f64,
 ) -> Evaluation {
+    evaluate_full(
+        truth,
+        pairs,
+        groups,
+        gate_thresholds,
+        scale,
+        threshold,
+        None,
+    )
+}
+
+/// [`evaluate_at`], with the clustered and page levels read from
+/// `clusters` (per page, the index of a page of its predicted cluster, the
+/// same for all of them) instead of the transitive closure of the pairs:
+/// clusters computed elsewhere are scored as they are.
+pub fn evaluate_with_clusters(
+    truth: &Truth,
+    pairs: &[ScoredPair],
+    scale: &ScoreScale,
+    threshold: f64,
+    clusters: Option<&[u32]>,
+) -> Evaluation {
+    evaluate_full(truth, pairs, &[], &[], scale, threshold, clusters)
+}
+
+fn evaluate_full(
+    truth: &Truth,
+    pairs: &[ScoredPair],
+    groups: &[PageGroup],
+    gate_thresholds: &[f64],
+    scale: &ScoreScale,
+    threshold: f64,
+    clusters: Option<&[u32]>,
+) -> Evaluation {
     let n = truth.pages();
     let slices = truth.slice_names.len();
     let mut pairwise = vec![Counts::default(); slices];
@@ -372,7 +406,9 @@ pub fn evaluate_grouped(
         if truth.cluster[pair.a as usize] == truth.cluster[pair.b as usize] {
             c.correct += 1;
         }
-        sets.union(pair.a, pair.b);
+        if clusters.is_none() {
+            sets.union(pair.a, pair.b);
+        }
     }
     let mut group_detected = vec![0u64; slices];
     let mut group_correct = vec![0u64; slices];
@@ -404,6 +440,17 @@ pub fn evaluate_grouped(
         c.detected += group_detected[s];
         c.correct += group_correct[s];
     }
+    let roots: Vec<u32> = match clusters {
+        Some(labels) => {
+            assert_eq!(labels.len(), n, "one cluster label per page");
+            labels.to_vec()
+        }
+        None => (0..n as u32).map(|p| sets.find(p)).collect(),
+    };
+    let mut size = vec![0u32; n];
+    for &r in &roots {
+        size[r as usize] += 1;
+    }
 
     // Only pages in predicted clusters of two or more matter from here on.
     // Sorted by (predicted cluster, true cluster, slice): runs of the first
@@ -412,8 +459,8 @@ pub fn evaluate_grouped(
     let mut members: Vec<(u32, u32, u16, u32)> = Vec::new();
     let mut kept = vec![u32::MAX; n];
     for p in 0..n as u32 {
-        let root = sets.find(p);
-        if sets.size[root as usize] < 2 {
+        let root = roots[p as usize];
+        if size[root as usize] < 2 {
             continue;
         }
         members.push((root, truth.cluster[p as usize], truth.slice[p as usize], p));

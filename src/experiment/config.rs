@@ -13,6 +13,7 @@ pub use crate::algo::combined::CombinedConfig;
 pub use crate::algo::exact::ExactConfig;
 pub use crate::algo::imatch::ImatchConfig;
 pub use crate::algo::semantic::config::SemanticConfig;
+pub use crate::algo::settings::with_threshold;
 use crate::algo::settings::AlgorithmSettings;
 pub use crate::algo::shingling::config::{CandidateKind, JaccardConfig, MinhashConfig};
 pub use crate::algo::simhash::config::SimhashConfig;

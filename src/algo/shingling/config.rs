@@ -153,6 +153,18 @@ impl MinhashConfig {
     /// hashes we keep 6 groups, as large as n allows.
     const SUPER_SHINGLES: usize = 6;
 
+    /// The detector these settings describe.
+    pub fn detector(&self) -> MinHash {
+        MinHash::new(
+            self.width,
+            self.hashes,
+            self.sketch,
+            self.search(),
+            self.verify,
+            self.floor,
+        )
+    }
+
     pub fn search(&self) -> CandidateSearch {
         match self.candidates {
             CandidateKind::AllPairs => CandidateSearch::AllPairs,
@@ -201,7 +213,9 @@ impl MinhashConfig {
 }
 
 impl MinhashConfig {
-    fn listed_grid(&self) -> Vec<f64> {
+    /// The thresholds the results are written at (the grid, or every step
+    /// the floor reaches).
+    pub fn listed_grid(&self) -> Vec<f64> {
         self.grid
             .clone()
             .unwrap_or_else(|| similarity_grid(self.floor))
@@ -261,14 +275,7 @@ impl AlgorithmSettings for MinhashConfig {
     }
 
     fn build(&self, _reference: Option<Arc<Vec<Document>>>) -> Box<dyn Algorithm> {
-        Box::new(MinHash::new(
-            self.width,
-            self.hashes,
-            self.sketch,
-            self.search(),
-            self.verify,
-            self.floor,
-        ))
+        Box::new(self.detector())
     }
 
     fn threshold(&self) -> f64 {

@@ -105,6 +105,17 @@ impl Banding {
         best
     }
 
+    /// Each band's hash, in band order; empty when the sketch is shorter
+    /// than bands*rows (such a page takes no part in the search).
+    pub fn band_hashes(&self, sketch: &[u32]) -> Vec<u64> {
+        if sketch.len() < self.bands * self.rows {
+            return Vec::new();
+        }
+        (0..self.bands)
+            .map(|band| band_key(&sketch[band * self.rows..(band + 1) * self.rows], band))
+            .collect()
+    }
+
     /// The S-curve at a few similarities, for printing.
     pub fn curve(&self, points: &[f64]) -> Vec<(f64, f64)> {
         points.iter().map(|&j| (j, self.probability(j))).collect()
@@ -162,8 +173,10 @@ impl Banding {
 }
 
 /// The hash of one band: its values in order, and the band's index.
+/// Public so that sketches exported for a cluster job carry the very keys
+/// [`Banding::candidates`] groups by.
 #[inline]
-fn band_key(values: &[u32], band: usize) -> u64 {
+pub fn band_key(values: &[u32], band: usize) -> u64 {
     let mut h = 0x6261_6e64_0000_0000 ^ band as u64;
     for &v in values {
         h = (h ^ u64::from(v))

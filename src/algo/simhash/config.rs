@@ -44,6 +44,28 @@ impl SimhashConfig {
     pub fn layout(&self) -> Result<Option<Layout>, LayoutError> {
         self.index.as_deref().map(str::parse).transpose()
     }
+
+    /// The detector these settings describe, with IDF from `reference`
+    /// (the evaluated corpus when `None`).
+    pub fn detector(&self, reference: Option<Arc<Vec<Document>>>) -> SimHash {
+        SimHash::new(
+            self.features,
+            self.ngram,
+            self.weights,
+            self.bits,
+            self.floor,
+            self.layout().ok().flatten(),
+            reference,
+        )
+    }
+
+    /// The thresholds the results are written at (the grid, or every
+    /// distance up to the floor).
+    pub fn listed_grid(&self) -> Vec<f64> {
+        self.grid
+            .clone()
+            .unwrap_or_else(|| distance_grid(self.floor))
+    }
 }
 
 impl Default for SimhashConfig {
@@ -59,14 +81,6 @@ impl Default for SimhashConfig {
             grid: None,
             floor: 16,
         }
-    }
-}
-
-impl SimhashConfig {
-    fn listed_grid(&self) -> Vec<f64> {
-        self.grid
-            .clone()
-            .unwrap_or_else(|| distance_grid(self.floor))
     }
 }
 
@@ -109,15 +123,7 @@ impl AlgorithmSettings for SimhashConfig {
     }
 
     fn build(&self, reference: Option<Arc<Vec<Document>>>) -> Box<dyn Algorithm> {
-        Box::new(SimHash::new(
-            self.features,
-            self.ngram,
-            self.weights,
-            self.bits,
-            self.floor,
-            self.layout().ok().flatten(),
-            reference,
-        ))
+        Box::new(self.detector(reference))
     }
 
     fn threshold(&self) -> f64 {

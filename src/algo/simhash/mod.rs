@@ -21,7 +21,7 @@ use crate::text::tokenize::char_ngrams;
 use tables::Layout;
 
 /// Fixed so that fingerprints are the same on every run and machine.
-const SEED: u64 = 0x7369_6d68_6173_6801;
+pub const SEED: u64 = 0x7369_6d68_6173_6801;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

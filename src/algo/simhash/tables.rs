@@ -168,6 +168,12 @@ impl Permutation {
         Permutation { moves, prefix_bits }
     }
 
+    /// (source low bit, width, destination low bit) of each moved range,
+    /// so that other implementations can permute the same way.
+    pub fn moves(&self) -> &[(u32, u32, u32)] {
+        &self.moves
+    }
+
     #[inline]
     pub fn apply(&self, fp: u64) -> u64 {
         self.moves.iter().fold(0, |out, &(src, width, dst)| {

@@ -1,0 +1,438 @@
+//! `neardup evaluate`: pairs (and clusters) computed elsewhere, scored
+//! with the metrics of an in-process run and written as a run directory,
+//! so that `neardup report` draws both side by side.
+//!
+//! A pairs table has `a` and `b` (page ids) and `score` (the estimated
+//! Jaccard, or the Hamming distance); a clusters table has `id` and
+//! `cluster` (pages sharing a value form a predicted cluster; pages not
+//! listed are alone). Either is a Parquet file or a directory of them (a
+//! Spark output). The settings that made the pairs come from the files'
+//! metadata: the key `neardup`, or the `score` column's metadata in the
+//! schema Spark stores.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+use rayon::prelude::*;
+use serde_json::Value;
+
+use super::{table_files, DistError, METADATA_KEY};
+use crate::algo::{AlgorithmRun, Detector, ScoredPair};
+use crate::corpus::Corpus;
+use crate::eval::throughput::{peak_memory_bytes, process_cpu_seconds, Stage, StageClock};
+use crate::eval::{candidate_recall, evaluate_at, evaluate_with_clusters, Counts, Truth};
+use crate::experiment::config::{format_threshold, AlgorithmConfig};
+use crate::experiment::{AlgorithmResult, ExperimentResult};
+use crate::extract::{extract_page, Extraction};
+
+/// The key under which Spark keeps a DataFrame's schema, column metadata
+/// included, in the Parquet files it writes.
+const SPARK_SCHEMA_KEY: &str = "org.apache.spark.sql.parquet.row.metadata";
+
+/// Pairs read back, as page indices of the corpus.
+#[derive(Debug, Clone)]
+pub struct ExternalPairs {
+    pub path: PathBuf,
+    /// The signatures' settings (see `dist::signatures`).
+    pub settings: Value,
+    /// What the job adds about itself (candidate pairs, rounds...).
+    pub job: Value,
+    /// Sorted by (a, b), `a < b`.
+    pub pairs: Vec<ScoredPair>,
+}
+
+fn ids_of(corpus: &Corpus) -> HashMap<&str, u32> {
+    corpus
+        .pages
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.id.as_str(), i as u32))
+        .collect()
+}
+
+/// The settings envelope a file carries, if any.
+fn envelope(file: &Path) -> Result<Option<Value>, DistError> {
+    let handle = std::fs::File::open(file).map_err(|source| DistError::Io {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let mut reader = ParquetReader::new(handle);
+    let metadata = reader
+        .get_metadata()
+        .map_err(|e| DistError::invalid(file, e.to_string()))?;
+    let Some(kv) = metadata.key_value_metadata() else {
+        return Ok(None);
+    };
+    let parse = |text: &str, what: &str| {
+        serde_json::from_str::<Value>(text)
+            .map_err(|e| DistError::invalid(file, format!("{what} is not JSON: {e}")))
+    };
+    if let Some(v) = kv.iter().find(|kv| kv.key == METADATA_KEY) {
+        return parse(v.value.as_deref().unwrap_or(""), "metadata `neardup`").map(Some);
+    }
+    let Some(schema) = kv.iter().find(|kv| kv.key == SPARK_SCHEMA_KEY) else {
+        return Ok(None);
+    };
+    let schema = parse(schema.value.as_deref().unwrap_or(""), "Spark's schema")?;
+    let field = schema["fields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find_map(|f| f["metadata"][METADATA_KEY].as_str());
+    field
+        .map(|text| parse(text, "column metadata `neardup`"))
+        .transpose()
+}
+
+/// The envelope shared by every file of a table; files disagreeing on the
+/// settings are an error (they were not made by one job).
+fn table_envelope(path: &Path, files: &[PathBuf]) -> Result<Value, DistError> {
+    let mut found: Option<(PathBuf, Value)> = None;
+    for file in files {
+        let Some(env) = envelope(file)? else {
+            continue;
+        };
+        match &found {
+            Some((first, seen)) if seen["settings"] != env["settings"] => {
+                return Err(DistError::invalid(
+                    file,
+                    format!(
+                        "its settings differ from those of {}: the files come from different jobs",
+                        first.display()
+                    ),
+                ))
+            }
+            Some(_) => {}
+            None => found = Some((file.clone(), env)),
+        }
+    }
+    found.map(|(_, env)| env).ok_or_else(|| {
+        DistError::invalid(
+            path,
+            "carries no neardup settings (key `neardup`, or the `score` column's metadata): \
+             pairs must come from the signatures `neardup signatures` wrote",
+        )
+    })
+}
+
+fn read_frame(file: &Path) -> Result<DataFrame, DistError> {
+    let handle = std::fs::File::open(file).map_err(|source| DistError::Io {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    ParquetReader::new(handle)
+        .finish()
+        .map_err(|e| DistError::invalid(file, e.to_string()))
+}
+
+/// A string column, with a clear error when it is missing or not text.
+fn strings<'a>(file: &Path, df: &'a DataFrame, name: &str) -> Result<&'a StringChunked, DistError> {
+    df.column(name)
+        .map_err(|_| DistError::invalid(file, format!("no column `{name}`")))?
+        .str()
+        .map_err(|_| DistError::invalid(file, format!("column `{name}` is not text")))
+}
+
+/// Reads a pairs table; every id must be a page of `corpus`.
+pub fn read_pairs(path: &Path, corpus: &Corpus) -> Result<ExternalPairs, DistError> {
+    let files = table_files(path)?;
+    let env = table_envelope(path, &files)?;
+    let settings = env["settings"].clone();
+    if let Some(n) = settings["corpus_pages"].as_u64() {
+        if n != corpus.len() as u64 {
+            return Err(DistError::invalid(
+                path,
+                format!(
+                    "was computed on a corpus of {n} pages ({}); this one has {}",
+                    settings["corpus"].as_str().unwrap_or("?"),
+                    corpus.len()
+                ),
+            ));
+        }
+    }
+    let ids = ids_of(corpus);
+    let mut pairs = Vec::new();
+    for file in &files {
+        let df = read_frame(file)?;
+        let (a, b) = (strings(file, &df, "a")?, strings(file, &df, "b")?);
+        let score = df
+            .column("score")
+            .map_err(|_| DistError::invalid(file, "no column `score`"))?
+            .cast(&DataType::Float32)
+            .map_err(|_| DistError::invalid(file, "column `score` is not a number"))?;
+        let score = score.f32().expect("cast to f32");
+        for (row, ((a, b), s)) in a.iter().zip(b.iter()).zip(score.iter()).enumerate() {
+            let at = |field: &str, message: String| {
+                DistError::invalid(file, format!("row {}: field `{field}`: {message}", row + 1))
+            };
+            let page = |field: &str, id: Option<&str>| {
+                let id = id.ok_or_else(|| at(field, "missing".into()))?;
+                ids.get(id)
+                    .copied()
+                    .ok_or_else(|| at(field, format!("`{id}` is not a page of the corpus")))
+            };
+            let (pa, pb) = (page("a", a)?, page("b", b)?);
+            if pa == pb {
+                return Err(at("b", "a page paired with itself".into()));
+            }
+            let score = s
+                .filter(|s| !s.is_nan())
+                .ok_or_else(|| at("score", "missing".into()))?;
+            pairs.push(ScoredPair {
+                a: pa.min(pb),
+                b: pa.max(pb),
+                score,
+            });
+        }
+    }
+    pairs.par_sort_unstable_by(|x, y| {
+        (x.a, x.b)
+            .cmp(&(y.a, y.b))
+            .then(x.score.total_cmp(&y.score))
+    });
+    pairs.dedup_by_key(|p| (p.a, p.b));
+    let mut job = env.clone();
+    if let Some(m) = job.as_object_mut() {
+        m.remove("settings");
+    }
+    Ok(ExternalPairs {
+        path: path.to_path_buf(),
+        settings,
+        job,
+        pairs,
+    })
+}
+
+/// Reads a clusters table into one label per page of `corpus`: the index
+/// of the first page of its cluster (a page of its own when not listed).
+pub fn read_clusters(path: &Path, corpus: &Corpus) -> Result<Vec<u32>, DistError> {
+    let ids = ids_of(corpus);
+    let mut labels: Vec<u32> = (0..corpus.len() as u32).collect();
+    let mut listed = vec![false; corpus.len()];
+    let mut members: HashMap<String, Vec<u32>> = HashMap::new();
+    for file in table_files(path)? {
+        let df = read_frame(&file)?;
+        let (id, cluster) = (strings(&file, &df, "id")?, strings(&file, &df, "cluster")?);
+        for (row, (id, cluster)) in id.iter().zip(cluster.iter()).enumerate() {
+            let at = |field: &str, message: String| {
+                DistError::invalid(
+                    &file,
+                    format!("row {}: field `{field}`: {message}", row + 1),
+                )
+            };
+            let id = id.ok_or_else(|| at("id", "missing".into()))?;
+            let page = *ids
+                .get(id)
+                .ok_or_else(|| at("id", format!("`{id}` is not a page of the corpus")))?;
+            if std::mem::replace(&mut listed[page as usize], true) {
+                return Err(at("id", format!("`{id}` is listed twice")));
+            }
+            let cluster = cluster.ok_or_else(|| at("cluster", "missing".into()))?;
+            members.entry(cluster.to_string()).or_default().push(page);
+        }
+    }
+    for pages in members.values() {
+        let first = *pages.iter().min().expect("a cluster has a page");
+        for &p in pages {
+            labels[p as usize] = first;
+        }
+    }
+    Ok(labels)
+}
+
+/// Each page's cluster named by its least page index, so that two
+/// clusterings compare with `==`.
+pub fn canonical(labels: &[u32]) -> Vec<u32> {
+    let mut least: HashMap<u32, u32> = HashMap::new();
+    for (p, &l) in labels.iter().enumerate() {
+        least.entry(l).or_insert(p as u32);
+    }
+    labels.iter().map(|l| least[l]).collect()
+}
+
+/// The transitive closure of the pairs passing `threshold`, as labels.
+pub fn closure(pages: usize, pairs: &[ScoredPair], passes: impl Fn(f32) -> bool) -> Vec<u32> {
+    let mut parent: Vec<u32> = (0..pages as u32).collect();
+    fn find(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            parent[x as usize] = parent[parent[x as usize] as usize];
+            x = parent[x as usize];
+        }
+        x
+    }
+    for p in pairs.iter().filter(|p| passes(p.score)) {
+        let (ra, rb) = (find(&mut parent, p.a), find(&mut parent, p.b));
+        if ra != rb {
+            parent[ra.max(rb) as usize] = ra.min(rb);
+        }
+    }
+    let labels: Vec<u32> = (0..pages as u32).map(|p| find(&mut parent, p)).collect();
+    canonical(&labels)
+}
+
+/// One input: pairs, and the clusters the job made of them, if given.
+pub struct ExternalInput {
+    pub pairs: ExternalPairs,
+    pub clusters: Option<(PathBuf, Vec<u32>)>,
+}
+
+/// Scores external pairs over `corpus` as `neardup run` scores its own.
+pub fn evaluate_external(
+    name: &str,
+    corpus: &Corpus,
+    inputs: &[ExternalInput],
+) -> Result<ExperimentResult, DistError> {
+    let wall = std::time::Instant::now();
+    let cpu = process_cpu_seconds();
+    let input_bytes = corpus.content_bytes();
+    let mut clock = StageClock::new(corpus.len(), input_bytes);
+    let first = inputs
+        .first()
+        .ok_or_else(|| DistError::Usage("give at least one --pairs".into()))?;
+    let extraction: Extraction =
+        serde_json::from_value(first.pairs.settings["extract"].clone()).unwrap_or_default();
+    let started = clock.start();
+    let (lengths, blank): (Vec<usize>, Vec<bool>) = corpus
+        .pages
+        .par_iter()
+        .map(|p| {
+            let text = extract_page(p, extraction).structure.text();
+            (text.chars().count(), text.trim().is_empty())
+        })
+        .unzip();
+    clock.stop(started, Stage::DecodeExtract, extraction.name());
+    let truth = Truth::new(&corpus.pages, &lengths);
+
+    let mut algorithms = Vec::new();
+    for input in inputs {
+        let ExternalPairs {
+            path,
+            settings,
+            job,
+            pairs,
+        } = &input.pairs;
+        let bad = |message: String| DistError::invalid(path, message);
+        let config: AlgorithmConfig = serde_json::from_value(settings["config"].clone())
+            .map_err(|e| bad(format!("settings `config`: {e}")))?;
+        let (name, scale, mut notes, banding) = match &config {
+            AlgorithmConfig::Minhash(c) => {
+                let d = c.detector();
+                (
+                    Detector::name(&d),
+                    Detector::scale(&d),
+                    d.describe(),
+                    d.banding(),
+                )
+            }
+            AlgorithmConfig::Simhash(c) => {
+                let d = c.detector(None);
+                (Detector::name(&d), Detector::scale(&d), Vec::new(), None)
+            }
+            _ => return Err(bad("settings `config`: not a MinHash or SimHash".into())),
+        };
+        let threshold = settings["threshold"]
+            .as_f64()
+            .ok_or_else(|| bad("settings: no `threshold`".into()))?;
+        let grid: Vec<f64> = serde_json::from_value(settings["grid"].clone())
+            .map_err(|e| bad(format!("settings `grid`: {e}")))?;
+        let label = settings["label"].as_str().unwrap_or(name).to_string();
+        notes.push(format!(
+            "pairs computed elsewhere ({}): {}{}",
+            job["job"]["engine"].as_str().unwrap_or("external"),
+            path.display(),
+            match job["job"]["candidates"].as_u64() {
+                Some(c) => format!(", from {c} candidate pairs"),
+                None => String::new(),
+            }
+        ));
+        let started = clock.start();
+        let labels = input.clusters.as_ref().map(|(p, l)| (p, canonical(l)));
+        if let Some((cpath, given)) = &labels {
+            let own = closure(corpus.len(), pairs, |s| scale.passes(s, threshold));
+            let differ = given.iter().zip(&own).filter(|(x, y)| x != y).count();
+            notes.push(if differ == 0 {
+                format!(
+                    "clusters {} equal the closure of the pairs at {}",
+                    cpath.display(),
+                    format_threshold(&scale, threshold)
+                )
+            } else {
+                format!(
+                    "clusters {} differ from the closure of the pairs at {} on {differ} pages; \
+                     the clustered and page levels at that threshold score the given clusters",
+                    cpath.display(),
+                    format_threshold(&scale, threshold)
+                )
+            });
+        }
+        let evaluations = grid
+            .iter()
+            .map(|&t| match &labels {
+                Some((_, l)) if t == threshold => {
+                    evaluate_with_clusters(&truth, pairs, &scale, t, Some(l))
+                }
+                _ => evaluate_at(&truth, pairs, &scale, t),
+            })
+            .collect();
+        clock.stop(
+            started,
+            Stage::Evaluate,
+            &format!("{label} [{}]", extraction.name()),
+        );
+        let candidates = candidate_recall(&truth, pairs);
+        algorithms.push(AlgorithmResult {
+            entry: algorithms.len(),
+            end_to_end: Default::default(),
+            extraction,
+            run: AlgorithmRun {
+                name,
+                label,
+                scale,
+                pairs: pairs.clone(),
+                candidates: job["job"]["candidates"]
+                    .as_u64()
+                    .unwrap_or(pairs.len() as u64),
+                groups: Vec::new(),
+                candidate_pairs: Vec::new(),
+                notes,
+                unsigned: Vec::new(),
+                gates: Vec::new(),
+                gate_scores: Vec::new(),
+                banding,
+            },
+            threshold,
+            evaluations,
+            candidates,
+            // The job counts its candidates, and the true ones among them
+            // when the pages carry labels; otherwise only the stored
+            // pairs tell.
+            candidate_stage: match (
+                job["job"]["candidates"].as_u64(),
+                job["job"]["true_candidates"].as_u64(),
+            ) {
+                (Some(detected), Some(correct)) => Counts {
+                    actual: truth.true_pairs(),
+                    detected,
+                    correct,
+                },
+                _ => candidates,
+            },
+            unsigned_by_slice: vec![0; truth.slice_names.len()],
+        });
+    }
+    Ok(ExperimentResult {
+        name: name.to_string(),
+        corpus_source: corpus.source.clone(),
+        pages: corpus.len(),
+        input_bytes,
+        skipped_empty: corpus.skipped_empty,
+        empty_after_extraction: vec![(extraction, blank.iter().filter(|&&b| b).count())],
+        truth,
+        algorithms,
+        throughput: clock.records,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+        cpu_seconds: process_cpu_seconds() - cpu,
+        peak_memory_bytes: peak_memory_bytes(),
+    })
+}

@@ -45,6 +45,10 @@ pub struct ExperimentConfig {
     /// when it does not exist yet, so that `neardup run` needs nothing else.
     #[serde(default)]
     pub build: Option<String>,
+    /// `boilerplate: site`: blocks recurring across a host's pages are
+    /// removed after extraction (see `extract::boilerplate`).
+    #[serde(default)]
+    pub boilerplate: Option<crate::extract::boilerplate::BoilerplateConfig>,
 }
 
 /// Accepts `extract: main` as well as `extract: [main, full_text]`.

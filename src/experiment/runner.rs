@@ -13,6 +13,7 @@ use crate::eval::throughput::{
 use crate::eval::{candidate_recall, evaluate_at, pair_recall, Counts, Evaluation, Truth};
 use std::sync::Arc;
 
+use crate::extract::boilerplate::{remove_site_boilerplate, HostReport};
 use crate::extract::structure::DocumentStructure;
 use crate::extract::{extract_page, Extraction};
 use crate::text::TokenizerConfig;
@@ -56,6 +57,9 @@ pub struct ExperimentResult {
     /// Per extraction, pages whose extracted text was empty. They stay in
     /// the evaluation (a miss is a miss) without a signature.
     pub empty_after_extraction: Vec<(Extraction, usize)>,
+    /// Per extraction, what `boilerplate: site` removed on each host
+    /// (empty when the experiment does not ask for it).
+    pub boilerplate: Vec<(Extraction, Vec<HostReport>)>,
     pub truth: Truth,
     pub algorithms: Vec<AlgorithmResult>,
     pub throughput: Vec<StageRecord>,
@@ -95,8 +99,23 @@ pub fn run_experiment_observed(
     let mut truth = None;
     let mut algorithms = Vec::new();
     let mut empty_after_extraction = Vec::new();
+    let mut boilerplate = Vec::new();
     for extraction in config.extractions() {
-        let (texts, structures) = extract_texts(&corpus.pages, extraction, &mut clock);
+        let (mut texts, mut structures) = extract_texts(&corpus.pages, extraction, &mut clock);
+        if let Some(site) = &config.boilerplate {
+            let started = clock.start();
+            let urls: Vec<Option<&str>> = corpus.pages.iter().map(|p| p.url.as_deref()).collect();
+            let mut owned: Vec<DocumentStructure> =
+                structures.iter().map(|s| (**s).clone()).collect();
+            boilerplate.push((extraction, remove_site_boilerplate(&urls, &mut owned, site)));
+            texts = owned.par_iter().map(|s| s.text()).collect();
+            structures = owned.into_iter().map(Arc::new).collect();
+            clock.stop(
+                started,
+                Stage::DecodeExtract,
+                &format!("{} site boilerplate", extraction.name()),
+            );
+        }
         empty_after_extraction.push((
             extraction,
             texts.iter().filter(|t| t.trim().is_empty()).count(),
@@ -159,6 +178,7 @@ pub fn run_experiment_observed(
         input_bytes,
         skipped_empty: corpus.skipped_empty,
         empty_after_extraction,
+        boilerplate,
         algorithms,
         throughput: clock.records,
         wall_seconds: wall.elapsed().as_secs_f64(),

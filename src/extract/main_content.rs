@@ -10,7 +10,7 @@
 //! and its sibling paragraphs are the article; inside it, link lists,
 //! share bars and other chrome are left out.
 
-use super::dom::{Dom, Line};
+use super::dom::{Dom, Event, Line};
 
 /// Tags whose text is a paragraph for scoring.
 const PARAGRAPH_TAGS: [&str; 5] = ["p", "pre", "td", "blockquote", "li"];
@@ -130,13 +130,31 @@ fn weighted_chars(dom: &Dom, e: u32) -> f64 {
     f64::from(s.chars) + 2.0 * f64::from(s.han)
 }
 
+/// Inline text (`span`, `font`, bare text) is scored as the loose text of
+/// its nearest block, so only blocks are paragraphs here.
 fn is_paragraph_like(dom: &Dom, e: u32) -> bool {
     let el = &dom.elements[e as usize];
     PARAGRAPH_TAGS.contains(&el.tag.as_str())
-        || (matches!(
-            el.tag.as_str(),
-            "div" | "section" | "span" | "font" | "center"
-        ) && el.stats.blocks == 0)
+        || (matches!(el.tag.as_str(), "div" | "section" | "center") && el.stats.blocks == 0)
+}
+
+/// Whether the element's text ends in an ellipsis: a teaser cut short
+/// that links to another page's story, as in lists of related articles.
+fn ends_in_ellipsis(dom: &Dom, e: u32) -> bool {
+    let el = &dom.elements[e as usize];
+    for i in (el.open..el.close).rev() {
+        if let Event::Text(a, b) = dom.events[i as usize] {
+            let text = dom.text[a as usize..b as usize].trim_end();
+            if !text.is_empty() {
+                return text.ends_with("...") || text.ends_with('…');
+            }
+        }
+    }
+    false
+}
+
+fn contribution(length: f64, punct: u32) -> f64 {
+    1.0 + f64::from(punct) + (length / 100.0).floor().min(3.0)
 }
 
 fn initial_score(dom: &Dom, e: u32) -> f64 {
@@ -160,6 +178,11 @@ fn is_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
     }
     if el.tag == "h1" {
         // The headline is the title, not body text.
+        return true;
+    }
+    if matches!(el.tag.as_str(), "figure" | "figcaption") && el.stats.chars * 2 < article_text {
+        // Captions and credits beside the story; a gallery whose captions
+        // are the page keeps them.
         return true;
     }
     let weight = class_weight(&el.class_id);
@@ -187,23 +210,46 @@ fn is_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
     false
 }
 
-/// The element a site marks as the article body, when it holds real text.
-fn marked_article_body(dom: &Dom) -> Option<u32> {
+/// The site's own article-body marker (itemprop or a class/id name).
+fn body_marker(el: &super::dom::Element) -> Option<&str> {
+    if el.itemprop.split_whitespace().any(|p| p == "articlebody") {
+        return Some("articlebody");
+    }
+    el.class_id
+        .split_whitespace()
+        .find(|w| ARTICLE_BODY_NAMES.contains(w))
+}
+
+/// The elements a site marks as the article body, when they hold real
+/// text: the largest, and the others carrying its marker that sit outside
+/// it (a body split into chunks around ads and pictures), in page order.
+fn marked_article_body(dom: &Dom) -> Vec<u32> {
+    let candidate = |el: &super::dom::Element| {
+        !el.dropped && el.stats.chars >= 100 && !matches!(el.tag.as_str(), "html" | "body")
+    };
     let mut best: Option<(u32, u32)> = None;
     for (i, el) in dom.elements.iter().enumerate() {
-        if el.dropped || el.stats.chars < 100 || matches!(el.tag.as_str(), "html" | "body") {
-            continue;
-        }
-        let marked = el.itemprop.split_whitespace().any(|p| p == "articlebody")
-            || el
-                .class_id
-                .split_whitespace()
-                .any(|w| ARTICLE_BODY_NAMES.contains(&w));
-        if marked && best.is_none_or(|(_, chars)| el.stats.chars > chars) {
+        if candidate(el)
+            && body_marker(el).is_some()
+            && best.is_none_or(|(_, chars)| el.stats.chars > chars)
+        {
             best = Some((i as u32, el.stats.chars));
         }
     }
-    best.map(|(i, _)| i)
+    let Some((best, _)) = best else {
+        return Vec::new();
+    };
+    let marker = body_marker(&dom.elements[best as usize]);
+    let mut chosen: Vec<u32> = Vec::new();
+    for (i, el) in dom.elements.iter().enumerate() {
+        let i = i as u32;
+        let inside_chosen = chosen.iter().any(|&c| dom.contains(c, i));
+        let holds_best = i != best && dom.contains(i, best);
+        if !inside_chosen && !holds_best && candidate(el) && body_marker(el) == marker {
+            chosen.push(i);
+        }
+    }
+    chosen
 }
 
 /// Elements that cannot hold the article: chrome tags, and (when
@@ -236,15 +282,29 @@ fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
     let mut score = vec![f64::NAN; n];
     for e in 0..n as u32 {
         let el = &dom.elements[e as usize];
-        if unlikely[e as usize] || !is_paragraph_like(dom, e) {
+        if unlikely[e as usize] {
             continue;
         }
-        let length = weighted_chars(dom, e);
-        if length < 25.0 {
+        // A paragraph scores its ancestors; the loose text of a block
+        // that also holds blocks (text and <br>s beside a heading) is a
+        // paragraph inside that block.
+        let (first, points) = if is_paragraph_like(dom, e) {
+            let length = weighted_chars(dom, e);
+            if length < 25.0 || ends_in_ellipsis(dom, e) {
+                continue;
+            }
+            (el.parent, contribution(length, el.stats.punct))
+        } else if el.is_block && el.stats.blocks > 0 {
+            let inline = &el.inline;
+            let length = f64::from(inline.chars) + 2.0 * f64::from(inline.han);
+            if length < 25.0 || inline.link_chars * 2 > inline.chars {
+                continue;
+            }
+            (Some(e), contribution(length, inline.punct))
+        } else {
             continue;
-        }
-        let contribution = 1.0 + f64::from(el.stats.punct) + (length / 100.0).floor().min(3.0);
-        let mut ancestor = el.parent;
+        };
+        let mut ancestor = first;
         let mut level = 0;
         while let (Some(a), true) = (ancestor, level < 5) {
             if score[a as usize].is_nan() {
@@ -255,7 +315,7 @@ fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
                 1 => 2.0,
                 _ => f64::from(level) * 3.0,
             };
-            score[a as usize] += contribution / divider;
+            score[a as usize] += points / divider;
             ancestor = dom.elements[a as usize].parent;
             level += 1;
         }
@@ -275,18 +335,23 @@ fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
         }
     }
 
-    if let Some(marked) = marked_article_body(dom) {
+    let marked = marked_article_body(dom);
+    if !marked.is_empty() {
         // A site's own article-body marker wins unless the scored block
         // around it holds clearly more prose outside it.
+        let marked_chars: u32 = marked
+            .iter()
+            .map(|&m| dom.elements[m as usize].stats.chars)
+            .sum();
         let keep_marked = match top {
-            Some((t, _)) if t != marked && dom.contains(t, marked) => {
+            Some((t, _)) if marked.iter().all(|&m| t != m && dom.contains(t, m)) => {
                 let top = &dom.elements[t as usize].stats;
-                dom.elements[marked as usize].stats.chars * 3 >= top.chars - top.link_chars
+                marked_chars * 3 >= top.chars - top.link_chars
             }
             _ => true,
         };
         if keep_marked {
-            return vec![marked];
+            return marked;
         }
     }
 

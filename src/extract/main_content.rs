@@ -153,6 +153,42 @@ fn ends_in_ellipsis(dom: &Dom, e: u32) -> bool {
     false
 }
 
+/// The text of an element, whitespace folded, hashed.
+fn text_hash(dom: &Dom, e: u32) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let el = &dom.elements[e as usize];
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for event in &dom.events[el.open as usize..el.close as usize] {
+        if let Event::Text(a, b) = *event {
+            for word in dom.text[a as usize..b as usize].split_whitespace() {
+                word.hash(&mut hasher);
+            }
+        }
+    }
+    hasher.finish()
+}
+
+/// Paragraphs whose text recurs three or more times on the page: the
+/// same widget stamped beside each item ("sign in to rate this picture"),
+/// which must not score as prose however well punctuated.
+fn repeated_paragraphs(dom: &Dom, unlikely: &[bool]) -> Vec<bool> {
+    let n = dom.elements.len();
+    let mut hashes: Vec<Option<u64>> = vec![None; n];
+    let mut counts: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    for e in 0..n as u32 {
+        if unlikely[e as usize] || !is_paragraph_like(dom, e) || weighted_chars(dom, e) < 25.0 {
+            continue;
+        }
+        let h = text_hash(dom, e);
+        hashes[e as usize] = Some(h);
+        *counts.entry(h).or_default() += 1;
+    }
+    hashes
+        .into_iter()
+        .map(|h| h.is_some_and(|h| counts[&h] >= 3))
+        .collect()
+}
+
 fn contribution(length: f64, punct: u32) -> f64 {
     1.0 + f64::from(punct) + (length / 100.0).floor().min(3.0)
 }
@@ -279,10 +315,11 @@ fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
     }
     let n = dom.elements.len();
     let unlikely = unlikely(dom, strict);
+    let repeated = repeated_paragraphs(dom, &unlikely);
     let mut score = vec![f64::NAN; n];
     for e in 0..n as u32 {
         let el = &dom.elements[e as usize];
-        if unlikely[e as usize] {
+        if unlikely[e as usize] || repeated[e as usize] {
             continue;
         }
         // A paragraph scores its ancestors; the loose text of a block
@@ -343,10 +380,17 @@ fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
             .iter()
             .map(|&m| dom.elements[m as usize].stats.chars)
             .sum();
+        // (or the marked body alone scores half as much as that block: the
+        // prose outside it is then other stories, not more of this one).
+        let marked_score: f64 = marked
+            .iter()
+            .map(|&m| score[m as usize])
+            .filter(|s| !s.is_nan())
+            .sum();
         let keep_marked = match top {
-            Some((t, _)) if marked.iter().all(|&m| t != m && dom.contains(t, m)) => {
+            Some((t, top_score)) if marked.iter().all(|&m| t != m && dom.contains(t, m)) => {
                 let top = &dom.elements[t as usize].stats;
-                marked_chars * 3 >= top.chars - top.link_chars
+                marked_chars * 3 >= top.chars - top.link_chars || marked_score * 2.0 >= top_score
             }
             _ => true,
         };
@@ -391,6 +435,28 @@ fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
         if ok {
             chosen.push(e);
         }
+    }
+    // The same body container repeated elsewhere (a story split into
+    // chunks around pictures and ads, each in its own wrapper): blocks of
+    // the best one's tag and class that score as prose too.
+    if !top_class.trim().is_empty() && weighted_chars(dom, top) >= 200.0 {
+        let tag = &dom.elements[top as usize].tag;
+        for e in 0..n as u32 {
+            let el = &dom.elements[e as usize];
+            if el.class_id != top_class
+                || el.tag != *tag
+                || unlikely[e as usize]
+                || score[e as usize].is_nan()
+                || score[e as usize] < threshold
+                || chosen
+                    .iter()
+                    .any(|&c| dom.contains(c, e) || dom.contains(e, c))
+            {
+                continue;
+            }
+            chosen.push(e);
+        }
+        chosen.sort_by_key(|&e| dom.elements[e as usize].open);
     }
     chosen
 }

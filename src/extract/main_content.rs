@@ -19,7 +19,7 @@ const PARAGRAPH_TAGS: [&str; 5] = ["p", "pre", "td", "blockquote", "li"];
 const CHROME_TAGS: [&str; 5] = ["nav", "aside", "footer", "form", "menu"];
 
 /// class/id words that mark chrome.
-const NEGATIVE_WORDS: [&str; 38] = [
+const NEGATIVE_WORDS: [&str; 55] = [
     "ad",
     "ads",
     "advert",
@@ -28,12 +28,19 @@ const NEGATIVE_WORDS: [&str; 38] = [
     "breadcrumb",
     "breadcrumbs",
     "byline",
+    "caption",
     "comment",
     "comments",
+    "consent",
+    "contact",
     "cookie",
+    "copyright",
+    "credit",
+    "credits",
     "disqus",
     "foot",
     "footer",
+    "gdpr",
     "header",
     "hidden",
     "login",
@@ -45,23 +52,33 @@ const NEGATIVE_WORDS: [&str; 38] = [
     "navigation",
     "newsletter",
     "outbrain",
-    "pagination",
     "pager",
+    "pagination",
     "popup",
+    "print",
     "promo",
+    "rating",
+    "register",
     "related",
     "share",
     "sharing",
+    "shoutbox",
     "sidebar",
+    "signup",
+    "skyscraper",
     "social",
     "sponsor",
     "subscribe",
     "taboola",
+    "tags",
+    "teaser",
+    "toolbar",
+    "tools",
     "widget",
 ];
 
 /// class/id substrings that mark chrome even inside compound names.
-const NEGATIVE_PARTS: [&str; 10] = [
+const NEGATIVE_PARTS: [&str; 14] = [
     "comment",
     "sidebar",
     "related",
@@ -72,6 +89,10 @@ const NEGATIVE_PARTS: [&str; 10] = [
     "subscribe",
     "breadcrumb",
     "sharing",
+    "teaser",
+    "consent",
+    "caption",
+    "copyright",
 ];
 
 /// class/id words that mark the article.

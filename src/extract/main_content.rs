@@ -19,7 +19,7 @@ const PARAGRAPH_TAGS: [&str; 5] = ["p", "pre", "td", "blockquote", "li"];
 const CHROME_TAGS: [&str; 5] = ["nav", "aside", "footer", "form", "menu"];
 
 /// class/id words that mark chrome.
-const NEGATIVE_WORDS: [&str; 55] = [
+const NEGATIVE_WORDS: [&str; 58] = [
     "ad",
     "ads",
     "advert",
@@ -40,6 +40,7 @@ const NEGATIVE_WORDS: [&str; 55] = [
     "disqus",
     "foot",
     "footer",
+    "footnotes",
     "gdpr",
     "header",
     "hidden",
@@ -56,8 +57,10 @@ const NEGATIVE_WORDS: [&str; 55] = [
     "pagination",
     "popup",
     "print",
+    "privacy",
     "promo",
     "rating",
+    "references",
     "register",
     "related",
     "share",
@@ -78,7 +81,7 @@ const NEGATIVE_WORDS: [&str; 55] = [
 ];
 
 /// class/id substrings that mark chrome even inside compound names.
-const NEGATIVE_PARTS: [&str; 14] = [
+const NEGATIVE_PARTS: [&str; 15] = [
     "comment",
     "sidebar",
     "related",
@@ -93,6 +96,7 @@ const NEGATIVE_PARTS: [&str; 14] = [
     "consent",
     "caption",
     "copyright",
+    "dsgvo",
 ];
 
 /// class/id words that mark the article.
@@ -312,14 +316,21 @@ fn marked_article_body(dom: &Dom) -> Vec<u32> {
 /// Elements that cannot hold the article: chrome tags, and (when
 /// `strict`) blocks whose class or id says comment, sidebar, related, ...
 /// as readability's "unlikely candidates". Inherited by descendants.
+/// A block holding half the page's prose or more is a layout wrapper,
+/// whatever its name says (`c-fixed-sidebar-layout` around the story).
 fn unlikely(dom: &Dom, strict: bool) -> Vec<bool> {
+    let prose = |el: &super::dom::Element| el.stats.chars - el.stats.link_chars.min(el.stats.chars);
+    let page = dom
+        .body
+        .map(|b| prose(&dom.elements[b as usize]))
+        .unwrap_or(0);
     let mut out = vec![false; dom.elements.len()];
     for (i, el) in dom.elements.iter().enumerate() {
         let inherited = el.parent.is_some_and(|p| out[p as usize]);
         let tag = el.tag.as_str();
         let own = !matches!(tag, "html" | "body" | "article" | "main")
             && (CHROME_TAGS.contains(&tag) && tag != "form"
-                || strict && class_weight(&el.class_id) < 0.0);
+                || strict && class_weight(&el.class_id) < 0.0 && prose(el) * 2 < page);
         out[i] = el.dropped || inherited || own;
     }
     out
@@ -343,16 +354,16 @@ fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
         if unlikely[e as usize] || repeated[e as usize] {
             continue;
         }
-        // A paragraph scores its ancestors; the loose text of a block
-        // that also holds blocks (text and <br>s beside a heading) is a
-        // paragraph inside that block.
+        // A paragraph scores its ancestors; the loose text of any other
+        // block (text and <br>s beside a heading, inline runs in a <dd>)
+        // is a paragraph inside that block.
         let (first, points) = if is_paragraph_like(dom, e) {
             let length = weighted_chars(dom, e);
             if length < 25.0 || ends_in_ellipsis(dom, e) {
                 continue;
             }
             (el.parent, contribution(length, el.stats.punct))
-        } else if el.is_block && el.stats.blocks > 0 {
+        } else if el.is_block && el.tag != "h1" {
             let inline = &el.inline;
             let length = f64::from(inline.chars) + 2.0 * f64::from(inline.han);
             if length < 25.0 || inline.link_chars * 2 > inline.chars {
@@ -362,9 +373,14 @@ fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
         } else {
             continue;
         };
+        // Wrappers that add no text of their own (a paragraph inside
+        // three bare <div>s) do not count as levels: the block that
+        // gathers the paragraphs is what matters, however deep.
         let mut ancestor = first;
         let mut level = 0;
-        while let (Some(a), true) = (ancestor, level < 5) {
+        let mut steps = 0;
+        let mut below = if first == Some(e) { 0 } else { el.stats.chars };
+        while let (Some(a), true) = (ancestor, level < 5 && steps < 16) {
             if score[a as usize].is_nan() {
                 score[a as usize] = initial_score(dom, a);
             }
@@ -374,8 +390,13 @@ fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
                 _ => f64::from(level) * 3.0,
             };
             score[a as usize] += points / divider;
+            let chars = dom.elements[a as usize].stats.chars;
+            if chars > below || steps == 0 {
+                level += 1;
+            }
+            below = chars;
             ancestor = dom.elements[a as usize].parent;
-            level += 1;
+            steps += 1;
         }
     }
     let mut top: Option<(u32, f64)> = None;

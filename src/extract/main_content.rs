@@ -601,4 +601,98 @@ mod tests {
         let html = format!("<html><body><nav>{links}</nav></body></html>");
         assert_eq!(text_of(&html), "");
     }
+
+    const PROSE: &str =
+        "The council met on Monday, and after a long debate, it voted to rebuild the bridge.";
+
+    /// Distinct paragraphs: the same one three times would be a widget.
+    fn paragraphs(n: usize) -> String {
+        (0..n).map(|i| format!("<p>{PROSE} Day {i}.</p>")).collect()
+    }
+
+    #[test]
+    fn loose_text_beside_blocks_is_the_article() {
+        let links: String = (0..12)
+            .map(|i| format!("<li><a href='/{i}'>Archive month {i}</a></li>"))
+            .collect();
+        let html = format!(
+            "<html><body><div class='col-3'><ul>{links}</ul></div><div class='col-9'>\
+             <p class='title'>Bridge vote</p><small>By a reporter</small><br>\
+             {PROSE} {PROSE}<br><br>{PROSE}</div></body></html>"
+        );
+        let text = text_of(&html);
+        assert!(text.contains(PROSE), "{text}");
+        assert!(!text.contains("Archive month"), "{text}");
+    }
+
+    #[test]
+    fn teasers_cut_with_an_ellipsis_do_not_outscore_the_story() {
+        let teasers: String = (0..10)
+            .map(|i| {
+                format!(
+                    "<li><a href='/{i}'>Other story {i}</a><span>Officials said on Monday, \
+                     in a statement, that the plan, which was announced last week, would...</span></li>"
+                )
+            })
+            .collect();
+        let html = format!(
+            "<html><body><ul class='latest'>{teasers}</ul>\
+             <div>{}</div></body></html>",
+            paragraphs(3)
+        );
+        let text = text_of(&html);
+        assert!(text.starts_with("The council"), "{text}");
+        assert!(!text.contains("Other story"), "{text}");
+    }
+
+    #[test]
+    fn a_body_split_into_chunks_is_taken_whole() {
+        let chunk = |word: &str| {
+            format!(
+                "<div class='grid'><div class='story-chunk'><p>{word}: {PROSE}</p>{}</div>\
+                 <div class='adrail'>Advertisement</div></div>",
+                paragraphs(2)
+            )
+        };
+        let html = format!(
+            "<html><body><article>{}{}<div class='promo'>Subscribe now</div></article></body></html>",
+            chunk("First"),
+            chunk("Second")
+        );
+        let text = text_of(&html);
+        assert!(
+            text.starts_with("First:") && text.contains("Second:"),
+            "{text}"
+        );
+        assert!(!text.contains("Advertisement"), "{text}");
+    }
+
+    #[test]
+    fn a_widget_repeated_on_the_page_does_not_score() {
+        let widgets: String = (0..6)
+            .map(|i| {
+                format!(
+                    "<div class='item'><img src='{i}.jpg'><div>Sign in, please, to rate this picture, \
+                     and to save it, too.</div></div>"
+                )
+            })
+            .collect();
+        let html = format!(
+            "<html><body><div class='gallery'>{widgets}</div><div><p>{PROSE}</p></div></body></html>"
+        );
+        let text = text_of(&html);
+        assert!(text.starts_with("The council"), "{text}");
+        assert!(!text.contains("Sign in"), "{text}");
+    }
+
+    #[test]
+    fn a_layout_wrapper_named_like_a_sidebar_still_holds_the_article() {
+        let html = format!(
+            "<html><body><div class='fixed-sidebar-layout'><div class='main'>\
+             {}</div></div><div class='nav'><a href='/'>Home</a></div></body></html>",
+            paragraphs(3)
+        );
+        let text = text_of(&html);
+        assert!(text.starts_with("The council"), "{text}");
+    }
 }

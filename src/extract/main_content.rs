@@ -178,19 +178,17 @@ fn ends_in_ellipsis(dom: &Dom, e: u32) -> bool {
     false
 }
 
-/// The text of an element, whitespace folded, hashed.
+/// The text of an element, hashed (stamped widgets repeat it byte for byte).
 fn text_hash(dom: &Dom, e: u32) -> u64 {
-    use std::hash::{Hash, Hasher};
     let el = &dom.elements[e as usize];
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     for event in &dom.events[el.open as usize..el.close as usize] {
         if let Event::Text(a, b) = *event {
-            for word in dom.text[a as usize..b as usize].split_whitespace() {
-                word.hash(&mut hasher);
-            }
+            hasher.update(dom.text[a as usize..b as usize].trim().as_bytes());
+            hasher.update(b" ");
         }
     }
-    hasher.finish()
+    hasher.digest()
 }
 
 /// Paragraphs whose text recurs three or more times on the page: the
@@ -201,7 +199,9 @@ fn repeated_paragraphs(dom: &Dom, unlikely: &[bool]) -> Vec<bool> {
     let mut hashes: Vec<Option<u64>> = vec![None; n];
     let mut counts: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
     for e in 0..n as u32 {
-        if unlikely[e as usize] || !is_paragraph_like(dom, e) || weighted_chars(dom, e) < 25.0 {
+        // Widgets are short; long paragraphs are not hashed at all.
+        let length = weighted_chars(dom, e);
+        if unlikely[e as usize] || !(25.0..400.0).contains(&length) || !is_paragraph_like(dom, e) {
             continue;
         }
         let h = text_hash(dom, e);

@@ -128,6 +128,7 @@ fn bench_tui_threshold_move(c: &mut Criterion) {
         input_bytes: 0,
         skipped_empty: 0,
         empty_after_extraction: Vec::new(),
+        boilerplate: Vec::new(),
         algorithms: vec![AlgorithmResult {
             extraction: Extraction::Main,
             run,

@@ -137,7 +137,12 @@ enum Command {
     /// Score the extractor against main-content gold in DIR: the article
     /// extraction benchmark, trafilatura's evaluation set, or a folder of
     /// unlabelled pages with a manifest.jsonl.
-    ExtractEval { dir: PathBuf },
+    ExtractEval {
+        dir: PathBuf,
+        /// Also list this many pages the main extractor does worst on.
+        #[arg(long, default_value_t = 0)]
+        worst: usize,
+    },
     /// Throughput of each algorithm's stages on real text, one core:
     /// pages/s, shingles (or tokens) per second, MB/s (shingling, MinHash,
     /// LSH, exact Jaccard, I-Match, SimHash, the semantic method); then the
@@ -573,8 +578,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
             wait,
             strict,
         }) => run_ingest(&dir, batch, job, ttl, redis, wait, strict),
-        Some(Command::ExtractEval { dir }) => {
-            print!("{}", extract::gold::evaluate_dir(&dir)?);
+        Some(Command::ExtractEval { dir, worst }) => {
+            print!("{}", extract::gold::evaluate_dir(&dir, worst)?);
             Ok(())
         }
         Some(Command::Corpus { command }) => match command {

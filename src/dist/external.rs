@@ -428,6 +428,7 @@ pub fn evaluate_external(
         input_bytes,
         skipped_empty: corpus.skipped_empty,
         empty_after_extraction: vec![(extraction, blank.iter().filter(|&&b| b).count())],
+        boilerplate: Vec::new(),
         truth,
         algorithms,
         throughput: clock.records,

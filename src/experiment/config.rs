@@ -52,6 +52,10 @@ pub struct ExperimentConfig {
     /// best-scoring pairs are kept and the floor rises (the run says so).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pair_budget_mb: Option<u64>,
+    /// `boilerplate: site`: blocks recurring across a host's pages are
+    /// removed after extraction (see `extract::boilerplate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boilerplate: Option<crate::extract::boilerplate::BoilerplateConfig>,
 }
 
 /// Accepts `extract: main` as well as `extract: [main, full_text]`.

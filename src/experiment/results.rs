@@ -49,6 +49,21 @@ pub fn render_summary(result: &ExperimentResult) -> String {
             extraction.name()
         );
     }
+    for (extraction, hosts) in &result.boilerplate {
+        for h in hosts {
+            let _ = writeln!(
+                out,
+                "boilerplate {} {}: {} pages, {} blocks on >= {} pages removed, {} of {} chars",
+                extraction.name(),
+                h.host,
+                h.pages,
+                h.blocks,
+                h.min_pages,
+                h.chars_removed,
+                h.chars
+            );
+        }
+    }
     for a in &result.algorithms {
         let e = a.at_threshold();
         let _ = writeln!(

@@ -16,6 +16,7 @@ use crate::eval::{
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::extract::boilerplate::{remove_site_boilerplate, HostReport};
 use crate::extract::structure::DocumentStructure;
 use crate::extract::{extract_page, Extraction};
 use crate::text::TokenizerConfig;
@@ -70,6 +71,9 @@ pub struct ExperimentResult {
     /// Per extraction, pages whose extracted text was empty. They stay in
     /// the evaluation (a miss is a miss) without a signature.
     pub empty_after_extraction: Vec<(Extraction, usize)>,
+    /// Per extraction, what `boilerplate: site` removed on each host
+    /// (empty when the experiment does not ask for it).
+    pub boilerplate: Vec<(Extraction, Vec<HostReport>)>,
     pub truth: Truth,
     pub algorithms: Vec<AlgorithmResult>,
     pub throughput: Vec<StageRecord>,
@@ -120,9 +124,32 @@ pub fn run_experiment_observed(
     let mut algorithms = Vec::new();
     let mut empty_after_extraction = Vec::new();
     let inputs = DistinctInputs::new(&corpus.pages);
+    let mut boilerplate = Vec::new();
     for extraction in config.extractions() {
-        let (texts, structures) = extract_texts(&corpus.pages, &inputs, extraction, &mut clock);
-        let extract_record = clock.records.len() - 1;
+        let extract_from = clock.records.len();
+        let (mut texts, mut structures) =
+            extract_texts(&corpus.pages, &inputs, extraction, &mut clock);
+        if let Some(site) = &config.boilerplate {
+            // Per distinct input, by its first page's host: a page mirrored
+            // a thousand times must not make its own text boilerplate.
+            let started = clock.start();
+            let urls: Vec<Option<&str>> = inputs
+                .first
+                .iter()
+                .map(|&p| corpus.pages[p as usize].url.as_deref())
+                .collect();
+            let mut owned: Vec<DocumentStructure> =
+                structures.iter().map(|s| (**s).clone()).collect();
+            boilerplate.push((extraction, remove_site_boilerplate(&urls, &mut owned, site)));
+            texts = owned.par_iter().map(|s| s.text()).collect();
+            structures = owned.into_iter().map(Arc::new).collect();
+            clock.stop(
+                started,
+                Stage::DecodeExtract,
+                &format!("{} site boilerplate", extraction.name()),
+            );
+        }
+        let extract_records = extract_from..clock.records.len();
         empty_after_extraction.push((
             extraction,
             inputs
@@ -191,10 +218,9 @@ pub fn run_experiment_observed(
             );
             // What this algorithm would cost alone: its extraction and
             // tokenising (shared with others here) and its own stages.
-            let shared = [extract_record, tokenized[at].2];
+            let shared = extract_records.clone().chain([tokenized[at].2]);
             for r in shared
-                .iter()
-                .map(|&i| &clock.records[i])
+                .map(|i| &clock.records[i])
                 .chain(&clock.records[own_from..])
             {
                 result.end_to_end.wall_seconds += r.wall_seconds;
@@ -215,6 +241,7 @@ pub fn run_experiment_observed(
         input_bytes,
         skipped_empty: corpus.skipped_empty,
         empty_after_extraction,
+        boilerplate,
         algorithms,
         throughput: clock.records,
         wall_seconds: wall.elapsed().as_secs_f64(),

@@ -83,6 +83,9 @@ pub struct Element {
     pub open: u32,
     pub close: u32,
     pub stats: Stats,
+    /// Text whose nearest enclosing block is this element: the loose text
+    /// between its child blocks (readability wraps such runs in `<p>`).
+    pub inline: Stats,
     /// Inside a dropped element (script, style, ...) or itself one.
     pub dropped: bool,
     /// Inside an `<a>`, or itself one.
@@ -135,8 +138,9 @@ impl Dom {
     /// The flat view of a parsed document.
     pub fn of(document: &Html) -> Dom {
         let mut dom = Dom::default();
-        // Open elements, innermost last.
+        // Open elements, innermost last; of those, the block ones.
         let mut stack: Vec<u32> = Vec::new();
+        let mut block_stack: Vec<u32> = Vec::new();
         for edge in document.tree.root().traverse() {
             match edge {
                 Edge::Open(node) => match node.value() {
@@ -177,9 +181,13 @@ impl Dom {
                                 tags: 1,
                                 ..Stats::default()
                             },
+                            inline: Stats::default(),
                         });
                         dom.events.push(Event::Open(index));
                         stack.push(index);
+                        if dom.elements[index as usize].is_block {
+                            block_stack.push(index);
+                        }
                     }
                     Node::Text(t) => {
                         let Some(&owner) = stack.last() else { continue };
@@ -209,6 +217,13 @@ impl Dom {
                         own.link_chars += stats.link_chars;
                         own.han += stats.han;
                         own.punct += stats.punct;
+                        if let Some(&block) = block_stack.last() {
+                            let inline = &mut dom.elements[block as usize].inline;
+                            inline.chars += stats.chars;
+                            inline.link_chars += stats.link_chars;
+                            inline.han += stats.han;
+                            inline.punct += stats.punct;
+                        }
                         dom.events.push(Event::Text(start, end));
                     }
                     _ => {}
@@ -216,6 +231,9 @@ impl Dom {
                 Edge::Close(node) => {
                     if let Node::Element(_) = node.value() {
                         let Some(index) = stack.pop() else { continue };
+                        if block_stack.last() == Some(&index) {
+                            block_stack.pop();
+                        }
                         dom.elements[index as usize].close = dom.events.len() as u32;
                         dom.events.push(Event::Close(index));
                         let el = &dom.elements[index as usize];

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Deserialize;
 
-use super::{decode::decode_html, extract_html, Extraction};
+use super::{decode::decode_html, extract_article_text, extract_html, Extraction};
 use crate::text::lang::is_han;
 
 #[derive(Debug, thiserror::Error)]
@@ -52,18 +52,19 @@ fn read_maybe_gz(path: &Path) -> Result<Vec<u8>, GoldError> {
     crate::corpus::read_maybe_gzipped(path).map_err(io(path))
 }
 
-/// The main text of raw page bytes.
+/// The article text of raw page bytes, headings in place.
 pub fn extract_bytes(bytes: &[u8], extraction: Extraction) -> String {
-    extract_html(&decode_html(bytes).text, extraction).text()
+    extract_article_text(&decode_html(bytes).text, extraction)
 }
 
 /// Recognises the layout of `dir` and prints its evaluation; the report's
-/// last line is `F1 <value>` or the snippet shares.
-pub fn evaluate_dir(dir: &Path) -> Result<String, GoldError> {
+/// last line is `F1 <value>` or the snippet shares. `worst` > 0 also lists
+/// that many pages the main extractor does worst on, to read them.
+pub fn evaluate_dir(dir: &Path, worst: usize) -> Result<String, GoldError> {
     if dir.join("ground-truth.json").is_file() {
-        article_benchmark(dir)
+        article_benchmark(dir, worst)
     } else if dir.join("evaldata.json").is_file() {
-        trafilatura_eval(dir)
+        trafilatura_eval(dir, worst)
     } else if dir.join("manifest.jsonl").is_file() {
         unlabelled_manifest(dir)
     } else {
@@ -169,7 +170,20 @@ pub fn benchmark_scores(per_page: &[(f64, f64, f64)]) -> (f64, f64, f64) {
     (p, r, f)
 }
 
-fn article_benchmark(dir: &Path) -> Result<String, GoldError> {
+/// Extracts `bytes` and times it on the calling thread.
+fn timed_extract(bytes: &[u8], extraction: Extraction) -> (String, f64) {
+    let started = std::time::Instant::now();
+    let text = extract_bytes(bytes, extraction);
+    (text, started.elapsed().as_secs_f64())
+}
+
+/// Pages per second on one core: pages over the summed per-page times.
+fn pages_per_second(seconds: impl Iterator<Item = f64>) -> f64 {
+    let (n, total) = seconds.fold((0usize, 0.0), |(n, t), s| (n + 1, t + s));
+    n as f64 / total.max(1e-9)
+}
+
+fn article_benchmark(dir: &Path, worst: usize) -> Result<String, GoldError> {
     let gold_path = dir.join("ground-truth.json");
     let gold: HashMap<String, ArticleGold> =
         serde_json::from_slice(&std::fs::read(&gold_path).map_err(io(&gold_path))?)
@@ -192,22 +206,46 @@ fn article_benchmark(dir: &Path) -> Result<String, GoldError> {
     );
     let _ = writeln!(
         out,
-        "{:<12} {:>9} {:>8} {:>8}",
-        "extractor", "precision", "recall", "F1"
+        "{:<12} {:>9} {:>8} {:>8} {:>16}",
+        "extractor", "precision", "recall", "F1", "pages/s (1 core)"
     );
     let mut main_f1 = 0.0;
+    let mut main_pages = Vec::new();
     for extraction in [Extraction::Main, Extraction::FullText] {
-        let per_page: Vec<(f64, f64, f64)> = pages
+        let timed: Vec<((f64, f64, f64), f64)> = pages
             .par_iter()
             .map(|(k, bytes)| {
-                shingle_matching(&gold[k].article_body, &extract_bytes(bytes, extraction))
+                let (text, seconds) = timed_extract(bytes, extraction);
+                (shingle_matching(&gold[k].article_body, &text), seconds)
             })
             .collect();
+        let per_page: Vec<(f64, f64, f64)> = timed.iter().map(|t| t.0).collect();
         let (p, r, f) = benchmark_scores(&per_page);
+        let speed = pages_per_second(timed.iter().map(|t| t.1));
         if extraction == Extraction::Main {
             main_f1 = f;
+            main_pages = per_page;
         }
-        let _ = writeln!(out, "{:<12} {p:>9.3} {r:>8.3} {f:>8.3}", extraction.name());
+        let _ = writeln!(
+            out,
+            "{:<12} {p:>9.3} {r:>8.3} {f:>8.3} {speed:>16.0}",
+            extraction.name()
+        );
+    }
+    if worst > 0 {
+        let mut ranked: Vec<(f64, f64, f64, &str)> = main_pages
+            .iter()
+            .zip(&pages)
+            .map(|(&(tp, fp, fn_), (k, _))| {
+                let (p, r, f) = benchmark_scores(&[(tp, fp, fn_)]);
+                (f, p, r, k.as_str())
+            })
+            .collect();
+        ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.3.cmp(b.3)));
+        let _ = writeln!(out, "worst pages (main): F1 precision recall page");
+        for (f, p, r, k) in ranked.into_iter().take(worst) {
+            let _ = writeln!(out, "  {f:.3} {p:.3} {r:.3} {k}");
+        }
     }
     let _ = writeln!(
         out,
@@ -300,7 +338,7 @@ impl SnippetCounts {
     }
 }
 
-fn trafilatura_eval(dir: &Path) -> Result<String, GoldError> {
+fn trafilatura_eval(dir: &Path, worst: usize) -> Result<String, GoldError> {
     let gold_path = dir.join("evaldata.json");
     let gold: HashMap<String, SnippetGold> =
         serde_json::from_slice(&std::fs::read(&gold_path).map_err(io(&gold_path))?)
@@ -323,16 +361,23 @@ fn trafilatura_eval(dir: &Path) -> Result<String, GoldError> {
     );
     let _ = writeln!(
         out,
-        "{:<12} {:>12} {:>15} {:>14} {:>17}",
-        "extractor", "with found", "without absent", "zh with found", "zh without absent"
+        "{:<12} {:>12} {:>15} {:>14} {:>17} {:>16}",
+        "extractor",
+        "with found",
+        "without absent",
+        "zh with found",
+        "zh without absent",
+        "pages/s (1 core)"
     );
     let mut last = (0.0, 0.0);
+    let mut misses: Vec<(usize, &str)> = Vec::new();
     for extraction in [Extraction::Main, Extraction::FullText] {
-        let per_page: Vec<(bool, SnippetCounts)> = entries
+        let per_page: Vec<(bool, SnippetCounts, f64, &str)> = entries
             .par_iter()
             .filter_map(|g| pages.get(&g.file).map(|b| (g, b)))
             .map(|(g, bytes)| {
-                let text = fold(&extract_bytes(bytes, extraction));
+                let (text, seconds) = timed_extract(bytes, extraction);
+                let text = fold(&text);
                 let chinese = g.with.iter().any(|s| s.chars().any(is_han));
                 (
                     chinese,
@@ -346,11 +391,26 @@ fn trafilatura_eval(dir: &Path) -> Result<String, GoldError> {
                             .filter(|s| !text.contains(&fold(s)))
                             .count(),
                     },
+                    seconds,
+                    g.file.as_str(),
                 )
             })
             .collect();
+        let speed = pages_per_second(per_page.iter().map(|p| p.2));
+        if extraction == Extraction::Main {
+            misses = per_page
+                .iter()
+                .map(|(_, c, _, file)| {
+                    (
+                        c.with_total - c.with_found + c.without_total - c.without_absent,
+                        *file,
+                    )
+                })
+                .filter(|m| m.0 > 0)
+                .collect();
+        }
         let (mut all, mut zh) = (SnippetCounts::default(), SnippetCounts::default());
-        for (chinese, c) in per_page {
+        for (chinese, c, _, _) in per_page {
             all.add(c);
             if chinese {
                 zh.add(c);
@@ -360,11 +420,18 @@ fn trafilatura_eval(dir: &Path) -> Result<String, GoldError> {
         let (zw, zwo) = zh.shares();
         let _ = writeln!(
             out,
-            "{:<12} {w:>12.3} {wo:>15.3} {zw:>14.3} {zwo:>17.3}",
+            "{:<12} {w:>12.3} {wo:>15.3} {zw:>14.3} {zwo:>17.3} {speed:>16.0}",
             extraction.name()
         );
         if extraction == Extraction::Main {
             last = (w, wo);
+        }
+    }
+    if worst > 0 {
+        misses.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        let _ = writeln!(out, "worst pages (main): snippets wrong, file");
+        for (wrong, file) in misses.into_iter().take(worst) {
+            let _ = writeln!(out, "  {wrong} {file}");
         }
     }
     let _ = writeln!(out, "snippets with {:.3} without {:.3}", last.0, last.1);

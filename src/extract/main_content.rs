@@ -10,7 +10,7 @@
 //! and its sibling paragraphs are the article; inside it, link lists,
 //! share bars and other chrome are left out.
 
-use super::dom::{Dom, Line};
+use super::dom::{Dom, Event, Line};
 
 /// Tags whose text is a paragraph for scoring.
 const PARAGRAPH_TAGS: [&str; 5] = ["p", "pre", "td", "blockquote", "li"];
@@ -19,7 +19,7 @@ const PARAGRAPH_TAGS: [&str; 5] = ["p", "pre", "td", "blockquote", "li"];
 const CHROME_TAGS: [&str; 5] = ["nav", "aside", "footer", "form", "menu"];
 
 /// class/id words that mark chrome.
-const NEGATIVE_WORDS: [&str; 38] = [
+const NEGATIVE_WORDS: [&str; 58] = [
     "ad",
     "ads",
     "advert",
@@ -28,12 +28,20 @@ const NEGATIVE_WORDS: [&str; 38] = [
     "breadcrumb",
     "breadcrumbs",
     "byline",
+    "caption",
     "comment",
     "comments",
+    "consent",
+    "contact",
     "cookie",
+    "copyright",
+    "credit",
+    "credits",
     "disqus",
     "foot",
     "footer",
+    "footnotes",
+    "gdpr",
     "header",
     "hidden",
     "login",
@@ -45,23 +53,35 @@ const NEGATIVE_WORDS: [&str; 38] = [
     "navigation",
     "newsletter",
     "outbrain",
-    "pagination",
     "pager",
+    "pagination",
     "popup",
+    "print",
+    "privacy",
     "promo",
+    "rating",
+    "references",
+    "register",
     "related",
     "share",
     "sharing",
+    "shoutbox",
     "sidebar",
+    "signup",
+    "skyscraper",
     "social",
     "sponsor",
     "subscribe",
     "taboola",
+    "tags",
+    "teaser",
+    "toolbar",
+    "tools",
     "widget",
 ];
 
 /// class/id substrings that mark chrome even inside compound names.
-const NEGATIVE_PARTS: [&str; 10] = [
+const NEGATIVE_PARTS: [&str; 15] = [
     "comment",
     "sidebar",
     "related",
@@ -72,6 +92,11 @@ const NEGATIVE_PARTS: [&str; 10] = [
     "subscribe",
     "breadcrumb",
     "sharing",
+    "teaser",
+    "consent",
+    "caption",
+    "copyright",
+    "dsgvo",
 ];
 
 /// class/id words that mark the article.
@@ -130,13 +155,67 @@ fn weighted_chars(dom: &Dom, e: u32) -> f64 {
     f64::from(s.chars) + 2.0 * f64::from(s.han)
 }
 
+/// Inline text (`span`, `font`, bare text) is scored as the loose text of
+/// its nearest block, so only blocks are paragraphs here.
 fn is_paragraph_like(dom: &Dom, e: u32) -> bool {
     let el = &dom.elements[e as usize];
     PARAGRAPH_TAGS.contains(&el.tag.as_str())
-        || (matches!(
-            el.tag.as_str(),
-            "div" | "section" | "span" | "font" | "center"
-        ) && el.stats.blocks == 0)
+        || (matches!(el.tag.as_str(), "div" | "section" | "center") && el.stats.blocks == 0)
+}
+
+/// Whether the element's text ends in an ellipsis: a teaser cut short
+/// that links to another page's story, as in lists of related articles.
+fn ends_in_ellipsis(dom: &Dom, e: u32) -> bool {
+    let el = &dom.elements[e as usize];
+    for i in (el.open..el.close).rev() {
+        if let Event::Text(a, b) = dom.events[i as usize] {
+            let text = dom.text[a as usize..b as usize].trim_end();
+            if !text.is_empty() {
+                return text.ends_with("...") || text.ends_with('…');
+            }
+        }
+    }
+    false
+}
+
+/// The text of an element, hashed (stamped widgets repeat it byte for byte).
+fn text_hash(dom: &Dom, e: u32) -> u64 {
+    let el = &dom.elements[e as usize];
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for event in &dom.events[el.open as usize..el.close as usize] {
+        if let Event::Text(a, b) = *event {
+            hasher.update(dom.text[a as usize..b as usize].trim().as_bytes());
+            hasher.update(b" ");
+        }
+    }
+    hasher.digest()
+}
+
+/// Paragraphs whose text recurs three or more times on the page: the
+/// same widget stamped beside each item ("sign in to rate this picture"),
+/// which must not score as prose however well punctuated.
+fn repeated_paragraphs(dom: &Dom, unlikely: &[bool]) -> Vec<bool> {
+    let n = dom.elements.len();
+    let mut hashes: Vec<Option<u64>> = vec![None; n];
+    let mut counts: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    for e in 0..n as u32 {
+        // Widgets are short; long paragraphs are not hashed at all.
+        let length = weighted_chars(dom, e);
+        if unlikely[e as usize] || !(25.0..400.0).contains(&length) || !is_paragraph_like(dom, e) {
+            continue;
+        }
+        let h = text_hash(dom, e);
+        hashes[e as usize] = Some(h);
+        *counts.entry(h).or_default() += 1;
+    }
+    hashes
+        .into_iter()
+        .map(|h| h.is_some_and(|h| counts[&h] >= 3))
+        .collect()
+}
+
+fn contribution(length: f64, punct: u32) -> f64 {
+    1.0 + f64::from(punct) + (length / 100.0).floor().min(3.0)
 }
 
 fn initial_score(dom: &Dom, e: u32) -> f64 {
@@ -160,6 +239,11 @@ fn is_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
     }
     if el.tag == "h1" {
         // The headline is the title, not body text.
+        return true;
+    }
+    if matches!(el.tag.as_str(), "figure" | "figcaption") && el.stats.chars * 2 < article_text {
+        // Captions and credits beside the story; a gallery whose captions
+        // are the page keeps them.
         return true;
     }
     let weight = class_weight(&el.class_id);
@@ -187,36 +271,66 @@ fn is_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
     false
 }
 
-/// The element a site marks as the article body, when it holds real text.
-fn marked_article_body(dom: &Dom) -> Option<u32> {
+/// The site's own article-body marker (itemprop or a class/id name).
+fn body_marker(el: &super::dom::Element) -> Option<&str> {
+    if el.itemprop.split_whitespace().any(|p| p == "articlebody") {
+        return Some("articlebody");
+    }
+    el.class_id
+        .split_whitespace()
+        .find(|w| ARTICLE_BODY_NAMES.contains(w))
+}
+
+/// The elements a site marks as the article body, when they hold real
+/// text: the largest, and the others carrying its marker that sit outside
+/// it (a body split into chunks around ads and pictures), in page order.
+fn marked_article_body(dom: &Dom) -> Vec<u32> {
+    let candidate = |el: &super::dom::Element| {
+        !el.dropped && el.stats.chars >= 100 && !matches!(el.tag.as_str(), "html" | "body")
+    };
     let mut best: Option<(u32, u32)> = None;
     for (i, el) in dom.elements.iter().enumerate() {
-        if el.dropped || el.stats.chars < 100 || matches!(el.tag.as_str(), "html" | "body") {
-            continue;
-        }
-        let marked = el.itemprop.split_whitespace().any(|p| p == "articlebody")
-            || el
-                .class_id
-                .split_whitespace()
-                .any(|w| ARTICLE_BODY_NAMES.contains(&w));
-        if marked && best.is_none_or(|(_, chars)| el.stats.chars > chars) {
+        if candidate(el)
+            && body_marker(el).is_some()
+            && best.is_none_or(|(_, chars)| el.stats.chars > chars)
+        {
             best = Some((i as u32, el.stats.chars));
         }
     }
-    best.map(|(i, _)| i)
+    let Some((best, _)) = best else {
+        return Vec::new();
+    };
+    let marker = body_marker(&dom.elements[best as usize]);
+    let mut chosen: Vec<u32> = Vec::new();
+    for (i, el) in dom.elements.iter().enumerate() {
+        let i = i as u32;
+        let inside_chosen = chosen.iter().any(|&c| dom.contains(c, i));
+        let holds_best = i != best && dom.contains(i, best);
+        if !inside_chosen && !holds_best && candidate(el) && body_marker(el) == marker {
+            chosen.push(i);
+        }
+    }
+    chosen
 }
 
 /// Elements that cannot hold the article: chrome tags, and (when
 /// `strict`) blocks whose class or id says comment, sidebar, related, ...
 /// as readability's "unlikely candidates". Inherited by descendants.
+/// A block holding half the page's prose or more is a layout wrapper,
+/// whatever its name says (`c-fixed-sidebar-layout` around the story).
 fn unlikely(dom: &Dom, strict: bool) -> Vec<bool> {
+    let prose = |el: &super::dom::Element| el.stats.chars - el.stats.link_chars.min(el.stats.chars);
+    let page = dom
+        .body
+        .map(|b| prose(&dom.elements[b as usize]))
+        .unwrap_or(0);
     let mut out = vec![false; dom.elements.len()];
     for (i, el) in dom.elements.iter().enumerate() {
         let inherited = el.parent.is_some_and(|p| out[p as usize]);
         let tag = el.tag.as_str();
         let own = !matches!(tag, "html" | "body" | "article" | "main")
             && (CHROME_TAGS.contains(&tag) && tag != "form"
-                || strict && class_weight(&el.class_id) < 0.0);
+                || strict && class_weight(&el.class_id) < 0.0 && prose(el) * 2 < page);
         out[i] = el.dropped || inherited || own;
     }
     out
@@ -233,20 +347,40 @@ fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
     }
     let n = dom.elements.len();
     let unlikely = unlikely(dom, strict);
+    let repeated = repeated_paragraphs(dom, &unlikely);
     let mut score = vec![f64::NAN; n];
     for e in 0..n as u32 {
         let el = &dom.elements[e as usize];
-        if unlikely[e as usize] || !is_paragraph_like(dom, e) {
+        if unlikely[e as usize] || repeated[e as usize] {
             continue;
         }
-        let length = weighted_chars(dom, e);
-        if length < 25.0 {
+        // A paragraph scores its ancestors; the loose text of any other
+        // block (text and <br>s beside a heading, inline runs in a <dd>)
+        // is a paragraph inside that block.
+        let (first, points) = if is_paragraph_like(dom, e) {
+            let length = weighted_chars(dom, e);
+            if length < 25.0 || ends_in_ellipsis(dom, e) {
+                continue;
+            }
+            (el.parent, contribution(length, el.stats.punct))
+        } else if el.is_block && el.tag != "h1" {
+            let inline = &el.inline;
+            let length = f64::from(inline.chars) + 2.0 * f64::from(inline.han);
+            if length < 25.0 || inline.link_chars * 2 > inline.chars {
+                continue;
+            }
+            (Some(e), contribution(length, inline.punct))
+        } else {
             continue;
-        }
-        let contribution = 1.0 + f64::from(el.stats.punct) + (length / 100.0).floor().min(3.0);
-        let mut ancestor = el.parent;
+        };
+        // Wrappers that add no text of their own (a paragraph inside
+        // three bare <div>s) do not count as levels: the block that
+        // gathers the paragraphs is what matters, however deep.
+        let mut ancestor = first;
         let mut level = 0;
-        while let (Some(a), true) = (ancestor, level < 5) {
+        let mut steps = 0;
+        let mut below = if first == Some(e) { 0 } else { el.stats.chars };
+        while let (Some(a), true) = (ancestor, level < 5 && steps < 16) {
             if score[a as usize].is_nan() {
                 score[a as usize] = initial_score(dom, a);
             }
@@ -255,9 +389,14 @@ fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
                 1 => 2.0,
                 _ => f64::from(level) * 3.0,
             };
-            score[a as usize] += contribution / divider;
+            score[a as usize] += points / divider;
+            let chars = dom.elements[a as usize].stats.chars;
+            if chars > below || steps == 0 {
+                level += 1;
+            }
+            below = chars;
             ancestor = dom.elements[a as usize].parent;
-            level += 1;
+            steps += 1;
         }
     }
     let mut top: Option<(u32, f64)> = None;
@@ -275,18 +414,30 @@ fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
         }
     }
 
-    if let Some(marked) = marked_article_body(dom) {
+    let marked = marked_article_body(dom);
+    if !marked.is_empty() {
         // A site's own article-body marker wins unless the scored block
         // around it holds clearly more prose outside it.
+        let marked_chars: u32 = marked
+            .iter()
+            .map(|&m| dom.elements[m as usize].stats.chars)
+            .sum();
+        // (or the marked body alone scores half as much as that block: the
+        // prose outside it is then other stories, not more of this one).
+        let marked_score: f64 = marked
+            .iter()
+            .map(|&m| score[m as usize])
+            .filter(|s| !s.is_nan())
+            .sum();
         let keep_marked = match top {
-            Some((t, _)) if t != marked && dom.contains(t, marked) => {
+            Some((t, top_score)) if marked.iter().all(|&m| t != m && dom.contains(t, m)) => {
                 let top = &dom.elements[t as usize].stats;
-                dom.elements[marked as usize].stats.chars * 3 >= top.chars - top.link_chars
+                marked_chars * 3 >= top.chars - top.link_chars || marked_score * 2.0 >= top_score
             }
             _ => true,
         };
         if keep_marked {
-            return vec![marked];
+            return marked;
         }
     }
 
@@ -326,6 +477,28 @@ fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
         if ok {
             chosen.push(e);
         }
+    }
+    // The same body container repeated elsewhere (a story split into
+    // chunks around pictures and ads, each in its own wrapper): blocks of
+    // the best one's tag and class that score as prose too.
+    if !top_class.trim().is_empty() && weighted_chars(dom, top) >= 200.0 {
+        let tag = &dom.elements[top as usize].tag;
+        for e in 0..n as u32 {
+            let el = &dom.elements[e as usize];
+            if el.class_id != top_class
+                || el.tag != *tag
+                || unlikely[e as usize]
+                || score[e as usize].is_nan()
+                || score[e as usize] < threshold
+                || chosen
+                    .iter()
+                    .any(|&c| dom.contains(c, e) || dom.contains(e, c))
+            {
+                continue;
+            }
+            chosen.push(e);
+        }
+        chosen.sort_by_key(|&e| dom.elements[e as usize].open);
     }
     chosen
 }
@@ -427,5 +600,99 @@ mod tests {
             .collect();
         let html = format!("<html><body><nav>{links}</nav></body></html>");
         assert_eq!(text_of(&html), "");
+    }
+
+    const PROSE: &str =
+        "The council met on Monday, and after a long debate, it voted to rebuild the bridge.";
+
+    /// Distinct paragraphs: the same one three times would be a widget.
+    fn paragraphs(n: usize) -> String {
+        (0..n).map(|i| format!("<p>{PROSE} Day {i}.</p>")).collect()
+    }
+
+    #[test]
+    fn loose_text_beside_blocks_is_the_article() {
+        let links: String = (0..12)
+            .map(|i| format!("<li><a href='/{i}'>Archive month {i}</a></li>"))
+            .collect();
+        let html = format!(
+            "<html><body><div class='col-3'><ul>{links}</ul></div><div class='col-9'>\
+             <p class='title'>Bridge vote</p><small>By a reporter</small><br>\
+             {PROSE} {PROSE}<br><br>{PROSE}</div></body></html>"
+        );
+        let text = text_of(&html);
+        assert!(text.contains(PROSE), "{text}");
+        assert!(!text.contains("Archive month"), "{text}");
+    }
+
+    #[test]
+    fn teasers_cut_with_an_ellipsis_do_not_outscore_the_story() {
+        let teasers: String = (0..10)
+            .map(|i| {
+                format!(
+                    "<li><a href='/{i}'>Other story {i}</a><span>Officials said on Monday, \
+                     in a statement, that the plan, which was announced last week, would...</span></li>"
+                )
+            })
+            .collect();
+        let html = format!(
+            "<html><body><ul class='latest'>{teasers}</ul>\
+             <div>{}</div></body></html>",
+            paragraphs(3)
+        );
+        let text = text_of(&html);
+        assert!(text.starts_with("The council"), "{text}");
+        assert!(!text.contains("Other story"), "{text}");
+    }
+
+    #[test]
+    fn a_body_split_into_chunks_is_taken_whole() {
+        let chunk = |word: &str| {
+            format!(
+                "<div class='grid'><div class='story-chunk'><p>{word}: {PROSE}</p>{}</div>\
+                 <div class='adrail'>Advertisement</div></div>",
+                paragraphs(2)
+            )
+        };
+        let html = format!(
+            "<html><body><article>{}{}<div class='promo'>Subscribe now</div></article></body></html>",
+            chunk("First"),
+            chunk("Second")
+        );
+        let text = text_of(&html);
+        assert!(
+            text.starts_with("First:") && text.contains("Second:"),
+            "{text}"
+        );
+        assert!(!text.contains("Advertisement"), "{text}");
+    }
+
+    #[test]
+    fn a_widget_repeated_on_the_page_does_not_score() {
+        let widgets: String = (0..6)
+            .map(|i| {
+                format!(
+                    "<div class='item'><img src='{i}.jpg'><div>Sign in, please, to rate this picture, \
+                     and to save it, too.</div></div>"
+                )
+            })
+            .collect();
+        let html = format!(
+            "<html><body><div class='gallery'>{widgets}</div><div><p>{PROSE}</p></div></body></html>"
+        );
+        let text = text_of(&html);
+        assert!(text.starts_with("The council"), "{text}");
+        assert!(!text.contains("Sign in"), "{text}");
+    }
+
+    #[test]
+    fn a_layout_wrapper_named_like_a_sidebar_still_holds_the_article() {
+        let html = format!(
+            "<html><body><div class='fixed-sidebar-layout'><div class='main'>\
+             {}</div></div><div class='nav'><a href='/'>Home</a></div></body></html>",
+            paragraphs(3)
+        );
+        let text = text_of(&html);
+        assert!(text.starts_with("The council"), "{text}");
     }
 }

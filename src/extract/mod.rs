@@ -5,6 +5,7 @@
 //! event list, never by recursion, so a page nested a hundred thousand
 //! levels deep cannot overflow the stack.
 
+pub mod boilerplate;
 pub mod decode;
 pub mod dom;
 pub mod gold;
@@ -126,6 +127,23 @@ pub fn extract_html(html: &str, extraction: Extraction) -> ExtractedPage {
     ExtractedPage {
         structure: DocumentStructure::new(title, subtitles, paragraphs),
         encoding: None,
+    }
+}
+
+/// The article as main-content gold writes it: headings and paragraphs
+/// in page order (the structure keeps subtitles apart from the text the
+/// algorithms read, and so loses their place).
+pub fn extract_article_text(html: &str, extraction: Extraction) -> String {
+    match extraction {
+        Extraction::Main => {
+            let dom = Dom::parse(&nesting::cap_nesting(html, nesting::MAX_DEPTH));
+            main_content::article_lines(&dom)
+                .into_iter()
+                .map(|l| l.text)
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        Extraction::FullText => extract_html(html, extraction).text(),
     }
 }
 

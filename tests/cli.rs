@@ -540,7 +540,7 @@ fn run_prints_one_summary_line_per_algorithm_and_json_on_request() {
         "per-slice tables need --verbose:\n{out}"
     );
     assert!(
-        out.contains("best F1 (at)") && out.contains("cand R"),
+        out.contains("best clus") && out.contains("R@P>=.99") && out.contains("cand R"),
         "{out}"
     );
     // Not a terminal: no progress bars on stderr.

@@ -17,6 +17,9 @@ const BATCH: u64 = 4096;
 struct TerminalBars {
     bar: Mutex<Option<ProgressBar>>,
     done: AtomicU64,
+    /// Items between updates for the current stage: a hundredth of it, at
+    /// most [`BATCH`].
+    step: AtomicU64,
 }
 
 impl ProgressSink for TerminalBars {
@@ -24,9 +27,15 @@ impl ProgressSink for TerminalBars {
         let bar = if total > 0 {
             ProgressBar::new(total).with_style(
                 ProgressStyle::with_template(
-                    "{msg:40!} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta}",
+                    "{msg:40!} [{bar:30}] {human_pos}/{human_len} {rate} ETA {eta}",
                 )
                 .expect("a valid template")
+                .with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.0}/s", state.per_sec());
+                    },
+                )
                 .progress_chars("=> "),
             )
         } else {
@@ -39,6 +48,8 @@ impl ProgressSink for TerminalBars {
         bar.set_message(what.to_string());
         bar.enable_steady_tick(std::time::Duration::from_millis(125));
         self.done.store(0, Ordering::Relaxed);
+        self.step
+            .store((total / 100).clamp(1, BATCH), Ordering::Relaxed);
         if let Some(old) = self.bar.lock().expect("not poisoned").replace(bar) {
             old.finish_and_clear();
         }
@@ -46,7 +57,8 @@ impl ProgressSink for TerminalBars {
 
     fn advance(&self, n: u64) {
         let before = self.done.fetch_add(n, Ordering::Relaxed);
-        if (before + n) / BATCH != before / BATCH {
+        let step = self.step.load(Ordering::Relaxed).max(1);
+        if (before + n) / step != before / step {
             if let Some(bar) = self.bar.lock().expect("not poisoned").as_ref() {
                 bar.set_position(before + n);
             }
@@ -66,6 +78,7 @@ pub fn terminal_progress() -> Option<Progress> {
         Progress(Arc::new(TerminalBars {
             bar: Mutex::new(None),
             done: AtomicU64::new(0),
+            step: AtomicU64::new(BATCH),
         }))
     })
 }

@@ -58,8 +58,8 @@ pub fn experiment_text(source: &Source) -> Result<(String, std::path::PathBuf), 
 }
 
 /// Why `s` writes nothing for pairs computed elsewhere.
-pub const NO_EXPERIMENT: &str = "pairs computed elsewhere have no experiment to save \
-     the thresholds to: run the job again at the threshold shown (e exports the charts)";
+pub const NO_EXPERIMENT: &str =
+    "pairs computed elsewhere have no experiment to write the thresholds to (e exports the charts)";
 
 /// Pairs computed elsewhere, scored as `neardup evaluate` scores them. The
 /// experiment made of their settings lets the inspector say why a pair

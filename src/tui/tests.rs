@@ -778,7 +778,8 @@ fn pairs_computed_elsewhere_tune_like_neardup_evaluate_and_cannot_be_saved() {
     key(&mut app, KeyCode::Char('s'));
     assert!(app.requests.is_empty());
     assert!(
-        app.status.contains("no experiment to save"),
+        app.status
+            .starts_with("not saved: pairs computed elsewhere have no experiment"),
         "{}",
         app.status
     );

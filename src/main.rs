@@ -37,6 +37,14 @@ enum Command {
         /// its defaults.
         #[arg(long, conflicts_with = "experiment")]
         corpus: Option<PathBuf>,
+        /// With --corpus: pairs computed elsewhere (as for `neardup
+        /// evaluate`), opened instead of running the algorithms. Repeat for
+        /// several algorithms.
+        #[arg(long, requires = "corpus")]
+        pairs: Vec<PathBuf>,
+        /// The clusters made of each --pairs, in the same order.
+        #[arg(long, requires = "pairs")]
+        clusters: Vec<PathBuf>,
     },
     /// Run an experiment file: print its table and write reports/NAME/.
     Run {
@@ -373,8 +381,18 @@ fn run(cli: Cli) -> Result<(), CliError> {
     }
     match cli.command {
         None => tui_on(neardup::tui::Source::Demo),
-        Some(Command::Tui { experiment, corpus }) => tui_on(match (experiment, corpus) {
+        Some(Command::Tui {
+            experiment,
+            corpus,
+            pairs,
+            clusters,
+        }) => tui_on(match (experiment, corpus) {
             (Some(path), _) => neardup::tui::Source::Experiment(path),
+            (None, Some(corpus)) if !pairs.is_empty() => neardup::tui::Source::External {
+                corpus,
+                pairs,
+                clusters,
+            },
             (None, Some(path)) => neardup::tui::Source::Corpus(path),
             (None, None) => neardup::tui::Source::Demo,
         }),
@@ -878,32 +896,8 @@ fn run_evaluate(
     out: Option<PathBuf>,
     report: bool,
 ) -> Result<(), CliError> {
-    use neardup::dist::external::{evaluate_external, read_clusters, read_pairs, ExternalInput};
-    if !clusters.is_empty() && clusters.len() != pairs.len() {
-        return Err(CliError::Usage(format!(
-            "--clusters: give one per --pairs ({} pairs, {} clusters)",
-            pairs.len(),
-            clusters.len()
-        )));
-    }
-    let corpus = if corpus_path == Path::new("demo") {
-        demo::demo_corpus()?
-    } else {
-        corpus::read_corpus(corpus_path, ReadOptions::default())?
-    };
-    let inputs = pairs
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            Ok(ExternalInput {
-                pairs: read_pairs(p, &corpus)?,
-                clusters: match clusters.get(i) {
-                    Some(c) => Some((c.clone(), read_clusters(c, &corpus)?)),
-                    None => None,
-                },
-            })
-        })
-        .collect::<Result<Vec<_>, neardup::dist::DistError>>()?;
+    use neardup::dist::external::{evaluate_external, read_inputs};
+    let (corpus, inputs) = read_inputs(corpus_path, pairs, clusters)?;
     let dir = out.unwrap_or_else(|| Path::new("reports").join("external"));
     let name = dir
         .file_name()

@@ -277,6 +277,42 @@ pub struct ExternalInput {
     pub clusters: Option<(PathBuf, Vec<u32>)>,
 }
 
+/// Reads the corpus (`demo` for the embedded one) and each pairs table,
+/// with the clusters made of it when given (one per pairs table, in order):
+/// what `neardup evaluate` and the workbench score.
+pub fn read_inputs(
+    corpus_path: &Path,
+    pairs: &[PathBuf],
+    clusters: &[PathBuf],
+) -> Result<(Corpus, Vec<ExternalInput>), DistError> {
+    if !clusters.is_empty() && clusters.len() != pairs.len() {
+        return Err(DistError::Usage(format!(
+            "--clusters: give one per --pairs ({} pairs, {} clusters)",
+            pairs.len(),
+            clusters.len()
+        )));
+    }
+    let corpus = if corpus_path == Path::new("demo") {
+        crate::corpus::demo::demo_corpus()?
+    } else {
+        crate::corpus::read_corpus(corpus_path, Default::default())?
+    };
+    let inputs = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            Ok(ExternalInput {
+                pairs: read_pairs(p, &corpus)?,
+                clusters: match clusters.get(i) {
+                    Some(c) => Some((c.clone(), read_clusters(c, &corpus)?)),
+                    None => None,
+                },
+            })
+        })
+        .collect::<Result<Vec<_>, DistError>>()?;
+    Ok((corpus, inputs))
+}
+
 /// Scores external pairs over `corpus` as `neardup run` scores its own.
 pub fn evaluate_external(
     name: &str,

@@ -310,6 +310,9 @@ impl App {
                 self.level = self.level.next();
                 self.status = format!("charts and lists at the {} level", self.level.name());
             }
+            Action::SaveThresholds if matches!(self.source, Source::External { .. }) => {
+                self.status = format!("not saved: {}", super::loader::NO_EXPERIMENT);
+            }
             Action::SaveThresholds => match self.save_path() {
                 Some(path) if path.exists() => self.ask(Pending::Overwrite(path)),
                 Some(path) => self.requests.push(Request::Save(path)),
@@ -644,7 +647,7 @@ impl App {
         let name = format!("{}.tuned.yaml", bench.result.name);
         Some(match &self.source {
             Source::Experiment(path) => path.with_file_name(name),
-            Source::Demo | Source::Corpus(_) => PathBuf::from(name),
+            Source::Demo | Source::Corpus(_) | Source::External { .. } => PathBuf::from(name),
         })
     }
 }

@@ -53,10 +53,75 @@ pub fn experiment_text(source: &Source) -> Result<(String, std::path::PathBuf), 
                 .join("experiment.yaml");
             Ok((default_experiment(path), base))
         }
+        Source::External { .. } => Err(NO_EXPERIMENT.into()),
     }
 }
 
+/// Why `s` writes nothing for pairs computed elsewhere.
+pub const NO_EXPERIMENT: &str =
+    "pairs computed elsewhere have no experiment to write the thresholds to (e exports the charts)";
+
+/// Pairs computed elsewhere, scored as `neardup evaluate` scores them. The
+/// experiment made of their settings lets the inspector say why a pair
+/// was a candidate or not.
+fn load_external(
+    source: &Source,
+    corpus_path: &Path,
+    pairs: &[std::path::PathBuf],
+    clusters: &[std::path::PathBuf],
+    events: &Sender<LoadEvent>,
+) -> Result<Workbench, String> {
+    use crate::dist::external::{evaluate_external, read_inputs};
+    let (corpus, inputs) = read_inputs(corpus_path, pairs, clusters).map_err(|e| e.to_string())?;
+    let _ = events.send(LoadEvent::Planned {
+        runs: inputs.len(),
+        pages: corpus.len(),
+    });
+    let result = evaluate_external("external", &corpus, &inputs).map_err(|e| e.to_string())?;
+    for record in &result.throughput {
+        let _ = events.send(LoadEvent::Stage(record.clone()));
+    }
+    let settings = |i: &crate::dist::external::ExternalInput| i.pairs.settings.clone();
+    let config = ExperimentConfig {
+        name: Some(result.name.clone()),
+        corpus: corpus_path.display().to_string(),
+        extract: result
+            .empty_after_extraction
+            .iter()
+            .map(|(e, _)| *e)
+            .collect(),
+        tokenizer: inputs
+            .first()
+            .and_then(|i| serde_json::from_value(settings(i)["tokenizer"].clone()).ok())
+            .unwrap_or_default(),
+        algorithms: inputs
+            .iter()
+            .filter_map(|i| serde_json::from_value(settings(i)["config"].clone()).ok())
+            .map(|c: crate::experiment::config::AlgorithmConfig| c.into())
+            .collect(),
+        paper: None,
+        build: None,
+        tuned: None,
+        pair_budget_mb: None,
+        boilerplate: None,
+    };
+    Ok(Workbench::new(
+        source.clone(),
+        config,
+        Arc::new(corpus),
+        result,
+    ))
+}
+
 fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<Workbench, String> {
+    if let Source::External {
+        corpus,
+        pairs,
+        clusters,
+    } = source
+    {
+        return load_external(source, corpus, pairs, clusters, events);
+    }
     let (text, path) = experiment_text(source)?;
     let config = ExperimentConfig::parse(&path, &text).map_err(|e| e.to_string())?;
     let name = experiment::experiment_name(&config, &path);

@@ -685,3 +685,122 @@ fn errors_of_groups_are_counted_like_the_listed_pairs() {
         assert!(fn_rows.iter().all(|r| r.a < r.b && same(r.a, r.b)));
     }
 }
+
+/// Writes `pairs` (as page ids) as a job elsewhere would: a Parquet file
+/// with the settings envelope of the signatures they came from.
+fn write_external_pairs(
+    path: &std::path::Path,
+    ids: &[(&str, &str, f32)],
+    settings: &serde_json::Value,
+) {
+    use polars::prelude::*;
+    let mut df = DataFrame::new_infer_height(vec![
+        Column::new("a".into(), ids.iter().map(|p| p.0).collect::<Vec<_>>()),
+        Column::new("b".into(), ids.iter().map(|p| p.1).collect::<Vec<_>>()),
+        Column::new("score".into(), ids.iter().map(|p| p.2).collect::<Vec<_>>()),
+    ])
+    .unwrap();
+    let meta =
+        serde_json::json!({"format": crate::dist::FORMAT, "table": "pairs", "settings": settings});
+    ParquetWriter::new(std::fs::File::create(path).unwrap())
+        .with_key_value_metadata(Some(KeyValueMetadata::from_static(vec![(
+            crate::dist::METADATA_KEY.into(),
+            meta.to_string(),
+        )])))
+        .finish(&mut df)
+        .unwrap();
+}
+
+#[test]
+fn pairs_computed_elsewhere_tune_like_neardup_evaluate_and_cannot_be_saved() {
+    use crate::dist::external::{evaluate_external, read_inputs};
+    let demo = demo();
+    let own = &demo.result.algorithms[algorithm(&demo, "minhash", Extraction::Main)];
+    let entry = &demo.config.algorithms[own.entry].config;
+    let settings = serde_json::json!({
+        "config": entry,
+        "tokenizer": demo.config.algorithm_tokenizer(entry).unwrap_or_else(|| demo.config.tokenizer.clone()),
+        "extract": "main",
+        "label": own.run.label,
+        "threshold": own.threshold,
+        "grid": own.evaluations.iter().map(|e| e.threshold).collect::<Vec<_>>(),
+        "corpus_pages": demo.corpus.len(),
+    });
+    let pairs: Vec<(&str, &str, f32)> = own
+        .run
+        .pairs
+        .iter()
+        .map(|p| {
+            let id = |i: u32| demo.corpus.pages[i as usize].id.as_str();
+            (id(p.a), id(p.b), p.score)
+        })
+        .collect();
+    assert!(pairs.len() > 10);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pairs.parquet");
+    write_external_pairs(&path, &pairs, &settings);
+    let source = Source::External {
+        corpus: "demo".into(),
+        pairs: vec![path.clone()],
+        clusters: Vec::new(),
+    };
+    let bench = load_now(&source).expect("the external pairs load");
+
+    // The figures of `neardup evaluate`, at the threshold and, once the
+    // workbench moves there, at every threshold of the grid.
+    let (corpus, inputs) = read_inputs("demo".as_ref(), &[path.clone()], &[]).unwrap();
+    let expected = evaluate_external("external", &corpus, &inputs).unwrap();
+    let expected = &expected.algorithms[0];
+    assert_eq!(bench.result.algorithms.len(), 1);
+    let result = &bench.result.algorithms[0];
+    assert_eq!(result.run.pairs, own.run.pairs);
+    assert_eq!(result.threshold, own.threshold);
+    let mut tuning = bench.tunings[0].clone();
+    assert_eq!(&tuning.evaluation, expected.at_threshold());
+    assert!(tuning.evaluation.pairwise.overall.correct > 0);
+    for e in &expected.evaluations {
+        tuning
+            .set_threshold(e.threshold, result, &bench.result.truth)
+            .unwrap();
+        assert_eq!(&tuning.evaluation, e, "at {}", e.threshold);
+    }
+
+    // Tuning, errors and the inspector work on them; `s` says why it
+    // writes nothing; `r` loads the same pairs again.
+    let mut app = App::with_workbench(bench);
+    let before = app.bench.as_ref().unwrap().tunings[0].evaluation.clone();
+    key(&mut app, KeyCode::Char('b'));
+    assert!(app.status.contains("threshold"), "{}", app.status);
+    key(&mut app, KeyCode::Char('4'));
+    assert_eq!(app.screen, Screen::Errors);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen, Screen::Inspector, "{}", app.status);
+    key(&mut app, KeyCode::Char('s'));
+    assert!(app.requests.is_empty());
+    assert!(
+        app.status
+            .starts_with("not saved: pairs computed elsewhere have no experiment"),
+        "{}",
+        app.status
+    );
+    app.unsaved = false;
+    key(&mut app, KeyCode::Char('r'));
+    let Some(Request::Reload) = app.requests.pop() else {
+        panic!("r asks for no reload: {}", app.status);
+    };
+    let events = perform(&mut app, Request::Reload).expect("a reload starts a worker");
+    for event in events {
+        app.on_load_event(event);
+    }
+    let again = app.bench.as_ref().expect("reloaded");
+    assert_eq!(again.source, source);
+    assert_eq!(again.tunings[0].evaluation, before);
+
+    // An id the corpus lacks fails the load, naming file, row and field.
+    write_external_pairs(&path, &[(pairs[0].0, "no-such-page", 0.9)], &settings);
+    let e = load_now(&source).unwrap_err();
+    assert!(
+        e.contains("pairs.parquet: row 1: field `b`: `no-such-page` is not a page"),
+        "{e}"
+    );
+}

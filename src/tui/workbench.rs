@@ -24,6 +24,13 @@ pub enum Source {
     Experiment(PathBuf),
     /// A corpus, run with every algorithm at its defaults.
     Corpus(PathBuf),
+    /// Pairs (and clusters) computed elsewhere, e.g. by the Spark job,
+    /// scored over the corpus as `neardup evaluate` scores them.
+    External {
+        corpus: PathBuf,
+        pairs: Vec<PathBuf>,
+        clusters: Vec<PathBuf>,
+    },
 }
 
 impl Source {
@@ -32,6 +39,14 @@ impl Source {
             Source::Demo => "demo (embedded)".into(),
             Source::Experiment(p) => p.display().to_string(),
             Source::Corpus(p) => format!("{} (default algorithms)", p.display()),
+            Source::External { corpus, pairs, .. } => {
+                let pairs: Vec<String> = pairs.iter().map(|p| p.display().to_string()).collect();
+                format!(
+                    "{} on {} (computed elsewhere)",
+                    pairs.join(", "),
+                    corpus.display()
+                )
+            }
         }
     }
 }

@@ -18,7 +18,8 @@ use crate::tui::workbench::{ceilings, Level, Workbench};
 
 pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     let shown = bench.shown_slices();
-    let list_height = (bench.tunings.len() as u16 + 2).min(area.height / 3).max(4);
+    // Borders and the header row besides the algorithms.
+    let list_height = (bench.tunings.len() as u16 + 3).min(area.height / 3).max(4);
     let table_height = (shown.len() as u16 + 4).min(area.height / 3).max(4);
     let [list, table, charts] = Layout::vertical([
         Constraint::Length(list_height),

@@ -452,13 +452,18 @@ fn run(cli: Cli) -> Result<(), CliError> {
             println!("thresholds for {objective} on {}:", on.corpus);
             for f in &on.runs {
                 println!(
-                    "  {} [{}]: {} ({} {})",
+                    "  {} [{}]: {} ({} {}){}",
                     f.algorithm,
                     f.extract.name(),
                     f.threshold,
                     objective,
                     f.value
-                        .map_or("not reached".into(), |v| format!("{:.2}%", 100.0 * v))
+                        .map_or("not reached".into(), |v| format!("{:.2}%", 100.0 * v)),
+                    if f.at_floor {
+                        "; at the floor: the best may lie past it (move `floor` to look)"
+                    } else {
+                        ""
+                    }
                 );
             }
             println!("wrote {}", out.display());

@@ -115,6 +115,9 @@ pub struct TunedFigure {
     pub value: Option<f64>,
     pub pairwise_f1: f64,
     pub clustered_f1: f64,
+    /// The threshold sits at the floor: the best may lie past it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub at_floor: bool,
 }
 
 /// `neardup tune`: per run, the threshold where `objective` is best on the
@@ -143,6 +146,12 @@ pub fn tune_experiment(
             value: best.as_ref().and_then(|e| objective.value(e)),
             pairwise_f1: at.pairwise.overall.f1(),
             clustered_f1: at.clustered.overall.f1(),
+            at_floor: {
+                let scale = &a.run.scale;
+                scale.floor > scale.min
+                    && scale.floor < scale.max
+                    && (at.threshold - scale.floor).abs() < 1e-9
+            },
         });
     }
     let (mut tuned, placed) = tuned_config(config, &format!("{}-tuned", result.name), &runs);
@@ -170,6 +179,9 @@ pub struct Transfer {
     /// This corpus's own best threshold and value.
     pub own_threshold: Option<f64>,
     pub own_value: Option<f64>,
+    /// The carried threshold, or this corpus's own best, sits at the floor:
+    /// the best may lie past it, where no pair was stored.
+    pub at_floor: bool,
 }
 
 impl Transfer {
@@ -195,7 +207,12 @@ pub fn transfer_table(tuned: Option<&TunedOn>, result: &ExperimentResult) -> Vec
                     .iter()
                     .find(|f| f.entry == a.entry && f.extract == a.extraction)
             });
+            let scale = &a.run.scale;
+            let inside = scale.floor > scale.min && scale.floor < scale.max;
+            let on_floor = |t: f64| inside && (t - scale.floor).abs() < 1e-9;
             Transfer {
+                at_floor: on_floor(a.threshold)
+                    || own.as_ref().is_some_and(|e| on_floor(e.threshold)),
                 algorithm: a.run.label.clone(),
                 extract: a.extraction.name().to_string(),
                 threshold: a.threshold,
@@ -220,16 +237,23 @@ pub fn render_transfer(tuned: Option<&TunedOn>, rows: &[Transfer], corpus: &str)
     );
     for r in rows {
         out.push_str(&format!(
-            "| {} [{}] | {} | {} | {} | {} ({}) | {} |\n",
+            "| {} [{}] | {}{} | {} | {} | {} ({}) | {} |\n",
             r.algorithm,
             r.extract,
             r.threshold,
+            if r.at_floor { " *" } else { "" },
             pct(r.tuned_value),
             pct(r.applied_value),
             pct(r.own_value),
             r.own_threshold.map_or("-".into(), |t| t.to_string()),
             pct(r.gap()),
         ));
+    }
+    if rows.iter().any(|r| r.at_floor) {
+        out.push_str(
+            "\n\\* the carried threshold or this corpus's own best sits at the floor: the best may lie \
+             past it, where no pair was stored (move `floor` to see).\n",
+        );
     }
     out
 }

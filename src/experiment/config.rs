@@ -631,6 +631,37 @@ mod tests {
     }
 
     #[test]
+    fn every_algorithm_type_round_trips_through_yaml() {
+        let c = parse(
+            "corpus: demo\nextract: [main, full_text]\nalgorithms:\n  - type: exact\n  \
+             - {type: simhash, features: chars, ngram: 3, weights: tf_idf, bits: 64, index: 6c3, floor: 3, threshold: 2}\n  \
+             - {type: jaccard, tokens: chars, width: 2, floor: 0.2, threshold: 0.45, grid: [0.2, 0.6], extract: full_text}\n  \
+             - {type: minhash, width: 4, hashes: 96, sketch: one_permutation, target: 0.6, min_shared: 2, verify: exact}\n  \
+             - {type: minhash, candidates: super_shingles, hashes: 84}\n  \
+             - {type: imatch, percentiles: [0.2, 0.9], min_df: 3, stop_words: false, min_terms: 7, extra_lexicons: 4, drop: 0.25, threshold: 2}\n  \
+             - {type: semantic, level: 4, aggregate: paper_mean, topic_share: 0.3, coefficients: [1, 2, 1, 1, 0.5, 1], title_threshold: 0.5}\n  \
+             - {type: combined, jaccard: 0.4, bands: 6, rows: 14, min_shared: 2, bits: 128, floor: 20, threshold: 5}\n",
+        )
+        .unwrap();
+        for config in [c.clone(), c.pinned()] {
+            let text = serde_yaml::to_string(&config).unwrap();
+            let again = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            assert_eq!(again, config, "{text}");
+        }
+        // Pinning writes the banding chosen for the target, and nothing else
+        // changes what runs.
+        let AlgorithmConfig::Minhash(m) = &c.pinned().algorithms[3].config else {
+            panic!("minhash")
+        };
+        let AlgorithmConfig::Minhash(original) = &c.algorithms[3].config else {
+            panic!("minhash")
+        };
+        assert!(m.bands.is_some() && m.rows.is_some());
+        assert_eq!(m.search(), original.search());
+        assert_eq!(c.pinned().algorithms[2].extract, Some(Extraction::FullText));
+    }
+
+    #[test]
     fn corpus_paths_resolve_against_the_experiment_file() {
         let c = parse("corpus: ../datasets/x.jsonl\nalgorithms: [{type: exact}]\n").unwrap();
         assert_eq!(

@@ -641,3 +641,45 @@ fn an_empty_corpus_is_exit_2_not_nan() {
         assert!(!stdout(&o).contains("NaN"));
     }
 }
+
+#[test]
+fn bad_tuning_inputs_name_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("e.yaml"),
+        "corpus: demo\nalgorithms:\n  - {type: jaccard, extract: mian}\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "e.yaml"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("e.yaml:3:") && e.contains("algorithms[0].extract"),
+        "{e}"
+    );
+
+    std::fs::write(
+        dir.path().join("t.yaml"),
+        "corpus: demo\nalgorithms:\n  - {type: jaccard}\ntuned: {corpus: x, objective: f1, runs: [{entry: 0}]}\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "t.yaml"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("t.yaml:4:") && e.contains("tuned.runs[0]"),
+        "{e}"
+    );
+
+    let o = neardup(&["run", "e.yaml", "--corpus", "missing.jsonl"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    std::fs::write(
+        dir.path().join("ok.yaml"),
+        "corpus: demo\nalgorithms:\n  - {type: jaccard}\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "ok.yaml", "--corpus", "missing.jsonl"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing.jsonl"), "{}", stderr(&o));
+}

@@ -208,10 +208,7 @@ fn shingling_stages(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
         seconds_per_pass(min_seconds, || banding.candidates(&refs)),
     ));
 
-    let exact = ExactJaccard {
-        width: WIDTH,
-        floor: 0.1,
-    };
+    let exact = ExactJaccard::new(WIDTH, 0.1, 1.0);
     let signatures: Vec<Option<Vec<u64>>> = sets.iter().map(|s| Some(s.clone())).collect();
     rows.push(row(
         "exact jaccard index (J>=0.1)",

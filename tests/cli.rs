@@ -117,7 +117,7 @@ fn the_demo_runs_by_name_and_writes_reports() {
     }
     let csv = std::fs::read_to_string(dir.path().join("reports/demo/results.csv")).unwrap();
     // One row per extraction x algorithm x threshold x slice: two
-    // extractions; exact has 1 threshold, simhash 17, the three shingling
+    // extractions; exact has 1 threshold, simhash 7 (its tables' floor 6), the three shingling
     // set-ups 19 each, I-Match 1 and 11 (K+1), the semantic method 15
     // twice; each has the `all` row plus one per slice. The summary prints
     // each slice once per extraction x algorithm block (2 x 9 blocks).
@@ -128,7 +128,7 @@ fn the_demo_runs_by_name_and_writes_reports() {
         / 18;
     assert_eq!(
         csv.lines().count() - 1,
-        2 * (1 + 17 + 3 * 19 + 1 + 11 + 2 * 15) * (slices + 1),
+        2 * (1 + 7 + 3 * 19 + 1 + 11 + 2 * 15) * (slices + 1),
         "{csv}"
     );
     assert!(
@@ -389,7 +389,25 @@ fn missing_reference_lexicon_is_named() {
 #[test]
 fn simhash_options_are_checked() {
     assert_rejected(&[
-        ("{type: simhash, index: 4x16}", "algorithms[0].floor"),
+        (
+            "{type: simhash, index: 4x16, floor: 4}",
+            "algorithms[0].floor",
+        ),
+        // The default tables find k <= 6; a wider sweep must ask for all pairs.
+        ("{type: simhash, floor: 16}", "candidates: all_pairs"),
+        ("{type: simhash, grid: [7]}", "algorithms[0].grid[0]"),
+        ("{type: simhash, bits: 128}", "algorithms[0].candidates"),
+        (
+            "{type: simhash, candidates: all_pairs, index: 6c3}",
+            "algorithms[0].index",
+        ),
+        ("{type: simhash, candidates: every}", "every"),
+        ("{type: jaccard, max_df: 0}", "algorithms[0].max_df"),
+        ("{type: jaccard, max_df: 1.5}", "algorithms[0].max_df"),
+        (
+            "{type: semantic, candidates_per_page: 200000}",
+            "algorithms[0].candidates_per_page",
+        ),
         (
             "{type: simhash, index: 9z9, floor: 3}",
             "algorithms[0].index",
@@ -410,31 +428,45 @@ fn simhash_options_are_checked() {
 #[test]
 fn permuted_tables_judge_like_the_full_scan() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("t.yaml"),
-        "corpus: demo\nalgorithms:\n  - {type: simhash, floor: 3, grid: [0, 1, 2, 3]}\n  \
-         - {type: simhash, index: 6c3, floor: 3, grid: [0, 1, 2, 3]}\n  \
-         - {type: simhash, index: 4x4, floor: 3, grid: [0, 1, 2, 3]}\n",
-    )
-    .unwrap();
-    let o = neardup(&["run", "-o", "out", "t.yaml"], dir.path());
-    assert!(o.status.success(), "{}", stderr(&o));
-    let csv = std::fs::read_to_string(dir.path().join("out/results.csv")).unwrap();
-    // Rows without the label column must be the same for all three.
-    let rows = |label: &str| -> Vec<String> {
-        csv.lines()
-            .filter(|l| l.contains(label))
-            .map(|l| l.replacen(label, "", 1))
-            .collect()
+    // Rows of results.csv for `label`, without the label column.
+    let rows = |experiment: &str, label: &str| -> Vec<String> {
+        std::fs::write(dir.path().join("t.yaml"), experiment).unwrap();
+        let o = neardup(&["run", "-o", "out", "t.yaml"], dir.path());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let csv = std::fs::read_to_string(dir.path().join("out/results.csv")).unwrap();
+        // (Labels hold commas, so the CSV quotes them.)
+        let label = format!("\"{label}\",");
+        let rows: Vec<String> = csv
+            .lines()
+            .filter(|l| l.contains(&label))
+            .map(|l| l.replacen(&label, "", 1))
+            .collect();
+        assert!(!rows.is_empty(), "{label} in {csv}");
+        rows
     };
-    // (Labels hold commas, so the CSV quotes them.)
-    let scan = rows("\"simhash(words,tf)\",");
-    assert_eq!(
-        scan.len(),
-        4 * csv.lines().filter(|l| l.contains(",3.0,true,")).count() / 3
+    // The default (8c2 tables, floor 6) against every pair within 6 bits.
+    let scan = rows(
+        "corpus: demo\nalgorithms:\n  - {type: simhash, candidates: all_pairs, floor: 6}\n",
+        "simhash(words,tf,all pairs)",
     );
-    assert_eq!(rows("\"simhash(words,tf,tables 6c3)\","), scan);
-    assert_eq!(rows("\"simhash(words,tf,tables 4x4)\","), scan);
+    assert_eq!(scan.len() % 7, 0, "thresholds 0..=6");
+    assert_eq!(
+        rows(
+            "corpus: demo\nalgorithms:\n  - {type: simhash}\n",
+            "simhash(words,tf)"
+        ),
+        scan
+    );
+    // Other layouts at their own floor.
+    let scan = rows(
+        "corpus: demo\nalgorithms:\n  - {type: simhash, candidates: all_pairs, floor: 3}\n",
+        "simhash(words,tf,all pairs)",
+    );
+    let tables = "corpus: demo\nalgorithms:\n  \
+                  - {type: simhash, index: 6c3}\n  \
+                  - {type: simhash, index: 4x4, floor: 3, grid: [0, 1, 2, 3]}\n";
+    assert_eq!(rows(tables, "simhash(words,tf,tables 6c3)"), scan);
+    assert_eq!(rows(tables, "simhash(words,tf,tables 4x4)"), scan);
 }
 
 #[test]

@@ -243,10 +243,7 @@ fn identical_pages_are_one_group_not_millions_of_pairs() {
 fn scored_detectors_group_and_count_like_the_listed_pairs() {
     let pages = corpus(400, 30);
     check(
-        ExactJaccard {
-            width: 3,
-            floor: 0.1,
-        },
+        ExactJaccard::new(3, 0.1, neardup::algo::shingling::DEFAULT_MAX_DF),
         &pages,
         &[0.1, 0.5, 0.9, 1.0],
     );

@@ -68,8 +68,8 @@ fn exportable(config: &AlgorithmConfig) -> Result<(), String> {
         AlgorithmConfig::Simhash(c) => {
             if c.bits != 64 {
                 Err("bits: 128 has no table layout; use 64".into())
-            } else if c.index.is_none() {
-                Err("no `index:` (a table layout such as 6c3) for the permuted prefixes".into())
+            } else if !matches!(c.layout(), Ok(Some(_))) {
+                Err("candidates: all_pairs compares every pair; use the permuted tables".into())
             } else {
                 Ok(())
             }
@@ -365,7 +365,7 @@ pub fn write_signatures(
                     ("max_k".into(), layout.max_k().into()),
                     ("tables".into(), tables.into()),
                     ("threshold".into(), c.threshold.into()),
-                    ("floor".into(), c.floor.into()),
+                    ("floor".into(), c.floor().into()),
                     (
                         "grid".into(),
                         with_threshold(&c.listed_grid(), c.threshold).into(),

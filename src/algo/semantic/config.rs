@@ -39,6 +39,10 @@ pub struct SemanticConfig {
     pub floor: f64,
     /// Jaccard of title and topic concepts the LSH candidate search aims at.
     pub candidate_jaccard: f64,
+    /// LSH candidates each page keeps, the best by sketch agreement; a pair
+    /// is verified when either page keeps it, so at most this many pairs
+    /// per page are scored. 0 verifies every LSH candidate.
+    pub candidates_per_page: usize,
 }
 
 impl Default for SemanticConfig {
@@ -56,6 +60,7 @@ impl Default for SemanticConfig {
             grid: None,
             floor: 0.3,
             candidate_jaccard: 0.3,
+            candidates_per_page: super::DEFAULT_CANDIDATES_PER_PAGE,
         }
     }
 }
@@ -105,6 +110,7 @@ impl AlgorithmSettings for SemanticConfig {
         if self.candidate_jaccard == 0.0 {
             return Err(invalid("candidate_jaccard", "must be above 0"));
         }
+        in_range("candidates_per_page", self.candidates_per_page, 0, 100_000)?;
         for (j, &v) in self.coefficients.iter().enumerate() {
             weight(&format!("coefficients[{j}]"), v)?;
         }
@@ -122,6 +128,7 @@ impl AlgorithmSettings for SemanticConfig {
         m.subtitle_threshold = self.subtitle_threshold;
         m.floor = self.floor;
         m.candidate_jaccard = self.candidate_jaccard;
+        m.candidates_per_page = self.candidates_per_page;
         Box::new(m)
     }
 

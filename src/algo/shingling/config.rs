@@ -29,6 +29,10 @@ pub struct JaccardConfig {
     pub grid: Option<Vec<f64>>,
     /// Least Jaccard stored as a scored pair.
     pub floor: f64,
+    /// Shingles on more than this share of the distinct pages (and more
+    /// than 20 pages) are left out of every set: boilerplate and the
+    /// commonest phrases. 1 counts every shingle.
+    pub max_df: f64,
 }
 
 impl Default for JaccardConfig {
@@ -39,6 +43,7 @@ impl Default for JaccardConfig {
             threshold: 0.5,
             grid: None,
             floor: 0.1,
+            max_df: super::DEFAULT_MAX_DF,
         }
     }
 }
@@ -54,14 +59,20 @@ impl JaccardConfig {
 impl AlgorithmSettings for JaccardConfig {
     fn validate(&self) -> Checked {
         in_range("width", self.width, 1, 64)?;
+        if !(self.max_df > 0.0 && self.max_df <= 1.0) {
+            return Err(invalid(
+                "max_df",
+                format!(
+                    "{} is out of range (0, 1]: a share of the pages",
+                    self.max_df
+                ),
+            ));
+        }
         similarity_thresholds(self.floor, self.threshold, &self.listed_grid())
     }
 
     fn build(&self, _reference: Option<Arc<Vec<Document>>>) -> Box<dyn Algorithm> {
-        Box::new(ExactJaccard {
-            width: self.width,
-            floor: self.floor,
-        })
+        Box::new(ExactJaccard::new(self.width, self.floor, self.max_df))
     }
 
     fn threshold(&self) -> f64 {

@@ -47,13 +47,60 @@ fn jaccard_scale(floor: f64) -> ScoreScale {
 }
 
 /// Exact Jaccard similarity of shingle sets, for every pair sharing a
-/// shingle: the ground truth that sketches approximate.
+/// shingle: the ground truth that sketches approximate. Shingles on more
+/// than `max_df` of the pages (boilerplate, the commonest phrases) are left
+/// out of the sets first: they say nothing about duplication, and each
+/// costs pairs quadratic in its pages.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExactJaccard {
     /// Tokens per shingle (w).
     pub width: usize,
     /// Least similarity kept as a scored pair.
     pub floor: f64,
+    /// Share of the distinct pages a shingle may be on and still count
+    /// (1 keeps every shingle).
+    pub max_df: f64,
+    /// What the last candidate search left out, for the run's notes.
+    left_out: std::sync::OnceLock<LeftOut>,
+}
+
+/// The default `max_df`: a shingle on more than one page in twenty is a
+/// template's or the language's, not a story's.
+pub const DEFAULT_MAX_DF: f64 = 0.05;
+
+/// A shingle on this many pages or fewer always counts, so that a small
+/// corpus (where one page in twenty is one page) loses nothing: a cluster
+/// of near-duplicates is rarely larger.
+pub const MIN_DF_CAP: usize = 20;
+
+/// Shingles over the document-frequency cap and their postings.
+#[derive(Debug, Clone, PartialEq)]
+struct LeftOut {
+    cap: usize,
+    pages: usize,
+    shingles: usize,
+    of_shingles: usize,
+    postings: u64,
+    of_postings: u64,
+}
+
+impl ExactJaccard {
+    pub fn new(width: usize, floor: f64, max_df: f64) -> Self {
+        ExactJaccard {
+            width,
+            floor,
+            max_df,
+            left_out: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The most distinct pages a counted shingle may be on.
+    pub fn df_cap(&self, pages: usize) -> usize {
+        if self.max_df >= 1.0 {
+            return usize::MAX;
+        }
+        ((self.max_df * pages as f64).floor() as usize).max(MIN_DF_CAP)
+    }
 }
 
 impl Detector for ExactJaccard {
@@ -69,6 +116,28 @@ impl Detector for ExactJaccard {
 
     fn scale(&self) -> ScoreScale {
         jaccard_scale(self.floor)
+    }
+
+    fn fit(&mut self, _docs: &[Document]) -> bool {
+        // A new run reports its own left-out shingles.
+        self.left_out = std::sync::OnceLock::new();
+        false
+    }
+
+    fn describe(&self) -> Vec<String> {
+        let Some(l) = self.left_out.get() else {
+            return Vec::new();
+        };
+        if l.cap == usize::MAX {
+            return vec![format!(
+                "every shingle counted (max_df 1): {} shingles, {} postings",
+                l.of_shingles, l.of_postings
+            )];
+        }
+        vec![format!(
+            "shingles on more than {} of {} distinct pages left out (max_df {}): {} of {} shingles, {} of {} postings",
+            l.cap, l.pages, self.max_df, l.shingles, l.of_shingles, l.postings, l.of_postings
+        )]
     }
 
     fn sign(&self, doc: &Document) -> Option<Vec<u64>> {
@@ -102,20 +171,30 @@ impl ExactJaccard {
             .iter()
             .map(|s| s.as_deref().unwrap_or(&[]))
             .collect();
-        InvertedIndex::new(&sets).pairs_at_least(&sets, self.floor)
+        let pages = signatures.iter().filter(|s| s.is_some()).count();
+        let index = InvertedIndex::new(&sets, self.df_cap(pages));
+        let _ = self.left_out.set(LeftOut {
+            pages,
+            ..index.left_out.clone()
+        });
+        index.pairs_at_least(self.floor)
     }
 }
 
-/// Shingle -> the pages holding it, for shingles on two pages or more.
+/// Shingle -> the pages holding it, for shingles on two pages or more and
+/// at most the cap.
 struct InvertedIndex {
     /// Per page, the ids of its shared shingles.
     page_shingles: Vec<Vec<u32>>,
     /// Per shingle id, its pages in ascending order.
     postings: Vec<Vec<u32>>,
+    /// Per page, its shingles under the cap: the size Jaccard divides by.
+    counted: Vec<usize>,
+    left_out: LeftOut,
 }
 
 impl InvertedIndex {
-    fn new(sets: &[&[u64]]) -> Self {
+    fn new(sets: &[&[u64]], cap: usize) -> Self {
         let mut entries: Vec<(u64, u32)> = sets
             .iter()
             .enumerate()
@@ -124,7 +203,25 @@ impl InvertedIndex {
         entries.par_sort_unstable();
         let mut page_shingles = vec![Vec::new(); sets.len()];
         let mut postings = Vec::new();
+        let mut counted: Vec<usize> = sets.iter().map(|s| s.len()).collect();
+        let mut left_out = LeftOut {
+            cap,
+            pages: sets.len(),
+            shingles: 0,
+            of_shingles: 0,
+            postings: 0,
+            of_postings: entries.len() as u64,
+        };
         for run in entries.chunk_by(|x, y| x.0 == y.0) {
+            left_out.of_shingles += 1;
+            if run.len() > cap {
+                left_out.shingles += 1;
+                left_out.postings += run.len() as u64;
+                for &(_, page) in run {
+                    counted[page as usize] -= 1;
+                }
+                continue;
+            }
             if run.len() < 2 {
                 continue;
             }
@@ -137,6 +234,8 @@ impl InvertedIndex {
         InvertedIndex {
             page_shingles,
             postings,
+            counted,
+            left_out,
         }
     }
 
@@ -145,8 +244,8 @@ impl InvertedIndex {
     /// Each page counts its overlaps with later pages in one pass over its
     /// postings, so the cost is the number of (page, page, shared shingle)
     /// triples, never all pairs.
-    fn pairs_at_least(&self, sets: &[&[u64]], floor: f64) -> Vec<(u32, u32, f32)> {
-        let n = sets.len();
+    fn pairs_at_least(&self, floor: f64) -> Vec<(u32, u32, f32)> {
+        let n = self.counted.len();
         (0..n as u32)
             .into_par_iter()
             .map_init(
@@ -163,12 +262,12 @@ impl InvertedIndex {
                         }
                     }
                     touched.sort_unstable();
-                    let size_i = sets[i as usize].len();
+                    let size_i = self.counted[i as usize];
                     let mut pairs = Vec::new();
                     for &j in touched.iter() {
                         let shared = counts[j as usize] as usize;
                         counts[j as usize] = 0;
-                        let union = size_i + sets[j as usize].len() - shared;
+                        let union = size_i + self.counted[j as usize] - shared;
                         let similarity = shared as f64 / union as f64;
                         if similarity >= floor {
                             pairs.push((i, j, similarity as f32));
@@ -456,7 +555,7 @@ mod tests {
                     }
                 }
             }
-            let indexed = InvertedIndex::new(&refs).pairs_at_least(&refs, floor);
+            let indexed = InvertedIndex::new(&refs, usize::MAX).pairs_at_least(floor);
             assert_eq!(
                 indexed.iter().map(|&(i, j, _)| (i, j)).collect::<Vec<_>>(),
                 brute,
@@ -471,10 +570,7 @@ mod tests {
     #[test]
     fn exact_jaccard_scores_shared_shingles() {
         let d = docs(&["a b c d e", "a b c d f", "x y z"]);
-        let j = ExactJaccard {
-            width: 2,
-            floor: 0.1,
-        };
+        let j = ExactJaccard::new(2, 0.1, DEFAULT_MAX_DF);
         let sigs: Vec<_> = d.iter().map(|d| j.sign(d)).collect();
         assert_eq!(j.candidates(&sigs), [(0, 1)]);
         // {ab bc cd de} vs {ab bc cd df}: 3 shared of 5.
@@ -496,5 +592,53 @@ mod tests {
         assert!(a.shingles.is_none());
         let s = m.score(&a, &b);
         assert!((s * 16.0).fract() == 0.0 && s < 1.0, "{s}");
+    }
+
+    #[test]
+    fn shingles_past_the_df_cap_are_left_out_and_reported() {
+        // 60 pages share a long header; pages 2k and 2k+1 share a story.
+        let header = "welcome to the daily portal home news sport weather contact us";
+        let texts: Vec<String> = (0..60)
+            .map(|p| {
+                let story = p / 2;
+                let body: String = (0..12).map(|w| format!("s{story}w{w} ")).collect();
+                let edit = if p % 2 == 0 { "first" } else { "second" };
+                format!("{header} {body}{edit}")
+            })
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let d = docs(&refs);
+        let run = |max_df: f64| {
+            let mut j = ExactJaccard::new(3, 0.2, max_df);
+            assert!(!j.fit(&d));
+            let sigs: Vec<_> = d.iter().map(|d| j.sign(d)).collect();
+            let scored = j.scored(&sigs);
+            (scored, j.describe())
+        };
+        // Every shingle counted: the header (9 of 22 shingles) makes every
+        // pair similar, 9 / 35 at least.
+        let (all, notes) = run(1.0);
+        assert_eq!(all.len(), 60 * 59 / 2);
+        assert!(notes[0].contains("every shingle counted"), "{notes:?}");
+        // On 60 pages, above the cap of 20: the header's shingles go, and
+        // only the story pairs remain, scored over their own shingles.
+        let (capped, notes) = run(DEFAULT_MAX_DF);
+        let stories: Vec<(u32, u32)> = (0..30).map(|s| (2 * s, 2 * s + 1)).collect();
+        assert_eq!(
+            capped.iter().map(|&(i, j, _)| (i, j)).collect::<Vec<_>>(),
+            stories
+        );
+        let header_shingles = header.split(' ').count() - 2;
+        // The shingles bridging header and story are on one page pair each.
+        assert!(
+            notes[0].contains(&format!(
+                "more than 20 of 60 distinct pages left out (max_df 0.05): {header_shingles} of "
+            )) && notes[0].contains(&format!("{} of ", header_shingles * 60)),
+            "{notes:?}"
+        );
+        // Each page keeps 13 shingles: 2 bridging header and story, 10 of
+        // the story, 1 with its edit; 12 are shared: 12 / (13 + 13 - 12).
+        let (_, _, score) = capped[0];
+        assert_eq!(score, (12.0f64 / 14.0) as f32);
     }
 }

@@ -24,9 +24,13 @@ pub struct SimhashConfig {
     pub idf: String,
     /// 64 or 128.
     pub bits: u32,
+    /// Where candidates come from: Manku et al.'s permuted `tables`
+    /// (default) or `all_pairs` (a popcount scan of every pair: quadratic,
+    /// for sweeps past what a layout finds and for 128-bit fingerprints).
+    pub candidates: SimhashCandidates,
     /// Permuted-table layout for the candidate search (`4x16`, `6c3`,
-    /// `4x4`, `BcC`); absent, every pair is compared. The floor must be
-    /// within what the layout finds.
+    /// `4x4`, `BcC`); default [`DEFAULT_LAYOUT`]. The floor must be within
+    /// what the layout finds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<String>,
     /// Hamming distance k at or below which a pair is a duplicate; the
@@ -37,12 +41,51 @@ pub struct SimhashConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grid: Option<Vec<f64>>,
     /// Largest distance stored as a scored pair (the sweep's reach).
-    pub floor: u32,
+    /// Default: what the layout finds (6 for 8c2), or 16 with `all_pairs`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub floor: Option<u32>,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SimhashCandidates {
+    /// Permuted tables: near-linear, every pair within the layout's k.
+    Tables,
+    /// Every pair: any floor, quadratic cost.
+    AllPairs,
+}
+
+/// 8 blocks of 8 bits, every choice of 2 leading a table: 28 tables with
+/// 16-bit prefixes find every pair within 6 bits, twice the default
+/// threshold, so a sweep reaches well past it. Expected candidates per
+/// page are 28 n / 2^16 for uniform fingerprints (about 8 at 18,500 pages,
+/// 430 at a million): popcounts, not scores, so the stage stays cheap
+/// where all pairs would be 5e11.
+pub const DEFAULT_LAYOUT: &str = "8c2";
+
+/// The floor of an all-pairs scan unless given.
+pub const ALL_PAIRS_FLOOR: u32 = 16;
+
 impl SimhashConfig {
+    /// The table layout candidates come from; `None` for all pairs.
     pub fn layout(&self) -> Result<Option<Layout>, LayoutError> {
-        self.index.as_deref().map(str::parse).transpose()
+        match self.candidates {
+            SimhashCandidates::AllPairs => Ok(None),
+            SimhashCandidates::Tables => self
+                .index
+                .as_deref()
+                .unwrap_or(DEFAULT_LAYOUT)
+                .parse()
+                .map(Some),
+        }
+    }
+
+    /// The largest distance stored: as given, or what the layout finds.
+    pub fn floor(&self) -> u32 {
+        self.floor.unwrap_or_else(|| match self.layout() {
+            Ok(Some(layout)) => layout.max_k(),
+            _ => ALL_PAIRS_FLOOR,
+        })
     }
 
     /// The detector these settings describe, with IDF from `reference`
@@ -53,7 +96,7 @@ impl SimhashConfig {
             self.ngram,
             self.weights,
             self.bits,
-            self.floor,
+            self.floor(),
             self.layout().ok().flatten(),
             reference,
         )
@@ -64,7 +107,7 @@ impl SimhashConfig {
     pub fn listed_grid(&self) -> Vec<f64> {
         self.grid
             .clone()
-            .unwrap_or_else(|| distance_grid(self.floor))
+            .unwrap_or_else(|| distance_grid(self.floor()))
     }
 }
 
@@ -76,10 +119,11 @@ impl Default for SimhashConfig {
             weights: Weights::Tf,
             idf: "corpus".into(),
             bits: 64,
+            candidates: SimhashCandidates::Tables,
             index: None,
             threshold: 3.0,
             grid: None,
-            floor: 16,
+            floor: None,
         }
     }
 }
@@ -90,26 +134,35 @@ impl AlgorithmSettings for SimhashConfig {
         if self.bits != 64 && self.bits != 128 {
             return Err(invalid("bits", format!("{} must be 64 or 128", self.bits)));
         }
-        if self.floor > self.bits {
+        let floor = self.floor();
+        if floor > self.bits {
             return Err(invalid(
                 "floor",
-                format!("{} is out of range 0..={}", self.floor, self.bits),
+                format!("{floor} is out of range 0..={}", self.bits),
+            ));
+        }
+        if self.candidates == SimhashCandidates::AllPairs && self.index.is_some() {
+            return Err(invalid(
+                "index",
+                "has no meaning with `candidates: all_pairs`; leave one of them out",
             ));
         }
         match self.layout() {
             Err(e) => return Err(invalid("index", e.to_string())),
             Ok(Some(_)) if self.bits != 64 => {
+                // Name the key the user wrote: the layout, or the default
+                // candidate search they did not turn off.
+                let key = if self.index.is_some() { "index" } else { "candidates" };
                 return Err(invalid(
-                    "index",
-                    "permuted tables index 64-bit fingerprints; use bits: 64",
-                ))
+                    key,
+                    "permuted tables index 64-bit fingerprints; use bits: 64, or `candidates: all_pairs` for 128 bits",
+                ));
             }
-            Ok(Some(layout)) if self.floor > layout.max_k() => {
+            Ok(Some(layout)) if floor > layout.max_k() => {
                 return Err(invalid(
                     "floor",
                     format!(
-                        "{} is past what layout {layout} finds (k <= {}); lower the floor or leave `index` out to compare every pair",
-                        self.floor,
+                        "{floor} is past what layout {layout} finds (k <= {}); lower the floor, name a wider layout in `index`, or set `candidates: all_pairs` to compare every pair",
                         layout.max_k()
                     ),
                 ))
@@ -119,7 +172,7 @@ impl AlgorithmSettings for SimhashConfig {
         if self.idf.trim().is_empty() {
             return Err(invalid("idf", "`corpus` or a path to a reference corpus"));
         }
-        distance_thresholds(self.floor, self.threshold, &self.listed_grid())
+        distance_thresholds(floor, self.threshold, &self.listed_grid())
     }
 
     fn build(&self, reference: Option<Arc<Vec<Document>>>) -> Box<dyn Algorithm> {
@@ -140,5 +193,14 @@ impl AlgorithmSettings for SimhashConfig {
 
     fn tune(&mut self, threshold: f64, _gates: &[f64]) {
         self.threshold = threshold;
+    }
+
+    /// The layout and floor the run derived, written out: a later default
+    /// cannot change which pairs a tuned file stores.
+    fn pin(&mut self) {
+        if let Ok(layout) = self.layout() {
+            self.floor = Some(self.floor());
+            self.index = layout.map(|l| l.to_string());
+        }
     }
 }

@@ -209,11 +209,31 @@ impl Detector for SimHash {
         if self.bits != 64 {
             label.push_str(&format!(",{} bits", self.bits));
         }
-        if let Some(layout) = &self.layout {
-            label.push_str(&format!(",tables {layout}"));
+        match &self.layout {
+            // The default search goes unnamed, so labels stay short.
+            Some(layout) if config::DEFAULT_LAYOUT.parse().ok().as_ref() != Some(layout) => {
+                label.push_str(&format!(",tables {layout}"))
+            }
+            None if self.bits == 64 => label.push_str(",all pairs"),
+            _ => {}
         }
         label.push(')');
         label
+    }
+
+    fn describe(&self) -> Vec<String> {
+        vec![match &self.layout {
+            Some(layout) if self.bits == 64 => format!(
+                "candidates through {} permuted tables ({layout}): every pair within {} bits, floor {}",
+                layout.permutations().len(),
+                layout.max_k(),
+                self.floor
+            ),
+            _ => format!(
+                "candidates: all pairs compared (quadratic), floor {}",
+                self.floor
+            ),
+        }]
     }
 
     fn scale(&self) -> ScoreScale {

@@ -563,7 +563,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("algorithms[0].threshold") && e.contains("0..=16"),
+            e.contains("algorithms[0].threshold") && e.contains("0..=6"),
             "{e}"
         );
         let e = parse(

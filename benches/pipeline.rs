@@ -187,6 +187,52 @@ fn hamming_scale() -> ScoreScale {
     }
 }
 
+/// A threshold move as the workbench makes it at scale: a lookup in the
+/// curve of 20M stored pairs over 1M pages (SimHash distances 0..=16, each
+/// page paired with its ten neighbours, often of its cluster, and ten
+/// random pages). The one-off build of the curve is timed and printed.
+fn bench_threshold_lookup(c: &mut Criterion) {
+    use neardup::eval::curve::ThresholdCurve;
+    let pages = 1_000_000usize;
+    let (truth, _, _) = synthetic_corpus(pages, 0);
+    let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+    let mut pairs = Vec::with_capacity(20 * pages);
+    for a in 0..pages as u32 {
+        let near = (1..=10).map(|j| a + j).filter(|&b| (b as usize) < pages);
+        let far: Vec<u32> = (0..10)
+            .map(|_| (rng.next() % pages as u64) as u32)
+            .collect();
+        for b in near.chain(far).filter(|&b| b != a) {
+            pairs.push(ScoredPair {
+                a: a.min(b),
+                b: a.max(b),
+                score: (rng.next() % 17) as f32,
+            });
+        }
+    }
+    pairs.sort_unstable_by_key(|p| (p.a, p.b));
+    pairs.dedup_by_key(|p| (p.a, p.b));
+    let scale = hamming_scale();
+    let started = std::time::Instant::now();
+    let curve = ThresholdCurve::new(&truth, &pairs, &[], &[], &[], &scale);
+    eprintln!(
+        "threshold curve over {} pairs, {pages} pages: built in {:.2} s, {} MB",
+        pairs.len(),
+        started.elapsed().as_secs_f64(),
+        curve.memory_bytes() >> 20
+    );
+    let mut group = c.benchmark_group("tui");
+    group.sample_size(20);
+    let mut threshold = 0.0;
+    group.bench_function("threshold move (lookup), 20M pairs, 1M pages", |b| {
+        b.iter(|| {
+            threshold = (threshold + 7.0) % 17.0;
+            black_box(curve.at(threshold))
+        })
+    });
+    group.finish();
+}
+
 fn bench_evaluate_at(c: &mut Criterion) {
     let (truth, pairs) = synthetic(200_000, 1_000_000);
     let scale = hamming_scale();
@@ -367,6 +413,7 @@ criterion_group!(
     benches,
     bench_evaluate_at,
     bench_tui_threshold_move,
+    bench_threshold_lookup,
     bench_stages,
     bench_decode_extract,
     bench_shingling

@@ -370,6 +370,7 @@ pub trait Algorithm: Send + Sync {
 fn sign_distinct<D: Detector>(
     detector: &D,
     docs: &[Document],
+    ticker: &crate::eval::throughput::Ticker,
 ) -> (Vec<Option<D::Signature>>, Vec<Option<u128>>, Vec<u32>) {
     let mut seen: HashMap<(usize, usize), u32> = HashMap::new();
     let first: Vec<u32> = docs
@@ -388,7 +389,10 @@ fn sign_distinct<D: Detector>(
     let mut signatures: Vec<Option<D::Signature>> = docs
         .par_iter()
         .enumerate()
-        .map(|(i, d)| (first[i] == i as u32).then(|| detector.sign(d)).flatten())
+        .map(|(i, d)| {
+            ticker.tick(1);
+            (first[i] == i as u32).then(|| detector.sign(d)).flatten()
+        })
         .collect();
     let mut keys: Vec<Option<u128>> = signatures
         .par_iter()
@@ -557,9 +561,9 @@ impl<D: Detector> Algorithm for D {
             clock.stop(started, Stage::Fit, &who);
         }
         let this = &*self;
-        let _ = clock.begin(&format!("sign {who}"), 0);
+        let ticker = clock.begin(&format!("sign {who}"), docs.len() as u64);
         let started = clock.start();
-        let (mut signatures, keys, unsigned) = sign_distinct(this, docs);
+        let (mut signatures, keys, unsigned) = sign_distinct(this, docs, &ticker);
         clock.stop(started, Stage::Signature, &who);
 
         let _ = clock.begin(&format!("candidates {who}"), 0);

@@ -7,6 +7,7 @@
 //! number plus the number of pages, without touching signatures.
 
 pub mod choose;
+pub mod curve;
 pub mod throughput;
 
 use std::collections::HashMap;
@@ -77,8 +78,9 @@ impl LevelMetrics {
     }
 }
 
-/// The predicted cluster with the most pages, and how many true clusters
-/// transitive chaining merged into it.
+/// The predicted cluster with the most pages (of equal ones, the one
+/// holding the lowest page index), and how many true clusters transitive
+/// chaining merged into it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LargestCluster {
     pub pages: u64,
@@ -329,6 +331,17 @@ pub fn evaluate_at(
     evaluate_grouped(truth, pairs, &[], &[], scale, threshold)
 }
 
+/// `pages` as (true cluster, slice), sorted, for [`add_group_pairs`].
+fn group_members(truth: &Truth, pages: &[u32], members: &mut Vec<(u32, u16)>) {
+    members.clear();
+    members.extend(
+        pages
+            .iter()
+            .map(|&p| (truth.cluster[p as usize], truth.slice[p as usize])),
+    );
+    members.sort_unstable();
+}
+
 /// Adds the pairs among pages given as (true cluster, slice), sorted, to
 /// `detected` (all of them) and `correct` (those inside one true cluster),
 /// per slice, without enumerating them; `slices` is scratch space.
@@ -417,14 +430,7 @@ fn evaluate_full(
     for group in groups.iter().filter(|g| {
         scale.passes(g.score, threshold) && passes_gates(&g.gate_scores, gate_thresholds)
     }) {
-        members.clear();
-        members.extend(
-            group
-                .pages
-                .iter()
-                .map(|&p| (truth.cluster[p as usize], truth.slice[p as usize])),
-        );
-        members.sort_unstable();
+        group_members(truth, &group.pages, &mut members);
         add_group_pairs(
             &members,
             &mut scratch,
@@ -475,6 +481,7 @@ fn evaluate_full(
     let mut correct_pairs = vec![0u64; slices];
     let mut page = vec![Counts::default(); slices];
     let mut largest_cluster = LargestCluster::default();
+    let mut largest_first = u32::MAX;
     let mut component_members: Vec<(u32, u16)> = Vec::new();
     for component in members.chunk_by(|x, y| x.0 == y.0) {
         component_members.clear();
@@ -494,11 +501,16 @@ fn evaluate_full(
                 c.correct += 1;
             }
         }
-        if component.len() as u64 > largest_cluster.pages {
+        let pages = component.len() as u64;
+        let first = component.iter().map(|m| m.3).min().expect("not empty");
+        if pages > largest_cluster.pages
+            || (pages == largest_cluster.pages && first < largest_first)
+        {
             largest_cluster = LargestCluster {
-                pages: component.len() as u64,
+                pages,
                 true_clusters,
             };
+            largest_first = first;
         }
     }
     let clustered = (0..slices)

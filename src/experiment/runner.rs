@@ -7,6 +7,7 @@ use super::config::{ExperimentConfig, PreparedAlgorithm};
 use super::References;
 use crate::algo::{AlgorithmRun, Document};
 use crate::corpus::{Content, Corpus, Page};
+use crate::eval::curve::ThresholdCurve;
 use crate::eval::throughput::{
     peak_memory_bytes, process_cpu_seconds, Progress, Stage, StageClock, StageRecord,
 };
@@ -386,13 +387,18 @@ fn run_algorithm(
         grouped_pair_recall(truth, run.candidate_pairs.iter().copied(), &run.groups);
     let started = clock.start();
     let gate_thresholds = run.gate_thresholds();
-    let gated = run.gated_pairs(&gate_thresholds);
-    let evaluations = prepared
-        .grid
-        .iter()
-        .map(|&t| evaluate_grouped(truth, &gated, &run.groups, &gate_thresholds, &run.scale, t))
-        .collect();
-    drop(gated);
+    // One sorted pass answers any number of thresholds; a single one is
+    // cheaper evaluated directly.
+    let evaluations = if prepared.grid.len() > 1 {
+        ThresholdCurve::of_run(truth, &run, &gate_thresholds).at_each(&prepared.grid)
+    } else {
+        let gated = run.gated_pairs(&gate_thresholds);
+        prepared
+            .grid
+            .iter()
+            .map(|&t| evaluate_grouped(truth, &gated, &run.groups, &gate_thresholds, &run.scale, t))
+            .collect()
+    };
     clock.stop(
         started,
         Stage::Evaluate,

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::config::{AlgorithmEntry, ExperimentConfig};
 use super::runner::{AlgorithmResult, ExperimentResult};
 use crate::eval::choose::{choose, reachable_thresholds, Objective};
-use crate::eval::{evaluate_grouped, Evaluation, Truth};
+use crate::eval::curve::ThresholdCurve;
+use crate::eval::{Evaluation, Truth};
 use crate::extract::Extraction;
 
 /// One algorithm run's tuned knobs.
@@ -74,12 +75,8 @@ pub fn tuned_config(
 /// configured gates.
 pub fn full_curve(result: &AlgorithmResult, truth: &Truth) -> Vec<Evaluation> {
     let run = &result.run;
-    let gates = run.gate_thresholds();
-    let gated = run.gated_pairs(&gates);
-    reachable_thresholds(&run.scale)
-        .into_iter()
-        .map(|t| evaluate_grouped(truth, &gated, &run.groups, &gates, &run.scale, t))
-        .collect()
+    ThresholdCurve::of_run(truth, run, &run.gate_thresholds())
+        .at_each(&reachable_thresholds(&run.scale))
 }
 
 /// Where `objective` is best for one run, over every reachable threshold.

@@ -84,7 +84,48 @@ pub struct Progress {
     /// Algorithm runs to come (extractions x algorithms), once known.
     pub runs: Option<usize>,
     pub pages: Option<usize>,
+    /// Extractions decoded and tokenised before the runs, once known.
+    pub extractions: usize,
     pub records: Vec<StageRecord>,
+    /// The stage under way, counted item by item.
+    pub work: Option<Work>,
+}
+
+/// A stage under way: its items done so far, of `total` (0 when unknown).
+#[derive(Debug, Clone)]
+pub struct Work {
+    pub what: String,
+    pub total: u64,
+    pub done: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    pub started: std::time::Instant,
+}
+
+impl Work {
+    pub fn done(&self) -> u64 {
+        self.done.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Items per second so far; `None` in the first half second (too
+    /// early to say).
+    pub fn rate(&self) -> Option<f64> {
+        let seconds = self.started.elapsed().as_secs_f64();
+        (seconds >= 0.5).then(|| self.done() as f64 / seconds)
+    }
+
+    /// Seconds left at the rate so far, when the total is known.
+    pub fn eta(&self) -> Option<f64> {
+        let rate = self.rate().filter(|&r| r > 0.0)?;
+        (self.total > 0).then(|| self.total.saturating_sub(self.done()) as f64 / rate)
+    }
+
+    /// The share done, 0..=1 (0 when the total is unknown).
+    pub fn ratio(&self) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            (self.done() as f64 / self.total as f64).min(1.0)
+        }
+    }
 }
 
 /// Stages that make up one algorithm run, in the order they finish.
@@ -119,12 +160,25 @@ impl Progress {
         runs
     }
 
-    /// The share of all stages finished, 0..=1.
+    /// The share of all stages finished, 0..=1: the shared stages (decode
+    /// and extract, tokenise per extraction) and each run's, with the
+    /// stage under way counted by its items.
     pub fn done(&self) -> f64 {
+        use crate::eval::throughput::Stage;
         match self.runs {
             Some(n) if n > 0 => {
+                let shared = self
+                    .records
+                    .iter()
+                    .filter(|r| matches!(r.stage, Stage::DecodeExtract | Stage::Tokenize))
+                    .count()
+                    .min(2 * self.extractions);
                 let finished: usize = self.runs_seen().iter().map(|r| r.1).sum();
-                (finished as f64 / (n * RUN_STAGES) as f64).min(1.0)
+                // A stage's record may come just after the next stage
+                // began (they travel apart), so a full stage counts once.
+                let current = self.work.as_ref().map_or(0.0, Work::ratio).min(0.999);
+                let planned = n * RUN_STAGES + 2 * self.extractions;
+                ((shared + finished) as f64 + current).min(planned as f64) / planned as f64
             }
             _ => 0.0,
         }
@@ -262,9 +316,22 @@ impl App {
     /// Applies what the worker reports.
     pub fn on_load_event(&mut self, event: LoadEvent) {
         match event {
-            LoadEvent::Planned { runs, pages } => {
+            LoadEvent::Planned {
+                runs,
+                pages,
+                extractions,
+            } => {
                 self.progress.runs = Some(runs);
                 self.progress.pages = Some(pages);
+                self.progress.extractions = extractions;
+            }
+            LoadEvent::Work { what, total, done } => {
+                self.progress.work = Some(Work {
+                    what,
+                    total,
+                    done,
+                    started: std::time::Instant::now(),
+                });
             }
             LoadEvent::Stage(record) => self.progress.records.push(record),
             LoadEvent::Done(bench) => self.loaded(*bench),
@@ -504,7 +571,7 @@ impl App {
         let tuning = &mut bench.tunings[self.focus];
         let before = (tuning.threshold, tuning.gates.clone());
         let outcome = match self.knob {
-            0 => tuning.set_threshold(value, result, &bench.result.truth),
+            0 => tuning.set_threshold(value, result),
             k => {
                 tuning.set_gate(k - 1, value, result, &bench.result.truth);
                 Ok(())

@@ -3,27 +3,66 @@
 //! over a channel so that the UI never waits on it.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread;
 
 use super::workbench::{Source, Workbench};
 use crate::corpus::demo;
-use crate::eval::throughput::StageRecord;
+use crate::eval::throughput::{Progress, ProgressSink, StageRecord};
 use crate::experiment::{self, ExperimentConfig};
 
 /// What the worker tells the UI.
 #[derive(Debug)]
 pub enum LoadEvent {
     /// The experiment is read: this many algorithm runs (extractions x
-    /// algorithms) will follow, on a corpus of this many pages.
-    Planned { runs: usize, pages: usize },
+    /// algorithms) will follow, on a corpus of this many pages, after
+    /// decoding and tokenising it for this many extractions.
+    Planned {
+        runs: usize,
+        pages: usize,
+        extractions: usize,
+    },
+    /// A stage began: `total` items (pages or pairs; 0 when not known in
+    /// advance), counted in `done` by the workers as they go.
+    Work {
+        what: String,
+        total: u64,
+        done: Arc<AtomicU64>,
+    },
     /// A stage finished.
     Stage(StageRecord),
     /// Everything is ready.
     Done(Box<Workbench>),
     /// Reading or running failed; the message names file, line and field.
     Failed(String),
+}
+
+/// The work inside stages, for the loading screen's gauge: the workers
+/// add to one counter, which the UI reads as it draws.
+struct Gauge {
+    events: Mutex<Sender<LoadEvent>>,
+    done: Arc<AtomicU64>,
+}
+
+impl ProgressSink for Gauge {
+    fn begin(&self, what: &str, total: u64) {
+        self.done.store(0, Ordering::Relaxed);
+        if let Ok(events) = self.events.lock() {
+            let _ = events.send(LoadEvent::Work {
+                what: what.to_string(),
+                total,
+                done: self.done.clone(),
+            });
+        }
+    }
+
+    fn advance(&self, n: u64) {
+        self.done.fetch_add(n, Ordering::Relaxed);
+    }
+
+    fn finish(&self) {}
 }
 
 /// Every algorithm at its defaults, for `neardup tui --corpus PATH`.
@@ -76,6 +115,7 @@ fn load_external(
     let _ = events.send(LoadEvent::Planned {
         runs: inputs.len(),
         pages: corpus.len(),
+        extractions: 0,
     });
     let result = evaluate_external("external", &corpus, &inputs).map_err(|e| e.to_string())?;
     for record in &result.throughput {
@@ -130,6 +170,7 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<Workbench, String
     let _ = events.send(LoadEvent::Planned {
         runs: config.runs(),
         pages: corpus.len(),
+        extractions: config.extractions().len(),
     });
     let (stages, stage_events) = channel::<StageRecord>();
     let forward = {
@@ -142,7 +183,10 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<Workbench, String
     };
     let watchers = experiment::Watchers {
         stages: Some(stages),
-        progress: None,
+        progress: Some(Progress(Arc::new(Gauge {
+            events: Mutex::new(events.clone()),
+            done: Arc::new(AtomicU64::new(0)),
+        }))),
     };
     let result =
         experiment::run_experiment_observed(&name, &config, &corpus, &references, watchers);

@@ -117,7 +117,8 @@ fn event_loop(
             app.on_load_event(event);
             dirty = true;
         }
-        if dirty {
+        // The loading gauge counts items as the workers go: redraw it.
+        if dirty || app.progress.work.is_some() && app.bench.is_none() {
             terminal.draw(|frame| ui::render(&app, frame))?;
             dirty = false;
         }

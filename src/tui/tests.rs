@@ -92,11 +92,35 @@ fn snapshot_every_screen() {
 }
 
 #[test]
+fn the_gauge_line_gives_the_rate_and_the_time_left() {
+    use crate::tui::app::Work;
+    use crate::tui::ui::loading::work_line;
+    let work = Work {
+        what: "verify simhash [main]".into(),
+        total: 15_000,
+        done: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(5_000)),
+        started: std::time::Instant::now() - std::time::Duration::from_secs(10),
+    };
+    assert_eq!(
+        work_line(&work),
+        " verify simhash [main]: 5000 of 15.0k pairs, 500/s, 20 s left"
+    );
+    let unknown = Work {
+        what: "candidates simhash [main]".into(),
+        total: 0,
+        ..work
+    };
+    assert_eq!(unknown.eta(), None);
+    assert!(work_line(&unknown).ends_with("5000 pages, 500/s"));
+}
+
+#[test]
 fn snapshot_loading_and_failure() {
     let mut app = App::new(Source::Demo);
     app.on_load_event(LoadEvent::Planned {
         runs: 3,
         pages: 196,
+        extractions: 1,
     });
     let record = |stage, algorithm: &str| {
         LoadEvent::Stage(StageRecord {
@@ -120,8 +144,22 @@ fn snapshot_loading_and_failure() {
     }
     app.on_load_event(record(Stage::Signature, "simhash(words,tf) [main]"));
     assert_eq!(app.progress.runs_seen().len(), 2);
-    assert!((app.progress.done() - 5.0 / 12.0).abs() < 1e-9);
+    // Extract and tokenise, exact's four stages and simhash's signatures
+    // of 12 + 2 stages; none under way yet.
+    assert!((app.progress.done() - 7.0 / 14.0).abs() < 1e-9);
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(250));
+    app.on_load_event(LoadEvent::Work {
+        what: "verify simhash(words,tf) [main]".into(),
+        total: 1000,
+        done: done.clone(),
+    });
+    assert!((app.progress.done() - 7.25 / 14.0).abs() < 1e-9);
     insta::assert_snapshot!("loading", screen(&app, 80, 24));
+    done.store(1000, std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        app.progress.done() < 8.0 / 14.0,
+        "a finished stage counts once, with its record"
+    );
     app.on_load_event(LoadEvent::Failed(
         "experiments/x.yaml: line 3: algorithms[0].threshold: 70 is out of range 0..=64".into(),
     ));
@@ -434,7 +472,7 @@ fn saving_round_trips_every_count_for_every_algorithm_type() {
             let thresholds: Vec<f64> = bench.tunings[i].curve.iter().map(|e| e.threshold).collect();
             let t = rng.pick(&thresholds);
             bench.tunings[i]
-                .set_threshold(t, result, &bench.result.truth)
+                .set_threshold(t, result)
                 .expect("a reachable threshold");
             for g in 0..bench.tunings[i].gates.len() {
                 let v = rng.pick(&[0.0, 0.2, 0.35, 0.4, 0.6, 0.75, 0.9]);
@@ -762,9 +800,7 @@ fn pairs_computed_elsewhere_tune_like_neardup_evaluate_and_cannot_be_saved() {
     assert_eq!(&tuning.evaluation, expected.at_threshold());
     assert!(tuning.evaluation.pairwise.overall.correct > 0);
     for e in &expected.evaluations {
-        tuning
-            .set_threshold(e.threshold, result, &bench.result.truth)
-            .unwrap();
+        tuning.set_threshold(e.threshold, result).unwrap();
         assert_eq!(&tuning.evaluation, e, "at {}", e.threshold);
     }
 

@@ -12,7 +12,8 @@ use crate::corpus::Corpus;
 use crate::eval::choose::{
     choose, reachable_range, reachable_thresholds, round4, threshold_step, within_floor, Objective,
 };
-use crate::eval::{evaluate_grouped, Evaluation, LevelMetrics, Truth};
+use crate::eval::curve::ThresholdCurve;
+use crate::eval::{Evaluation, LevelMetrics, Truth};
 use crate::experiment::{AlgorithmResult, ExperimentConfig, ExperimentResult};
 
 /// Where the workbench's experiment comes from, for reloading and saving.
@@ -98,6 +99,9 @@ pub struct Tuning {
     /// The stored pairs passing the gates; `None` when there are no gates
     /// (all stored pairs then).
     gated: Option<Vec<ScoredPair>>,
+    /// Every threshold's evaluation at the current gates: a threshold
+    /// move is a lookup, a gate move rebuilds it.
+    lookup: ThresholdCurve,
     pub evaluation: Evaluation,
     /// Evaluations over the curve's thresholds, for the charts.
     pub curve: Vec<Evaluation>,
@@ -117,9 +121,11 @@ pub fn ceilings(result: &AlgorithmResult) -> (f64, f64) {
 impl Tuning {
     pub fn new(result: &AlgorithmResult, truth: &Truth) -> Self {
         let run = &result.run;
+        let gates = run.gate_thresholds();
         let mut tuning = Tuning {
             threshold: result.threshold,
-            gates: run.gate_thresholds(),
+            lookup: ThresholdCurve::of_run(truth, run, &gates),
+            gates,
             step: threshold_step(&run.scale),
             gated: None,
             evaluation: result.at_threshold().clone(),
@@ -127,7 +133,7 @@ impl Tuning {
             least_precision: 0.99,
             choices: Vec::new(),
         };
-        tuning.refilter(result, truth);
+        tuning.refilter_with(result, None);
         tuning
     }
 
@@ -145,19 +151,18 @@ impl Tuning {
         self.gated.as_deref().unwrap_or(&result.run.pairs)
     }
 
-    /// After a gate moved: filter the stored pairs again, then evaluate the
-    /// threshold and the whole curve.
-    fn refilter(&mut self, result: &AlgorithmResult, truth: &Truth) {
+    /// After a gate moved: filter the stored pairs again, rebuild the
+    /// lookup (when `truth` is given), then evaluate the threshold and the
+    /// whole curve.
+    fn refilter_with(&mut self, result: &AlgorithmResult, truth: Option<&Truth>) {
         let run = &result.run;
         self.gated = (!run.gates.is_empty()).then(|| run.gated_pairs(&self.gates).into_owned());
-        let pairs = self.pairs(result);
-        let curve = reachable_thresholds(&run.scale)
-            .into_iter()
-            .map(|t| evaluate_grouped(truth, pairs, &run.groups, &self.gates, &run.scale, t))
-            .collect();
-        self.curve = curve;
+        if let Some(truth) = truth {
+            self.lookup = ThresholdCurve::of_run(truth, run, &self.gates);
+        }
+        self.curve = self.lookup.at_each(&reachable_thresholds(&run.scale));
         self.choose(&run.scale);
-        self.evaluate(result, truth);
+        self.evaluate();
     }
 
     fn choose(&mut self, scale: &ScoreScale) {
@@ -174,27 +179,14 @@ impl Tuning {
         self.choose(scale);
     }
 
-    fn evaluate(&mut self, result: &AlgorithmResult, truth: &Truth) {
-        let run = &result.run;
-        self.evaluation = evaluate_grouped(
-            truth,
-            self.pairs(result),
-            &run.groups,
-            &self.gates,
-            &run.scale,
-            self.threshold,
-        );
+    fn evaluate(&mut self) {
+        self.evaluation = self.lookup.at(self.threshold);
     }
 
     /// Sets the threshold and re-evaluates. A threshold past the floor is
     /// refused (the stored pairs cannot answer it): the threshold stops at
     /// the floor and the message says which key reaches further.
-    pub fn set_threshold(
-        &mut self,
-        value: f64,
-        result: &AlgorithmResult,
-        truth: &Truth,
-    ) -> Result<(), String> {
+    pub fn set_threshold(&mut self, value: f64, result: &AlgorithmResult) -> Result<(), String> {
         let scale = &result.run.scale;
         let (lo, hi) = reachable_range(scale);
         let refused = (!within_floor(scale, value)).then(|| {
@@ -215,7 +207,7 @@ impl Tuning {
             }
         });
         self.threshold = round4(value.clamp(lo, hi));
-        self.evaluate(result, truth);
+        self.evaluate();
         match refused {
             Some(message) => Err(message),
             None => Ok(()),
@@ -225,7 +217,7 @@ impl Tuning {
     pub fn set_gate(&mut self, gate: usize, value: f64, result: &AlgorithmResult, truth: &Truth) {
         if let Some(g) = self.gates.get_mut(gate) {
             *g = round4(value.clamp(0.0, 1.0));
-            self.refilter(result, truth);
+            self.refilter_with(result, Some(truth));
         }
     }
 

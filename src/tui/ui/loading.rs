@@ -6,7 +6,54 @@ use ratatui::widgets::{Block, Gauge, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::{algorithm_color, fit};
-use crate::tui::app::{App, RUN_STAGES};
+use crate::tui::app::{App, Work, RUN_STAGES};
+
+/// The stage under way: items done (of how many), the rate and the time
+/// left, e.g. `verify simhash [main]: 1.2M of 16.6M pairs, 2.1M/s, 7 s left`.
+pub fn work_line(work: &Work) -> String {
+    let unit = if work.what.starts_with("verify") {
+        "pairs"
+    } else {
+        "pages"
+    };
+    let mut line = match work.total {
+        0 => format!(" {}: {} {unit}", work.what, human(work.done() as f64)),
+        total => format!(
+            " {}: {} of {} {unit}",
+            work.what,
+            human(work.done() as f64),
+            human(total as f64)
+        ),
+    };
+    if let Some(rate) = work.rate() {
+        line.push_str(&format!(", {}/s", human(rate)));
+    }
+    if let Some(eta) = work.eta() {
+        line.push_str(&format!(", {} left", duration(eta)));
+    }
+    line
+}
+
+/// 950, 12.3k, 4.56M.
+fn human(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.2}M", x / 1e6)
+    } else if x >= 1e4 {
+        format!("{:.1}k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+/// 7 s, 3 min 20 s.
+fn duration(seconds: f64) -> String {
+    let s = seconds.round() as u64;
+    if s >= 60 {
+        format!("{} min {} s", s / 60, s % 60)
+    } else {
+        format!("{s} s")
+    }
+}
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if let Some(message) = &app.failure {
@@ -29,8 +76,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .collect();
     let planned = p.runs.unwrap_or(0).max(runs.len());
     let rows = 3 + planned as u16;
-    let [overall, shared_area, list] = Layout::vertical([
+    let [overall, work_area, shared_area, list] = Layout::vertical([
         Constraint::Length(3),
+        Constraint::Length(1),
         Constraint::Length(3),
         Constraint::Max(rows),
     ])
@@ -50,6 +98,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             .label(format!("{:.0}%", p.done() * 100.0)),
         overall,
     );
+    if let Some(work) = &p.work {
+        frame.render_widget(
+            Paragraph::new(fit(&work_line(work), work_area.width as usize)),
+            work_area,
+        );
+    }
     frame.render_widget(
         Paragraph::new(if shared.is_empty() {
             "decoding and extracting ...".to_string()

@@ -4,7 +4,7 @@ mod corpus;
 mod errors;
 mod help;
 mod inspector;
-mod loading;
+pub mod loading;
 mod throughput;
 mod tuning;
 

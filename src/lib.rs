@@ -9,6 +9,7 @@
 
 pub mod algo;
 pub mod bench;
+pub mod bench_scale;
 pub mod corpus;
 pub mod dist;
 pub mod eval;

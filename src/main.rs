@@ -177,6 +177,8 @@ enum Command {
         /// Layouts for the SimHash index benchmark.
         #[arg(long, value_delimiter = ',', default_values_t = ["4x16".to_string(), "6c3".to_string(), "4x4".to_string()])]
         layouts: Vec<String>,
+        #[command(subcommand)]
+        command: Option<BenchCommand>,
     },
     /// The persistent SimHash index: plan a layout, build, query.
     Index {
@@ -225,6 +227,26 @@ enum Command {
     Corpus {
         #[command(subcommand)]
         command: CorpusCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// How each stage grows with the corpus: a built corpus repeated (ids
+    /// and clusters renamed, each copy's Chinese characters permuted) to
+    /// each size, run through MinHash-LSH, SimHash tables, I-Match and the
+    /// semantic method; CPU seconds per stage, peak memory, and the
+    /// log-log exponent between sizes.
+    Scale {
+        /// The corpus to repeat.
+        #[arg(long, default_value = "datasets/imported/fan2008.jsonl.gz")]
+        corpus: PathBuf,
+        /// Sizes in pages.
+        #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 100_000, 1_000_000])]
+        pages: Vec<usize>,
+        /// Algorithms to run (minhash, simhash, imatch, semantic).
+        #[arg(long, value_delimiter = ',', default_values_t = ["minhash".to_string(), "simhash".to_string(), "imatch".to_string(), "semantic".to_string()])]
+        algorithms: Vec<String>,
     },
 }
 
@@ -534,11 +556,47 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
         Some(Command::Bench {
+            command:
+                Some(BenchCommand::Scale {
+                    corpus,
+                    mut pages,
+                    algorithms,
+                }),
+            ..
+        }) => {
+            use neardup::bench_scale::{self, ScaleError};
+            let scale_error = |e: ScaleError| match e {
+                ScaleError::Corpus(e) => CliError::Corpus(e),
+                ScaleError::Config(m) => CliError::Usage(m),
+            };
+            if let Some(n) = pages.iter().find(|&&n| !(2..=10_000_000).contains(&n)) {
+                return Err(CliError::Usage(format!(
+                    "--pages: {n} is out of range 2..=10000000"
+                )));
+            }
+            pages.sort_unstable();
+            pages.dedup();
+            let config = bench_scale::scale_config(&algorithms).map_err(scale_error)?;
+            let sources = bench_scale::source_pages(&corpus)?;
+            eprintln!(
+                "{} source pages from {}; sizes {:?}",
+                sources.len(),
+                corpus.display(),
+                pages
+            );
+            let table =
+                bench_scale::run_scale(&sources, &config, &pages, |line| eprintln!("{line}"))
+                    .map_err(scale_error)?;
+            print!("{}", bench_scale::render_scale(&table));
+            Ok(())
+        }
+        Some(Command::Bench {
             zh,
             en,
             seconds,
             fingerprints,
             layouts,
+            command: None,
         }) => {
             for l in &layouts {
                 let layout: neardup::algo::simhash::tables::Layout =
@@ -1029,7 +1087,7 @@ fn run_quietly(
         stages: None,
         progress: neardup::progress::terminal_progress(),
     };
-    let result = experiment::run_experiment_observed(&name, config, &corpus, &references, watchers);
+    let result = experiment::run_experiment_consuming(&name, config, corpus, &references, watchers);
     Ok((name, result))
 }
 

@@ -264,11 +264,26 @@ impl AlgorithmRun {
                 .map_or(p, |g| g.pages[0])
         };
         let (x, y) = (first(a), first(b));
+        let key = (x.min(y), x.max(y));
         x == y
+            || self.candidate_pairs.binary_search(&key).is_ok()
             || self
-                .candidate_pairs
-                .binary_search(&(x.min(y), x.max(y)))
+                .pairs
+                .binary_search_by_key(&key, |p| (p.a, p.b))
                 .is_ok()
+    }
+
+    /// Leaves in `candidate_pairs` only the candidates that were not
+    /// stored: a stored pair between two groups' first pages is its own
+    /// candidate (see [`AlgorithmRun::was_candidate`]), so once the
+    /// candidate stage has been counted the list need not hold it twice.
+    pub fn compact_candidates(&mut self) {
+        let mut stored = self.pairs.iter().map(|p| (p.a, p.b)).peekable();
+        self.candidate_pairs.retain(|&c| {
+            while stored.next_if(|&s| s < c).is_some() {}
+            stored.peek() != Some(&c)
+        });
+        self.candidate_pairs.shrink_to_fit();
     }
 
     /// The configured gate thresholds, one per gate.
@@ -571,9 +586,17 @@ impl<D: Detector> Algorithm for D {
         let collapsed = Collapsed::new(&keys, &mut signatures);
         drop(keys);
         let scored = this.scored_candidates(&signatures);
+        // Scored candidates are read in place, not copied into a list.
         let candidates: Vec<(u32, u32)> = match &scored {
-            Some(scored) => scored.iter().map(|&(i, j, _)| (i, j)).collect(),
+            Some(_) => Vec::new(),
             None => this.candidates(&signatures),
+        };
+        let each_candidate = || {
+            scored
+                .iter()
+                .flatten()
+                .map(|&(i, j, _)| (i, j))
+                .chain(candidates.iter().copied())
         };
         clock.stop(started, Stage::Candidates, &who);
         // A group stands for itself by its first page.
@@ -584,9 +607,8 @@ impl<D: Detector> Algorithm for D {
                 .min()
                 .expect("a representative stands for itself")
         };
-        let mut candidate_pairs: Vec<(u32, u32)> = candidates
-            .iter()
-            .map(|&(i, j)| {
+        let mut candidate_pairs: Vec<(u32, u32)> = each_candidate()
+            .map(|(i, j)| {
                 let (a, b) = (first_page(i), first_page(j));
                 (a.min(b), a.max(b))
             })
@@ -594,9 +616,8 @@ impl<D: Detector> Algorithm for D {
         candidate_pairs.par_sort_unstable();
         candidate_pairs.dedup();
         let weight = |i: u32| collapsed.weight(i);
-        let candidate_count: u64 = candidates
-            .iter()
-            .map(|&(i, j)| weight(i) * weight(j))
+        let candidate_count: u64 = each_candidate()
+            .map(|(i, j)| weight(i) * weight(j))
             .sum::<u64>()
             + collapsed
                 .groups
@@ -648,6 +669,7 @@ impl<D: Detector> Algorithm for D {
                 .collect(),
         };
         drop(scored);
+        drop(candidates);
         let mut notes = this.describe();
         let pair_bytes = std::mem::size_of::<ScoredPair>()
             + if gates.is_empty() {

@@ -46,6 +46,9 @@ pub fn read_corpus(path: &Path, options: ReadOptions) -> Result<Corpus, CorpusEr
     if path.is_dir() {
         return read_html_folder(path, options);
     }
+    if Format::from_path(path) == Some(Format::Jsonl) {
+        return read_jsonl_file(path, options);
+    }
     let bytes = std::fs::read(path).map_err(|source| CorpusError::Io {
         path: path.to_path_buf(),
         source,
@@ -214,6 +217,53 @@ fn check_csv_shape(path: &Path, bytes: &[u8]) -> Result<(), CorpusError> {
         end_record(&mut fields, &mut row, first_line)?;
     }
     Ok(())
+}
+
+/// A JSONL file read a line at a time, gunzipped on the way when it is
+/// gzip: neither the file nor its decompressed text is ever held whole
+/// (at a million pages the HTML alone is tens of GB).
+fn read_jsonl_file(path: &Path, options: ReadOptions) -> Result<Corpus, CorpusError> {
+    let io = |source| CorpusError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file =
+        std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path).map_err(io)?);
+    let gzip = std::io::BufRead::fill_buf(&mut file)
+        .map_err(io)?
+        .starts_with(&[0x1f, 0x8b]);
+    let mut reader: Box<dyn std::io::BufRead> = if gzip {
+        Box::new(std::io::BufReader::with_capacity(
+            1 << 20,
+            flate2::read::MultiGzDecoder::new(file),
+        ))
+    } else {
+        Box::new(file)
+    };
+    let read_error = |source: std::io::Error| {
+        if gzip {
+            CorpusError::invalid(
+                path,
+                Location::File,
+                None,
+                format!("bad gzip data: {source}"),
+            )
+        } else {
+            io(source)
+        }
+    };
+    let mut builder = CorpusBuilder::new(path, options);
+    let mut line = Vec::new();
+    for line_no in 1.. {
+        line.clear();
+        let n = std::io::BufRead::read_until(&mut reader, b'\n', &mut line).map_err(read_error)?;
+        let raw = line.strip_suffix(b"\n").unwrap_or(&line);
+        push_jsonl_line(path, line_no, raw, &mut builder)?;
+        if n == 0 || !line.ends_with(b"\n") {
+            break;
+        }
+    }
+    Ok(builder.finish())
 }
 
 fn read_jsonl(path: &Path, bytes: &[u8], builder: &mut CorpusBuilder) -> Result<(), CorpusError> {

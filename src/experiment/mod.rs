@@ -14,7 +14,8 @@ use std::sync::Arc;
 pub use config::{ConfigError, ExperimentConfig};
 pub use results::{render_summary, write_reports, ReportError};
 pub use runner::{
-    run_experiment, run_experiment_observed, AlgorithmResult, ExperimentResult, Watchers,
+    run_experiment, run_experiment_consuming, run_experiment_observed, AlgorithmResult,
+    ExperimentResult, Watchers,
 };
 
 use crate::algo::Document;

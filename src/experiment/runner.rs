@@ -14,6 +14,7 @@ use crate::eval::throughput::{
 use crate::eval::{
     evaluate_grouped, grouped_pair_recall, stored_recall, Counts, Evaluation, Truth,
 };
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -111,6 +112,29 @@ pub fn run_experiment_observed(
     references: &References,
     watchers: Watchers,
 ) -> ExperimentResult {
+    run_pages(name, config, Cow::Borrowed(corpus), references, watchers)
+}
+
+/// [`run_experiment_observed`] on a corpus it owns: each page's content
+/// (its HTML) is dropped as soon as every extraction has read it, so the
+/// algorithms run beside the pages' metadata and extracted text only.
+pub fn run_experiment_consuming(
+    name: &str,
+    config: &ExperimentConfig,
+    corpus: Corpus,
+    references: &References,
+    watchers: Watchers,
+) -> ExperimentResult {
+    run_pages(name, config, Cow::Owned(corpus), references, watchers)
+}
+
+fn run_pages(
+    name: &str,
+    config: &ExperimentConfig,
+    mut corpus: Cow<'_, Corpus>,
+    references: &References,
+    watchers: Watchers,
+) -> ExperimentResult {
     let wall = std::time::Instant::now();
     let cpu = process_cpu_seconds();
     let input_bytes = corpus.content_bytes();
@@ -126,10 +150,14 @@ pub fn run_experiment_observed(
     let mut empty_after_extraction = Vec::new();
     let inputs = DistinctInputs::new(&corpus.pages);
     let mut boilerplate = Vec::new();
+    // Every extraction reads the pages first, so that their content can go
+    // before any algorithm runs.
+    let mut extracted = Vec::new();
     for extraction in config.extractions() {
         let extract_from = clock.records.len();
-        let (mut texts, mut structures) =
-            extract_texts(&corpus.pages, &inputs, extraction, &mut clock);
+        // The texts are made again from the structures when their turn comes.
+        let (texts, mut structures) = extract_texts(&corpus.pages, &inputs, extraction, &mut clock);
+        drop(texts);
         if let Some(site) = &config.boilerplate {
             // Per distinct input, by its first page's host: a page mirrored
             // a thousand times must not make its own text boilerplate.
@@ -142,7 +170,6 @@ pub fn run_experiment_observed(
             let mut owned: Vec<DocumentStructure> =
                 structures.iter().map(|s| (**s).clone()).collect();
             boilerplate.push((extraction, remove_site_boilerplate(&urls, &mut owned, site)));
-            texts = owned.par_iter().map(|s| s.text()).collect();
             structures = owned.into_iter().map(Arc::new).collect();
             clock.stop(
                 started,
@@ -150,7 +177,15 @@ pub fn run_experiment_observed(
                 &format!("{} site boilerplate", extraction.name()),
             );
         }
-        let extract_records = extract_from..clock.records.len();
+        extracted.push((extraction, structures, extract_from..clock.records.len()));
+    }
+    if let Cow::Owned(corpus) = &mut corpus {
+        for page in &mut corpus.pages {
+            page.content = Content::Text(String::new());
+        }
+    }
+    for (extraction, structures, extract_records) in extracted {
+        let texts: Vec<String> = structures.par_iter().map(|s| s.text()).collect();
         empty_after_extraction.push((
             extraction,
             inputs
@@ -378,13 +413,14 @@ fn run_algorithm(
     clock: &mut StageClock,
 ) -> AlgorithmResult {
     let mut algorithm = prepared.algorithm;
-    let run = algorithm.run_within(docs, variant, clock, pair_budget);
+    let mut run = algorithm.run_within(docs, variant, clock, pair_budget);
     let mut unsigned_by_slice = vec![0u64; truth.slice_names.len()];
     for &page in &run.unsigned {
         unsigned_by_slice[truth.slice[page as usize] as usize] += 1;
     }
     let candidate_stage =
         grouped_pair_recall(truth, run.candidate_pairs.iter().copied(), &run.groups);
+    run.compact_candidates();
     let started = clock.start();
     let gate_thresholds = run.gate_thresholds();
     // One sorted pass answers any number of thresholds; a single one is

@@ -1,0 +1,396 @@
+//! `neardup bench scale`: how each stage grows with the corpus, from ten
+//! thousand pages to a million.
+//!
+//! No builder source holds a million pages, so a built corpus is repeated
+//! with every copy's ids and clusters renamed. An exact copy would make
+//! each page a duplicate of its copies (a story repeated 54 times is a
+//! cluster of 54, and the pairs grow with the square of the copies), so
+//! every copy after the first writes its Chinese characters through its own
+//! permutation of the CJK block: inside a copy, duplicates stay exactly as
+//! near as the builder made them; across copies, pages share no shingle.
+//! The pages are the source's extracted main text (title and paragraphs),
+//! extracted once: extraction is per page by nature and `neardup bench`
+//! measures it; here it would only cost the run hours at a million pages.
+//!
+//! Each size runs in turn through the experiment runner, smallest first;
+//! the process's peak resident memory is reset before each (Linux
+//! `/proc/self/clear_refs`), so it is that size's peak. The exponent of a
+//! stage is the slope of log CPU seconds against log pages between two
+//! sizes: 1 is linear, 2 quadratic.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::corpus::{read_corpus, Content, Corpus, CorpusError, Page, ReadOptions};
+use crate::eval::throughput::{peak_memory_bytes, process_cpu_seconds, Stage};
+use crate::experiment::{self, ExperimentConfig, Watchers};
+use crate::extract::{extract_page, Extraction};
+
+/// The algorithms the benchmark runs, as an experiment's entries.
+pub const ALGORITHMS: [(&str, &str); 4] = [
+    (
+        "minhash",
+        "  - type: minhash           # 128 min-hashes, LSH bands for J >= 0.5\n    width: 3\n    threshold: 0.5\n",
+    ),
+    (
+        "simhash",
+        "  - type: simhash           # permuted tables, k <= 3\n    index: 6c3\n    threshold: 3\n    floor: 3\n    grid: [0, 1, 2, 3]\n",
+    ),
+    ("imatch", "  - type: imatch\n"),
+    ("semantic", "  - type: semantic\n"),
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScaleError {
+    #[error(transparent)]
+    Corpus(#[from] CorpusError),
+    #[error("{0}")]
+    Config(String),
+}
+
+/// A source page reduced to what a copy needs: its extracted title and
+/// paragraphs (one a line) and its labels.
+#[derive(Debug, Clone)]
+pub struct SourcePage {
+    page: Page,
+    title: Option<String>,
+    text: String,
+}
+
+/// The source corpus's pages with their main text, extracted once.
+pub fn source_pages(path: &Path) -> Result<Vec<SourcePage>, CorpusError> {
+    let corpus = read_corpus(path, ReadOptions::default())?;
+    if corpus.pages.is_empty() {
+        return Err(CorpusError::invalid(
+            path,
+            crate::corpus::Location::File,
+            None,
+            "the corpus has no pages to repeat",
+        ));
+    }
+    Ok(corpus
+        .pages
+        .into_par_iter()
+        .map(|mut page| {
+            let structure = extract_page(&page, Extraction::Main).structure;
+            page.content = Content::Text(String::new());
+            SourcePage {
+                title: structure.title.clone(),
+                text: structure.paragraphs.join("\n"),
+                page,
+            }
+        })
+        .collect())
+}
+
+/// The CJK unified ideographs a copy permutes.
+const CJK_FIRST: u32 = 0x4E00;
+const CJK_LEN: u32 = 0x9FA5 - 0x4E00 + 1;
+/// Coprime with `CJK_LEN` (2 x 7 x 1493), so that `x -> x * MULTIPLIER + copy`
+/// is a permutation, and a different one for every copy.
+const MULTIPLIER: u32 = 7919;
+
+/// `text` as copy `copy` writes it (copy 0 is the source itself).
+pub fn perturb(text: &str, copy: u32) -> String {
+    if copy == 0 {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            let x = c as u32;
+            if !(CJK_FIRST..CJK_FIRST + CJK_LEN).contains(&x) {
+                return c;
+            }
+            let y = ((x - CJK_FIRST) as u64 * MULTIPLIER as u64 + copy as u64) % CJK_LEN as u64;
+            char::from_u32(CJK_FIRST + y as u32).expect("inside the CJK block")
+        })
+        .collect()
+}
+
+/// `pages` pages: the sources in order, then copy 1 of them, and so on,
+/// the last copy cut short. Copy `k` prefixes ids and clusters with `kK:`.
+pub fn scaled_corpus(sources: &[SourcePage], pages: usize) -> Corpus {
+    let pages: Vec<Page> = (0..pages)
+        .into_par_iter()
+        .map(|i| {
+            let copy = (i / sources.len()) as u32;
+            let source = &sources[i % sources.len()];
+            let rename = |s: &str| match copy {
+                0 => s.to_string(),
+                k => format!("k{k}:{s}"),
+            };
+            let mut page = source.page.clone();
+            page.id = rename(&page.id);
+            page.cluster = rename(&page.cluster);
+            page.title = source.title.as_deref().map(|t| perturb(t, copy));
+            page.content = Content::Text(perturb(&source.text, copy));
+            page
+        })
+        .collect();
+    Corpus {
+        source: format!("{} pages", pages.len()),
+        pages,
+        ..Corpus::default()
+    }
+}
+
+/// One stage's CPU seconds at each size.
+#[derive(Debug, Clone)]
+pub struct ScaleRow {
+    pub stage: String,
+    pub cpu_seconds: Vec<f64>,
+}
+
+/// What the benchmark measured, one column per size.
+#[derive(Debug, Clone)]
+pub struct ScaleTable {
+    pub pages: Vec<usize>,
+    pub rows: Vec<ScaleRow>,
+    /// Peak resident bytes while each size ran.
+    pub peak_bytes: Vec<Option<u64>>,
+    pub wall_seconds: Vec<f64>,
+    pub cpu_seconds: Vec<f64>,
+    /// Stored pairs per algorithm and size.
+    pub pairs: Vec<(String, Vec<u64>)>,
+}
+
+/// The experiment the benchmark runs: the named algorithms of
+/// [`ALGORITHMS`] on main text.
+pub fn scale_config(algorithms: &[String]) -> Result<ExperimentConfig, ScaleError> {
+    let mut yaml = String::from("name: scale\nextract: main\nalgorithms:\n");
+    for name in algorithms {
+        let Some((_, entry)) = ALGORITHMS.iter().find(|(n, _)| n == name) else {
+            let known: Vec<&str> = ALGORITHMS.iter().map(|(n, _)| *n).collect();
+            return Err(ScaleError::Config(format!(
+                "--algorithms: unknown `{name}` (known: {})",
+                known.join(", ")
+            )));
+        };
+        yaml.push_str(entry);
+    }
+    ExperimentConfig::parse(Path::new("bench-scale.yaml"), &yaml)
+        .map_err(|e| ScaleError::Config(e.to_string()))
+}
+
+/// Resets the process's peak resident memory to its current size (Linux
+/// 4.0 and later; elsewhere the peak stays the process's).
+fn reset_peak_memory() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// Runs `config` at each size of `sizes` (ascending), telling `progress`
+/// as each size finishes.
+pub fn run_scale(
+    sources: &[SourcePage],
+    config: &ExperimentConfig,
+    sizes: &[usize],
+    mut progress: impl FnMut(&str),
+) -> Result<ScaleTable, ScaleError> {
+    let references = experiment::load_references(config, Path::new("."))?;
+    let mut table = ScaleTable {
+        pages: sizes.to_vec(),
+        rows: Vec::new(),
+        peak_bytes: Vec::new(),
+        wall_seconds: Vec::new(),
+        cpu_seconds: Vec::new(),
+        pairs: Vec::new(),
+    };
+    for (column, &n) in sizes.iter().enumerate() {
+        let corpus = scaled_corpus(sources, n);
+        reset_peak_memory();
+        let cpu = process_cpu_seconds();
+        let wall = std::time::Instant::now();
+        let result = experiment::run_experiment_consuming(
+            "scale",
+            config,
+            corpus,
+            &references,
+            Watchers::default(),
+        );
+        table.wall_seconds.push(wall.elapsed().as_secs_f64());
+        table.cpu_seconds.push(process_cpu_seconds() - cpu);
+        table.peak_bytes.push(peak_memory_bytes());
+        for record in &result.throughput {
+            if record.stage == Stage::Evaluate {
+                continue;
+            }
+            let stage = format!("{} {}", record.stage.name(), record.algorithm);
+            let at = match table.rows.iter().position(|r| r.stage == stage) {
+                Some(at) => at,
+                None => {
+                    table.rows.push(ScaleRow {
+                        stage,
+                        cpu_seconds: vec![f64::NAN; sizes.len()],
+                    });
+                    table.rows.len() - 1
+                }
+            };
+            let cell = &mut table.rows[at].cpu_seconds[column];
+            *cell = if cell.is_nan() {
+                record.cpu_seconds
+            } else {
+                *cell + record.cpu_seconds
+            };
+        }
+        for a in &result.algorithms {
+            let label = a.run.label.clone();
+            let at = match table.pairs.iter().position(|(l, _)| *l == label) {
+                Some(at) => at,
+                None => {
+                    table.pairs.push((label, vec![0; sizes.len()]));
+                    table.pairs.len() - 1
+                }
+            };
+            table.pairs[at].1[column] = a.run.stored_pairs();
+        }
+        drop(result);
+        progress(&format!(
+            "{n} pages: {:.1} s wall, {:.1} s CPU, peak {}",
+            table.wall_seconds[column],
+            table.cpu_seconds[column],
+            megabytes(table.peak_bytes[column])
+        ));
+    }
+    Ok(table)
+}
+
+fn megabytes(bytes: Option<u64>) -> String {
+    bytes.map_or("-".into(), |b| format!("{:.0} MB", b as f64 / 1e6))
+}
+
+/// The slope of log `y` against log `x` between two points; `None` when a
+/// value is too small to say (below 10 ms of CPU) or missing.
+pub fn exponent(x0: usize, y0: f64, x1: usize, y1: f64) -> Option<f64> {
+    let ok = |y: f64| y.is_finite() && y >= 0.01;
+    (ok(y0) && ok(y1) && x1 != x0).then(|| (y1 / y0).ln() / (x1 as f64 / x0 as f64).ln())
+}
+
+/// The table as Markdown: per stage, CPU seconds at each size and the
+/// exponent between consecutive sizes; then the whole run and its peak.
+pub fn render_scale(table: &ScaleTable) -> String {
+    let sizes = &table.pages;
+    let mut out = String::from("| stage |");
+    for n in sizes {
+        let _ = write!(out, " {n} pages |");
+    }
+    for w in sizes.windows(2) {
+        let _ = write!(out, " exponent {}-{} |", w[0], w[1]);
+    }
+    out.push_str("\n|---|");
+    for _ in 0..sizes.len() + sizes.len().saturating_sub(1) {
+        out.push_str("---|");
+    }
+    out.push('\n');
+    let row = |out: &mut String, name: &str, values: &[f64], decimals: usize| {
+        let _ = write!(out, "| {name} |");
+        for v in values {
+            if v.is_nan() {
+                out.push_str(" - |");
+            } else {
+                let _ = write!(out, " {v:.decimals$} |");
+            }
+        }
+        for i in 1..values.len() {
+            match exponent(sizes[i - 1], values[i - 1], sizes[i], values[i]) {
+                Some(e) => {
+                    let _ = write!(out, " {e:.2} |");
+                }
+                None => out.push_str(" - |"),
+            }
+        }
+        out.push('\n');
+    };
+    for r in &table.rows {
+        row(&mut out, &format!("{} (CPU s)", r.stage), &r.cpu_seconds, 2);
+    }
+    row(&mut out, "whole run (CPU s)", &table.cpu_seconds, 1);
+    row(&mut out, "whole run (wall s)", &table.wall_seconds, 1);
+    let peak: Vec<f64> = table
+        .peak_bytes
+        .iter()
+        .map(|b| b.map_or(f64::NAN, |b| b as f64 / 1e6))
+        .collect();
+    row(&mut out, "peak memory (MB)", &peak, 0);
+    let per_page: Vec<f64> = peak
+        .iter()
+        .zip(sizes)
+        .map(|(mb, &n)| mb * 1e6 / n as f64 / 1e3)
+        .collect();
+    row(&mut out, "peak memory per page (KB)", &per_page, 1);
+    for (label, pairs) in &table.pairs {
+        let values: Vec<f64> = pairs.iter().map(|&p| p as f64).collect();
+        row(&mut out, &format!("stored pairs {label}"), &values, 0);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_permute_chinese_and_keep_the_rest() {
+        let text = "新华社北京1月1日电，abc。";
+        assert_eq!(perturb(text, 0), text);
+        let one = perturb(text, 1);
+        let two = perturb(text, 2);
+        assert_ne!(one, text);
+        assert_ne!(one, two);
+        assert_eq!(one.chars().count(), text.chars().count());
+        // Punctuation, digits and Latin letters stay, so sentences split
+        // where they did; the Chinese characters move.
+        let cjk = |c: char| (CJK_FIRST..CJK_FIRST + CJK_LEN).contains(&(c as u32));
+        let mut moved = 0;
+        for (a, b) in text.chars().zip(one.chars()) {
+            if cjk(a) {
+                assert!(cjk(b));
+                moved += usize::from(a != b);
+            } else {
+                assert_eq!(a, b);
+            }
+        }
+        assert!(moved >= 6, "{one}");
+        // Equal characters map to equal characters inside a copy.
+        let twice = perturb("京京", 3);
+        let mut c = twice.chars();
+        assert_eq!(c.next(), c.next());
+    }
+
+    #[test]
+    fn the_map_is_a_permutation_of_the_block() {
+        let all: String = (CJK_FIRST..CJK_FIRST + CJK_LEN)
+            .map(|x| char::from_u32(x).unwrap())
+            .collect();
+        let mut mapped: Vec<char> = perturb(&all, 5).chars().collect();
+        mapped.sort_unstable();
+        mapped.dedup();
+        assert_eq!(mapped.len(), CJK_LEN as usize);
+    }
+
+    #[test]
+    fn copies_rename_ids_and_clusters() {
+        let source = |id: &str, cluster: &str, text: &str| SourcePage {
+            page: Page::new(id, cluster, Content::Text(String::new())),
+            title: Some("标题".into()),
+            text: text.into(),
+        };
+        let sources = [source("a", "x", "第一页"), source("b", "x", "第二页")];
+        let corpus = scaled_corpus(&sources, 5);
+        let ids: Vec<&str> = corpus.pages.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b", "k1:a", "k1:b", "k2:a"]);
+        let clusters: Vec<&str> = corpus.pages.iter().map(|p| p.cluster.as_str()).collect();
+        assert_eq!(clusters, ["x", "x", "k1:x", "k1:x", "k2:x"]);
+        assert_eq!(corpus.pages[0].content, Content::Text("第一页".into()));
+        assert_ne!(corpus.pages[2].content, corpus.pages[0].content);
+        assert_ne!(corpus.pages[2].title, corpus.pages[0].title);
+    }
+
+    #[test]
+    fn exponents_are_log_log_slopes() {
+        let e = exponent(10_000, 1.0, 100_000, 100.0).unwrap();
+        assert!((e - 2.0).abs() < 1e-9);
+        assert!(exponent(10, 0.001, 100, 1.0).is_none());
+    }
+}

@@ -12,8 +12,10 @@
 //!
 //! A feature a pair cannot have (I-Match signs no page with too few
 //! lexicon terms; the semantic method reads Chinese pages; a page without
-//! a URL has no host) is 0 with an indicator feature set to 1, so the
-//! model learns what missing means instead of reading it as "dissimilar".
+//! a URL has no host) is NaN, read as the training mean (so it adds
+//! nothing to the log-odds), with an indicator feature set to 1: a model
+//! trained where a feature was always present still judges pairs that
+//! lack it by the rest, instead of reading "missing" as "dissimilar".
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -166,7 +168,9 @@ impl Model {
     pub fn contributions(&self, x: &Features) -> Features {
         let mut out = [0.0; FEATURES.len()];
         for j in 0..FEATURES.len() {
-            out[j] = self.weights[j] * (x[j] - self.mean[j]) / self.scale[j];
+            if !x[j].is_nan() {
+                out[j] = self.weights[j] * (x[j] - self.mean[j]) / self.scale[j];
+            }
         }
         out
     }
@@ -249,16 +253,16 @@ impl Learned {
         let ratio = |x: f64, y: f64| if y > 0.0 { x / y } else { 0.0 };
         let distance = match (a.simhash, b.simhash) {
             (Some(x), Some(y)) => f64::from((x ^ y).count_ones()) / f64::from(self.simhash.bits),
-            _ => 1.0,
+            _ => f64::NAN,
         };
         let (imatch, imatch_missing) = match (&a.imatch, &b.imatch) {
             (Some(x), Some(y)) => (
                 f64::from(self.imatch.score(x, y)) / (IMATCH_LEXICONS + 1) as f64,
                 0.0,
             ),
-            _ => (0.0, 1.0),
+            _ => (f64::NAN, 1.0),
         };
-        let missing = |v: f64| if v.is_nan() { (0.0, 1.0) } else { (v, 0.0) };
+        let missing = |v: f64| (v, f64::from(u8::from(v.is_nan())));
         let [topic, title, subtitle] = match (&self.semantic, &a.semantic, &b.semantic) {
             (Some(m), Some(x), Some(y)) => {
                 let [title, subtitle] = m.hierarchy_scores(x, y);
@@ -272,11 +276,11 @@ impl Learned {
                     missing(subtitle),
                 ]
             }
-            _ => [(0.0, 1.0); 3],
+            _ => [(f64::NAN, 1.0); 3],
         };
         let (same_host, host_missing) = match (&a.host, &b.host) {
             (Some(x), Some(y)) => (f64::from(u8::from(x == y)), 0.0),
-            _ => (0.0, 1.0),
+            _ => (f64::NAN, 1.0),
         };
         let lengths = (a.tokens.min(b.tokens) as f64, a.tokens.max(b.tokens) as f64);
         [
@@ -506,11 +510,10 @@ impl Detector for Learned {
             model.probability(&x),
             model.intercept
         )];
-        lines.extend(
-            order[..SHOWN]
-                .iter()
-                .map(|&j| format!("{} {:.3}: {:+.2}", FEATURES[j], x[j], c[j])),
-        );
+        lines.extend(order[..SHOWN].iter().map(|&j| match x[j] {
+            v if v.is_nan() => format!("{} missing: +0", FEATURES[j]),
+            v => format!("{} {v:.3}: {:+.2}", FEATURES[j], c[j]),
+        }));
         let rest: f64 = order[SHOWN..].iter().map(|&j| c[j]).sum();
         lines.push(format!("{} others: {rest:+.2}", FEATURES.len() - SHOWN));
         Some(lines.join("\n"))
@@ -664,26 +667,31 @@ pub fn train(
             }
         )));
     }
-    let n = rows.len() as f64;
+    // Mean and standard deviation over the pairs that have each feature;
+    // a missing value standardises to 0, the mean.
     let mut mean = vec![0.0; FEATURES.len()];
-    for (x, _) in &rows {
-        for j in 0..FEATURES.len() {
-            mean[j] += x[j] / n;
+    let mut scale = vec![1.0; FEATURES.len()];
+    for j in 0..FEATURES.len() {
+        let present: Vec<f64> = rows
+            .iter()
+            .map(|r| r.0[j])
+            .filter(|v| !v.is_nan())
+            .collect();
+        if present.is_empty() {
+            continue;
+        }
+        let n = present.len() as f64;
+        mean[j] = present.iter().sum::<f64>() / n;
+        let var = present.iter().map(|v| (v - mean[j]).powi(2)).sum::<f64>() / n;
+        if var > 1e-12 {
+            scale[j] = var.sqrt();
         }
     }
-    let mut scale = vec![0.0; FEATURES.len()];
-    for (x, _) in &rows {
-        for j in 0..FEATURES.len() {
-            scale[j] += (x[j] - mean[j]).powi(2) / n;
-        }
-    }
-    let scale: Vec<f64> = scale
-        .into_iter()
-        .map(|v| if v > 1e-12 { v.sqrt() } else { 1.0 })
-        .collect();
-    let records = ndarray::Array2::from_shape_fn((rows.len(), FEATURES.len()), |(r, j)| {
-        (rows[r].0[j] - mean[j]) / scale[j]
-    });
+    let records =
+        ndarray::Array2::from_shape_fn((rows.len(), FEATURES.len()), |(r, j)| match rows[r].0[j] {
+            v if v.is_nan() => 0.0,
+            v => (v - mean[j]) / scale[j],
+        });
     let targets = ndarray::Array1::from_iter(rows.iter().map(|r| r.1));
     let dataset = Dataset::new(records, targets);
     let fitted = LogisticRegression::default()
@@ -733,11 +741,33 @@ mod tests {
         learned.fit(&d);
         let (a, b) = (learned.sign(&d[0]).unwrap(), learned.sign(&d[1]).unwrap());
         let x = learned.features(&a, &b);
-        assert_eq!(x, learned.features(&b, &a), "features are symmetric");
+        assert_eq!(
+            x.map(f64::to_bits),
+            learned.features(&b, &a).map(f64::to_bits),
+            "features are symmetric"
+        );
         assert_eq!(x[2], 1.0, "the short page is inside the long one");
         assert!(x[0] < 0.6 && x[3] < 0.6, "{x:?}");
-        assert_eq!((x[14], x[15]), (0.0, 1.0), "no URLs: host missing");
-        assert_eq!(x[8], 1.0, "English: no semantic features");
+        assert!(x[14].is_nan() && x[15] == 1.0, "no URLs: host missing");
+        assert!(
+            x[7].is_nan() && x[8] == 1.0,
+            "English: no semantic features"
+        );
+        // A missing feature adds nothing to the log-odds.
+        let model = Model {
+            features: FEATURES.iter().map(|s| s.to_string()).collect(),
+            mean: vec![0.5; FEATURES.len()],
+            scale: vec![0.5; FEATURES.len()],
+            weights: vec![2.0; FEATURES.len()],
+            intercept: 0.0,
+            trained_on: "test".into(),
+            candidates_from: vec![Source::Minhash],
+            pairs: 1,
+            positives: 1,
+        };
+        let c = model.contributions(&x);
+        assert_eq!((c[7], c[14]), (0.0, 0.0));
+        assert_eq!(c[2], 2.0 * (1.0 - 0.5) / 0.5);
     }
 
     #[test]

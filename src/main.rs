@@ -84,6 +84,16 @@ enum Command {
         #[arg(long, short, required = true)]
         out: PathBuf,
     },
+    /// Fit the experiment's learned judge (its first `type: learned`
+    /// entry) on the experiment's labelled corpus and save the model
+    /// (JSON) for `model:` in other experiments.
+    Train {
+        /// The experiment YAML with a `type: learned` entry.
+        experiment: PathBuf,
+        /// Where to write the model.
+        #[arg(long, short, required = true)]
+        out: PathBuf,
+    },
     /// Draw charts (PNG, SVG), their data (CSV, Parquet) and report.md from
     /// stored runs (the directories `neardup run` writes); several runs give
     /// comparison charts.
@@ -491,6 +501,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             println!("wrote {}", out.display());
             Ok(())
         }
+        Some(Command::Train { experiment, out }) => run_train(&experiment, &out),
         Some(Command::Report { runs, out }) => {
             let loaded = runs
                 .iter()
@@ -1075,6 +1086,54 @@ fn build_if_missing(config: &ExperimentConfig, path: &Path) -> Result<(), CliErr
 }
 
 /// Runs the experiment with progress bars on a terminal's stderr.
+fn run_train(experiment: &Path, out: &Path) -> Result<(), CliError> {
+    use neardup::experiment::config::AlgorithmConfig;
+    let config = ExperimentConfig::load_untrained(experiment).map_err(ExperimentError::from)?;
+    let Some((entry, learned)) = config.algorithms.iter().find_map(|e| match &e.config {
+        AlgorithmConfig::Learned(l) => Some((e, l)),
+        _ => None,
+    }) else {
+        return Err(CliError::Usage(format!(
+            "{}: no `type: learned` entry to train",
+            experiment.display()
+        )));
+    };
+    build_if_missing(&config, experiment)?;
+    let corpus = experiment::load_corpus(&config, experiment).map_err(ExperimentError::from)?;
+    let extraction = entry
+        .extract
+        .unwrap_or_else(|| config.default_extractions()[0]);
+    let (docs, truth) = experiment::runner::documents(&config, &corpus, extraction);
+    let trained_on = corpus.source.clone();
+    let trained = neardup::algo::learned::train(
+        learned,
+        &docs,
+        &truth.cluster,
+        truth.true_pairs(),
+        &trained_on,
+    )
+    .map_err(|e| CliError::Usage(e.to_string()))?;
+    trained
+        .model
+        .write(out)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let m = &trained.model;
+    println!(
+        "trained on {trained_on} [{}]: {} candidate pairs, {} duplicates ({} of the corpus's {} duplicate pairs)",
+        extraction.name(),
+        m.pairs,
+        m.positives,
+        trained.recall_of_candidates.0,
+        trained.recall_of_candidates.1
+    );
+    println!("intercept {:+.3}", m.intercept);
+    for (name, w) in m.features.iter().zip(&m.weights) {
+        println!("  {name:<24} {w:+.3}");
+    }
+    println!("wrote {}", out.display());
+    Ok(())
+}
+
 fn run_quietly(
     config: &ExperimentConfig,
     path: &Path,

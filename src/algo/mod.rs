@@ -9,6 +9,7 @@ pub mod collection;
 pub mod combined;
 pub mod exact;
 pub mod imatch;
+pub mod learned;
 pub mod semantic;
 pub mod settings;
 pub mod shingling;
@@ -35,6 +36,9 @@ pub struct Document {
     /// Title, subtitles, paragraphs and sentences, for the algorithms that
     /// read them (the semantic method); `None` when not extracted.
     pub structure: Option<std::sync::Arc<DocumentStructure>>,
+    /// The host of the page's URL, for the learned judge's same-host
+    /// feature; `None` without a URL.
+    pub host: Option<std::sync::Arc<str>>,
 }
 
 impl Document {
@@ -47,6 +51,7 @@ impl Document {
             lang,
             tokens: std::sync::Arc::new(tokenize(text, lang, tokenizer)),
             structure: None,
+            host: None,
         }
     }
 }

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::algo::combined::CombinedConfig;
 pub use crate::algo::exact::ExactConfig;
 pub use crate::algo::imatch::ImatchConfig;
+pub use crate::algo::learned::LearnedConfig;
 pub use crate::algo::semantic::config::SemanticConfig;
 pub use crate::algo::settings::with_threshold;
 use crate::algo::settings::AlgorithmSettings;
@@ -98,6 +99,7 @@ pub enum AlgorithmConfig {
     Imatch(ImatchConfig),
     Semantic(SemanticConfig),
     Combined(CombinedConfig),
+    Learned(LearnedConfig),
 }
 
 impl AlgorithmConfig {
@@ -110,6 +112,7 @@ impl AlgorithmConfig {
             AlgorithmConfig::Imatch(c) => c,
             AlgorithmConfig::Semantic(c) => c,
             AlgorithmConfig::Combined(c) => c,
+            AlgorithmConfig::Learned(c) => c,
         }
     }
 
@@ -118,6 +121,7 @@ impl AlgorithmConfig {
         match self {
             AlgorithmConfig::Simhash(c) => c.idf = moved(&c.idf),
             AlgorithmConfig::Imatch(c) => c.lexicon = moved(&c.lexicon),
+            AlgorithmConfig::Learned(c) => c.model = c.model.as_deref().map(moved),
             _ => {}
         }
     }
@@ -131,6 +135,7 @@ impl AlgorithmConfig {
             AlgorithmConfig::Imatch(c) => c,
             AlgorithmConfig::Semantic(c) => c,
             AlgorithmConfig::Combined(c) => c,
+            AlgorithmConfig::Learned(c) => c,
         }
     }
 }
@@ -309,16 +314,54 @@ impl ExperimentConfig {
     }
 
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let config: ExperimentConfig = read_yaml(path)?;
+        let mut config: ExperimentConfig = read_yaml(path)?;
         config.validate(path)?;
+        config.load_models(path, true)?;
         Ok(config)
     }
 
     /// `path` names the file in errors.
     pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
-        let config: ExperimentConfig = parse_yaml(path, text)?;
+        let mut config: ExperimentConfig = parse_yaml(path, text)?;
         config.validate(path)?;
+        config.load_models(path, true)?;
         Ok(config)
+    }
+
+    /// [`ExperimentConfig::load`] for `neardup train`: learned entries'
+    /// models are not read (they are what training makes), so one file
+    /// serves to train and, naming the model written, to run.
+    pub fn load_untrained(path: &Path) -> Result<Self, ConfigError> {
+        let mut config: ExperimentConfig = read_yaml(path)?;
+        config.validate(path)?;
+        config.load_models(path, false)?;
+        Ok(config)
+    }
+
+    /// Reads the models learned entries name, relative to the file
+    /// (when `required`; otherwise nothing).
+    fn load_models(&mut self, path: &Path, required: bool) -> Result<(), ConfigError> {
+        if !required {
+            return Ok(());
+        }
+        let dir = path.parent().unwrap_or(Path::new("."));
+        for (i, entry) in self.algorithms.iter_mut().enumerate() {
+            let AlgorithmConfig::Learned(learned) = &mut entry.config else {
+                continue;
+            };
+            let key = format!("algorithms[{i}].model");
+            if learned.model.is_none() {
+                return Err(ConfigError::invalid(
+                    path,
+                    key,
+                    "a learned judge needs a model: fit one with `neardup train EXP -o MODEL.json` and name it here",
+                ));
+            }
+            learned
+                .load_model(dir)
+                .map_err(|e| ConfigError::invalid(path, key, e.to_string()))?;
+        }
+        Ok(())
     }
 
     fn validate(&self, path: &Path) -> Result<(), ConfigError> {
@@ -659,6 +702,52 @@ mod tests {
         assert!(m.bands.is_some() && m.rows.is_some());
         assert_eq!(m.search(), original.search());
         assert_eq!(c.pinned().algorithms[2].extract, Some(Extraction::FullText));
+    }
+
+    #[test]
+    fn a_learned_entry_needs_its_model_which_loads_beside_the_file() {
+        use crate::algo::learned::{Model, Source, FEATURES};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("e.yaml");
+        let text = "corpus: demo\nalgorithms:\n  - {type: learned, model: m.json, candidates_from: [jaccard, imatch], semantic: false, floor: 0.2, threshold: 0.7}\n";
+        let e = ExperimentConfig::parse(&path, text)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("algorithms[0].model") && e.contains("m.json"),
+            "{e}"
+        );
+        let e = ExperimentConfig::parse(&path, "corpus: demo\nalgorithms: [{type: learned}]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("neardup train"), "{e}");
+        let e = ExperimentConfig::parse(
+            &path,
+            "corpus: demo\nalgorithms: [{type: learned, model: m.json, candidates_from: [simhash, simhash]}]\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("candidates_from[1]"), "{e}");
+        let model = Model {
+            features: FEATURES.iter().map(|s| s.to_string()).collect(),
+            mean: vec![0.5; FEATURES.len()],
+            scale: vec![0.25; FEATURES.len()],
+            weights: vec![1.0; FEATURES.len()],
+            intercept: -1.0,
+            trained_on: "test".into(),
+            candidates_from: vec![Source::Jaccard],
+            pairs: 2,
+            positives: 1,
+        };
+        model.write(&dir.path().join("m.json")).unwrap();
+        let c = ExperimentConfig::parse(&path, text).unwrap();
+        let AlgorithmConfig::Learned(l) = &c.algorithms[0].config else {
+            panic!("learned")
+        };
+        assert_eq!(l.loaded.as_deref(), Some(&model));
+        assert_eq!(l.candidates_from, [Source::Jaccard, Source::Imatch]);
+        let again = ExperimentConfig::parse(&path, &serde_yaml::to_string(&c).unwrap()).unwrap();
+        assert_eq!(again, c);
     }
 
     #[test]

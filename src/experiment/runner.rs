@@ -156,26 +156,11 @@ fn run_pages(
     for extraction in config.extractions() {
         let extract_from = clock.records.len();
         // The texts are made again from the structures when their turn comes.
-        let (texts, mut structures) = extract_texts(&corpus.pages, &inputs, extraction, &mut clock);
+        let (texts, structures, removed) =
+            extract_cleaned(config, &corpus, &inputs, extraction, &mut clock);
         drop(texts);
-        if let Some(site) = &config.boilerplate {
-            // Per distinct input, by its first page's host: a page mirrored
-            // a thousand times must not make its own text boilerplate.
-            let started = clock.start();
-            let urls: Vec<Option<&str>> = inputs
-                .first
-                .iter()
-                .map(|&p| corpus.pages[p as usize].url.as_deref())
-                .collect();
-            let mut owned: Vec<DocumentStructure> =
-                structures.iter().map(|s| (**s).clone()).collect();
-            boilerplate.push((extraction, remove_site_boilerplate(&urls, &mut owned, site)));
-            structures = owned.into_iter().map(Arc::new).collect();
-            clock.stop(
-                started,
-                Stage::DecodeExtract,
-                &format!("{} site boilerplate", extraction.name()),
-            );
+        if let Some(removed) = removed {
+            boilerplate.push((extraction, removed));
         }
         extracted.push((extraction, structures, extract_from..clock.records.len()));
     }
@@ -284,6 +269,72 @@ fn run_pages(
         cpu_seconds: process_cpu_seconds() - cpu,
         peak_memory_bytes: peak_memory_bytes(),
     }
+}
+
+/// Decodes and extracts every distinct input, then drops site
+/// boilerplate when the experiment asks: the texts and structures per
+/// slot, and what the boilerplate pass removed.
+fn extract_cleaned(
+    config: &ExperimentConfig,
+    corpus: &Corpus,
+    inputs: &DistinctInputs,
+    extraction: Extraction,
+    clock: &mut StageClock,
+) -> (
+    Vec<String>,
+    Vec<Arc<DocumentStructure>>,
+    Option<Vec<HostReport>>,
+) {
+    let (texts, structures) = extract_texts(&corpus.pages, inputs, extraction, clock);
+    let Some(site) = &config.boilerplate else {
+        return (texts, structures, None);
+    };
+    // Per distinct input, by its first page's host: a page mirrored a
+    // thousand times must not make its own text boilerplate.
+    let started = clock.start();
+    let urls: Vec<Option<&str>> = inputs
+        .first
+        .iter()
+        .map(|&p| corpus.pages[p as usize].url.as_deref())
+        .collect();
+    let mut owned: Vec<DocumentStructure> = structures.iter().map(|s| (**s).clone()).collect();
+    let removed = remove_site_boilerplate(&urls, &mut owned, site);
+    let texts = owned.par_iter().map(|s| s.text()).collect();
+    let structures = owned.into_iter().map(Arc::new).collect();
+    clock.stop(
+        started,
+        Stage::DecodeExtract,
+        &format!("{} site boilerplate", extraction.name()),
+    );
+    (texts, structures, Some(removed))
+}
+
+/// The documents of one extraction, tokenised as the experiment
+/// tokenises, and the corpus's truth: what `neardup train` fits on.
+pub fn documents(
+    config: &ExperimentConfig,
+    corpus: &Corpus,
+    extraction: Extraction,
+) -> (Vec<Document>, Truth) {
+    let mut clock = StageClock::new(corpus.len(), corpus.content_bytes());
+    let inputs = DistinctInputs::new(&corpus.pages);
+    let (texts, structures, _) = extract_cleaned(config, corpus, &inputs, extraction, &mut clock);
+    let text_len: Vec<usize> = inputs
+        .slot
+        .iter()
+        .map(|&s| texts[s as usize].chars().count())
+        .collect();
+    let truth = Truth::new(&corpus.pages, &text_len);
+    let docs = tokenize_documents(
+        &corpus.pages,
+        &inputs,
+        &texts,
+        &structures,
+        &config.tokenizer,
+        extraction.name(),
+        &mut clock,
+    );
+    (docs, truth)
 }
 
 /// Pages with identical input (content, title and language) share one
@@ -396,6 +447,10 @@ fn tokenize_documents(
                 lang: d.lang.clone(),
                 tokens: d.tokens.clone(),
                 structure: Some(structures[s as usize].clone()),
+                host: pages[page]
+                    .url
+                    .as_deref()
+                    .and_then(crate::algo::learned::host_of),
             }
         })
         .collect();

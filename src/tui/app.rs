@@ -731,7 +731,8 @@ fn explain_pair(bench: &super::workbench::Workbench, a: u32, b: u32) -> Vec<Opti
         .iter()
         .map(|r| {
             let entry = config.algorithms.get(r.entry)?;
-            if r.run.banding.is_none() {
+            // The learned judge explains every pair: each feature's share.
+            if r.run.banding.is_none() && r.run.name != "learned" {
                 return None;
             }
             let settings = entry.config.settings();
@@ -741,7 +742,9 @@ fn explain_pair(bench: &super::workbench::Workbench, a: u32, b: u32) -> Vec<Opti
             let doc = |p: u32| {
                 let page = &bench.corpus.pages[p as usize];
                 let text = extract_page(page, r.extraction).text();
-                Document::new(p, &text, page.lang, &tokenizer)
+                let mut d = Document::new(p, &text, page.lang, &tokenizer);
+                d.host = page.url.as_deref().and_then(crate::algo::learned::host_of);
+                d
             };
             settings.build(None).explain_pair(&doc(a), &doc(b))
         })

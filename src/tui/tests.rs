@@ -452,7 +452,31 @@ algorithms:
   - type: semantic
   - type: combined
     jaccard: 0.4
+  - type: learned
+    model: demo-model.json
 ";
+
+/// Trains the learned judge on the demo corpus into `path`, as `neardup
+/// train` does.
+fn write_demo_model(path: &std::path::Path) {
+    use crate::algo::learned::{train, LearnedConfig};
+    let config = ExperimentConfig::parse(
+        std::path::Path::new("demo.yaml"),
+        "corpus: demo\nalgorithms: [{type: exact}]\n",
+    )
+    .unwrap();
+    let corpus = crate::corpus::demo::demo_corpus().unwrap();
+    let (docs, truth) = crate::experiment::runner::documents(&config, &corpus, Extraction::Main);
+    let trained = train(
+        &LearnedConfig::default(),
+        &docs,
+        &truth.cluster,
+        truth.true_pairs(),
+        "demo",
+    )
+    .unwrap();
+    trained.model.write(path).unwrap();
+}
 
 #[test]
 fn saving_round_trips_every_count_for_every_algorithm_type() {
@@ -460,6 +484,7 @@ fn saving_round_trips_every_count_for_every_algorithm_type() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("every.yaml");
     std::fs::write(&path, EVERY_TYPE).unwrap();
+    write_demo_model(&dir.path().join("demo-model.json"));
     let original = load_now(&Source::Experiment(path.clone())).expect("loads");
     let mut rng = Lcg(0x5eed);
     for round in 0..3 {

@@ -523,6 +523,7 @@ mod tests {
                 lang: Lang::En,
                 tokens: std::sync::Arc::new(tokenize(t, Lang::En, &TokenizerConfig::default())),
                 structure: None,
+                host: None,
             })
             .collect()
     }

@@ -316,6 +316,7 @@ mod tests {
             lang: Lang::En,
             tokens: std::sync::Arc::new(tokenize(text, Lang::En, &TokenizerConfig::default())),
             structure: None,
+            host: None,
         }
     }
 

@@ -105,18 +105,25 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
             None => score,
         };
         let right = (decision == "duplicate") == same;
+        // The learned judge explains itself over several lines.
+        let score: Vec<Line> = score.lines().map(|l| Line::from(l.to_string())).collect();
+        let height = score.len().max(1) as u16;
         Row::new(vec![
-            Line::from(Span::styled("■", Style::new().fg(algorithm_color(k)))),
-            Line::from(fit(
+            ratatui::text::Text::from(Line::from(Span::styled(
+                "■",
+                Style::new().fg(algorithm_color(k)),
+            ))),
+            ratatui::text::Text::from(Line::from(fit(
                 &format!("{} [{}]", run.label, a.extraction.name()),
                 label_width,
-            )),
-            Line::from(score),
-            Line::from(Span::styled(
+            ))),
+            ratatui::text::Text::from(score),
+            ratatui::text::Text::from(Span::styled(
                 decision,
                 Style::new().fg(if right { Color::Green } else { Color::LightRed }),
             )),
         ])
+        .height(height)
     });
     let title = format!(
         " every algorithm on this pair; labels: {} ",

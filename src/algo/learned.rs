@@ -1,0 +1,846 @@
+//! A learned judge: the candidate pairs of several algorithms, each pair
+//! described by what every method measures of it (Jaccard on words and
+//! on characters, containment both ways, SimHash distance, shared I-Match
+//! signatures, the semantic method's similarities, length ratio, same
+//! host), judged by a logistic regression fitted on a labelled corpus.
+//!
+//! Logistic regression, not boosted trees: its probability is a smooth
+//! function of the features, so a threshold tuned on one corpus moves
+//! predictably on another, and each feature's share of a decision is its
+//! weight times its standardised value, which the inspector shows. The
+//! fit is linfa's (L-BFGS from zero weights: deterministic, no seed).
+//!
+//! A feature a pair cannot have (I-Match signs no page with too few
+//! lexicon terms; the semantic method reads Chinese pages; a page without
+//! a URL has no host) is NaN, read as the training mean (so it adds
+//! nothing to the log-odds), with an indicator feature set to 1: a model
+//! trained where a feature was always present still judges pairs that
+//! lack it by the rest, instead of reading "missing" as "dissimilar".
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::imatch::{IMatch, IMatchSignature, ImatchConfig};
+use super::semantic::{Semantic, SemanticSignature};
+use super::settings::{invalid, similarity_grid, similarity_thresholds, with_threshold};
+use super::settings::{AlgorithmSettings, Checked};
+use super::shingling::config::MinhashConfig;
+use super::shingling::{ExactJaccard, MinHash, MinHashSketch};
+use super::simhash::config::SimhashConfig;
+use super::simhash::SimHash;
+use super::{Algorithm, Detector, Direction, Document, ScoreScale};
+use crate::corpus::Lang;
+use crate::text::cilin::Cilin;
+use crate::text::shingle::shingles;
+use crate::text::tokenize::char_ngrams;
+
+/// Word shingles' width and characters per character n-gram.
+const WORD_WIDTH: usize = 3;
+const CHAR_NGRAM: usize = 3;
+/// I-Match with extra lexicons, so that "shared signatures" is a grade.
+const IMATCH_LEXICONS: usize = 10;
+
+/// The features, in the order of a model's weights.
+pub const FEATURES: [&str; 16] = [
+    "jaccard_words",
+    "jaccard_chars",
+    "containment_of_smaller",
+    "containment_of_larger",
+    "simhash_distance",
+    "imatch_shared",
+    "imatch_missing",
+    "semantic_topic",
+    "semantic_missing",
+    "semantic_title",
+    "title_missing",
+    "semantic_subtitle",
+    "subtitle_missing",
+    "length_ratio",
+    "same_host",
+    "host_missing",
+];
+
+pub type Features = [f64; FEATURES.len()];
+
+/// An algorithm whose candidate stage the learned judge takes in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    Minhash,
+    Simhash,
+    Jaccard,
+    Imatch,
+    Semantic,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LearnedError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {message}", path.display())]
+    Model { path: PathBuf, message: String },
+    #[error("cannot train: {0}")]
+    Train(String),
+}
+
+/// A fitted model as saved by `neardup train`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Model {
+    /// Feature names, in the order of `mean`, `scale` and `weights`.
+    pub features: Vec<String>,
+    /// Standardisation: each feature minus its training mean, over its
+    /// training standard deviation (1 where it did not vary).
+    pub mean: Vec<f64>,
+    pub scale: Vec<f64>,
+    pub weights: Vec<f64>,
+    pub intercept: f64,
+    /// Where it was fitted, for the record.
+    pub trained_on: String,
+    pub candidates_from: Vec<Source>,
+    pub pairs: u64,
+    pub positives: u64,
+}
+
+impl Model {
+    pub fn read(path: &Path) -> Result<Model, LearnedError> {
+        let text = std::fs::read_to_string(path).map_err(|source| LearnedError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let bad = |message: String| LearnedError::Model {
+            path: path.to_path_buf(),
+            message,
+        };
+        let model: Model = serde_json::from_str(&text)
+            .map_err(|e| bad(format!("line {} column {}: {e}", e.line(), e.column())))?;
+        if model.features != FEATURES {
+            return Err(bad(format!(
+                "`features` are {:?}; this version computes {:?} (train the model again)",
+                model.features, FEATURES
+            )));
+        }
+        for (key, values) in [
+            ("mean", &model.mean),
+            ("scale", &model.scale),
+            ("weights", &model.weights),
+        ] {
+            if values.len() != FEATURES.len() {
+                return Err(bad(format!(
+                    "`{key}` has {} values, not {}",
+                    values.len(),
+                    FEATURES.len()
+                )));
+            }
+            if let Some(j) = values.iter().position(|v| !v.is_finite()) {
+                return Err(bad(format!("`{key}[{j}]` is not a finite number")));
+            }
+        }
+        if let Some(j) = model.scale.iter().position(|&s| s <= 0.0) {
+            return Err(bad(format!("`scale[{j}]` must be above 0")));
+        }
+        if !model.intercept.is_finite() {
+            return Err(bad("`intercept` is not a finite number".into()));
+        }
+        Ok(model)
+    }
+
+    pub fn write(&self, path: &Path) -> Result<(), LearnedError> {
+        let io = |source| LearnedError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let text = serde_json::to_string_pretty(self).expect("a model serialises");
+        std::fs::write(path, text + "\n").map_err(io)
+    }
+
+    /// Each feature's share of the log-odds: weight times standardised
+    /// value.
+    pub fn contributions(&self, x: &Features) -> Features {
+        let mut out = [0.0; FEATURES.len()];
+        for j in 0..FEATURES.len() {
+            if !x[j].is_nan() {
+                out[j] = self.weights[j] * (x[j] - self.mean[j]) / self.scale[j];
+            }
+        }
+        out
+    }
+
+    pub fn probability(&self, x: &Features) -> f64 {
+        let z: f64 = self.intercept + self.contributions(x).iter().sum::<f64>();
+        1.0 / (1.0 + (-z).exp())
+    }
+}
+
+/// A page as the judge sees it.
+#[derive(Debug, Clone)]
+pub struct LearnedSignature {
+    words: Vec<u64>,
+    chars: Vec<u64>,
+    tokens: usize,
+    simhash: Option<u128>,
+    imatch: Option<IMatchSignature>,
+    semantic: Option<SemanticSignature>,
+    sketch: Option<MinHashSketch>,
+    host: Option<Arc<str>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Learned {
+    pub model: Option<Arc<Model>>,
+    pub sources: Vec<Source>,
+    pub floor: f64,
+    minhash: MinHash,
+    jaccard: ExactJaccard,
+    simhash: SimHash,
+    imatch: IMatch,
+    semantic: Option<Semantic>,
+}
+
+impl Learned {
+    /// `semantic`: compute the semantic method's features on Chinese
+    /// pages.
+    pub fn new(
+        model: Option<Arc<Model>>,
+        sources: Vec<Source>,
+        semantic: bool,
+        floor: f64,
+    ) -> Self {
+        let imatch = ImatchConfig::default();
+        Learned {
+            model,
+            floor,
+            minhash: MinhashConfig::default().detector(),
+            jaccard: ExactJaccard {
+                width: WORD_WIDTH,
+                floor: MinhashConfig::default().floor,
+            },
+            simhash: SimhashConfig::default().detector(None),
+            imatch: IMatch::new(
+                None,
+                imatch.band(),
+                imatch.min_df,
+                imatch.stop_words,
+                imatch.min_terms,
+                IMATCH_LEXICONS,
+                imatch.drop,
+            ),
+            semantic: (semantic || sources.contains(&Source::Semantic))
+                .then(|| Semantic::new(Cilin::embedded())),
+            sources,
+        }
+    }
+
+    /// The feature vector of two signed pages.
+    pub fn features(&self, a: &LearnedSignature, b: &LearnedSignature) -> Features {
+        let shared = intersection(&a.words, &b.words) as f64;
+        let (small, large) = {
+            let (x, y) = (a.words.len() as f64, b.words.len() as f64);
+            (x.min(y).max(1.0), x.max(y).max(1.0))
+        };
+        let union = (a.words.len() + b.words.len()) as f64 - shared;
+        let chars_shared = intersection(&a.chars, &b.chars) as f64;
+        let chars_union = (a.chars.len() + b.chars.len()) as f64 - chars_shared;
+        let ratio = |x: f64, y: f64| if y > 0.0 { x / y } else { 0.0 };
+        let distance = match (a.simhash, b.simhash) {
+            (Some(x), Some(y)) => f64::from((x ^ y).count_ones()) / f64::from(self.simhash.bits),
+            _ => f64::NAN,
+        };
+        let (imatch, imatch_missing) = match (&a.imatch, &b.imatch) {
+            (Some(x), Some(y)) => (
+                f64::from(self.imatch.score(x, y)) / (IMATCH_LEXICONS + 1) as f64,
+                0.0,
+            ),
+            _ => (f64::NAN, 1.0),
+        };
+        let missing = |v: f64| (v, f64::from(u8::from(v.is_nan())));
+        let [topic, title, subtitle] = match (&self.semantic, &a.semantic, &b.semantic) {
+            (Some(m), Some(x), Some(y)) => {
+                let [title, subtitle] = m.hierarchy_scores(x, y);
+                [
+                    missing(super::semantic::topic_similarity(
+                        &x.topics,
+                        &y.topics,
+                        m.aggregate,
+                    )),
+                    missing(title),
+                    missing(subtitle),
+                ]
+            }
+            _ => [(f64::NAN, 1.0); 3],
+        };
+        let (same_host, host_missing) = match (&a.host, &b.host) {
+            (Some(x), Some(y)) => (f64::from(u8::from(x == y)), 0.0),
+            _ => (f64::NAN, 1.0),
+        };
+        let lengths = (a.tokens.min(b.tokens) as f64, a.tokens.max(b.tokens) as f64);
+        [
+            ratio(shared, union),
+            ratio(chars_shared, chars_union),
+            shared / small,
+            shared / large,
+            distance,
+            imatch,
+            imatch_missing,
+            topic.0,
+            topic.1,
+            title.0,
+            title.1,
+            subtitle.0,
+            subtitle.1,
+            ratio(lengths.0, lengths.1),
+            same_host,
+            host_missing,
+        ]
+    }
+}
+
+/// A URL's host (lower-cased by the parser), for the same-host feature.
+pub fn host_of(url: &str) -> Option<Arc<str>> {
+    url::Url::parse(url).ok()?.host_str().map(Arc::from)
+}
+
+/// Elements two sorted sets share.
+fn intersection(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// One part of every signature, `None` where a page lacks it, for a
+/// source's own candidate search.
+fn part<T: Clone>(
+    signatures: &[Option<LearnedSignature>],
+    get: impl Fn(&LearnedSignature) -> Option<&T> + Sync,
+) -> Vec<Option<T>>
+where
+    T: Send,
+{
+    signatures
+        .par_iter()
+        .map(|s| s.as_ref().and_then(|s| get(s).cloned()))
+        .collect()
+}
+
+impl Detector for Learned {
+    type Signature = LearnedSignature;
+
+    fn name(&self) -> &'static str {
+        "learned"
+    }
+
+    fn label(&self) -> String {
+        let sources: Vec<&str> = self
+            .sources
+            .iter()
+            .map(|s| match s {
+                Source::Minhash => "minhash",
+                Source::Simhash => "simhash",
+                Source::Jaccard => "jaccard",
+                Source::Imatch => "imatch",
+                Source::Semantic => "semantic",
+            })
+            .collect();
+        format!("learned({})", sources.join("+"))
+    }
+
+    fn scale(&self) -> ScoreScale {
+        ScoreScale {
+            name: "probability",
+            direction: Direction::AtLeast,
+            min: 0.0,
+            max: 1.0,
+            floor: self.floor,
+        }
+    }
+
+    fn fit(&mut self, docs: &[Document]) -> bool {
+        self.imatch.fit(docs);
+        if let Some(semantic) = &mut self.semantic {
+            // The semantic method reads Chinese: other pages stay out of
+            // its analysis (their semantic features are missing).
+            let zh: Vec<Document> = docs
+                .iter()
+                .filter(|d| d.lang == Lang::Zh)
+                .cloned()
+                .collect();
+            semantic.fit(&zh);
+        }
+        true
+    }
+
+    fn sign(&self, doc: &Document) -> Option<LearnedSignature> {
+        let words = shingles(&doc.tokens, WORD_WIDTH);
+        if words.is_empty() {
+            return None;
+        }
+        let text: String = doc
+            .tokens
+            .text()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        let chars = shingles(&char_ngrams(&text, CHAR_NGRAM), 1);
+        let sketch = self
+            .sources
+            .contains(&Source::Minhash)
+            .then(|| self.minhash.sign(doc))
+            .flatten();
+        let semantic = self
+            .semantic
+            .as_ref()
+            .filter(|_| doc.lang == Lang::Zh)
+            .and_then(|m| m.sign(doc));
+        Some(LearnedSignature {
+            tokens: doc.tokens.len(),
+            simhash: self.simhash.sign(doc),
+            imatch: self.imatch.sign(doc),
+            semantic,
+            sketch,
+            host: doc.host.clone(),
+            words,
+            chars,
+        })
+    }
+
+    fn candidates(&self, signatures: &[Option<LearnedSignature>]) -> Vec<(u32, u32)> {
+        let mut all: Vec<(u32, u32)> = Vec::new();
+        for source in &self.sources {
+            all.extend(match source {
+                Source::Minhash => self
+                    .minhash
+                    .candidates(&part(signatures, |s| s.sketch.as_ref())),
+                Source::Simhash => self
+                    .simhash
+                    .candidates(&part(signatures, |s| s.simhash.as_ref())),
+                Source::Jaccard => self
+                    .jaccard
+                    .candidates(&part(signatures, |s| Some(&s.words))),
+                Source::Imatch => self
+                    .imatch
+                    .candidates(&part(signatures, |s| s.imatch.as_ref())),
+                Source::Semantic => match &self.semantic {
+                    Some(m) => m.candidates(&part(signatures, |s| s.semantic.as_ref())),
+                    None => Vec::new(),
+                },
+            });
+        }
+        all.par_sort_unstable();
+        all.dedup();
+        all
+    }
+
+    /// Without a model (training) every pair scores 0.
+    fn score(&self, a: &LearnedSignature, b: &LearnedSignature) -> f32 {
+        self.model
+            .as_ref()
+            .map_or(0.0, |m| m.probability(&self.features(a, b)) as f32)
+    }
+
+    /// Pages with the same sets, fingerprints, signatures and host score
+    /// 1 against each other on every feature; the semantic signature has
+    /// no key of its own, so Chinese pages carrying one are not grouped.
+    fn signature_key(&self, s: &LearnedSignature) -> Option<u128> {
+        if s.semantic.is_some() {
+            return None;
+        }
+        Some(super::hash_key(|h| {
+            for set in [&s.words, &s.chars] {
+                h.update(&(set.len() as u64).to_le_bytes());
+                set.iter().for_each(|v| h.update(&v.to_le_bytes()));
+            }
+            h.update(&(s.tokens as u64).to_le_bytes());
+            h.update(&s.simhash.unwrap_or(0).to_le_bytes());
+            h.update(&[u8::from(s.simhash.is_some())]);
+            for d in s.imatch.iter().flatten() {
+                h.update(&[u8::from(d.is_some())]);
+                h.update(&d.unwrap_or_default());
+            }
+            if let Some(sketch) = &s.sketch {
+                h.update(&sketch.key().to_le_bytes());
+            }
+            h.update(s.host.as_deref().unwrap_or("\u{0}").as_bytes());
+        }))
+    }
+
+    fn describe(&self) -> Vec<String> {
+        match &self.model {
+            Some(m) => vec![format!(
+                "logistic regression trained on {} ({} candidate pairs, {} duplicates) over {} features",
+                m.trained_on,
+                m.pairs,
+                m.positives,
+                FEATURES.len()
+            )],
+            None => vec!["no model: every pair scores 0".into()],
+        }
+    }
+
+    /// The probability, then each feature's value and its share of the
+    /// log-odds (weight times standardised value), one per line, the
+    /// largest shares first; the smallest summed on the last line.
+    fn explain(&self, a: &LearnedSignature, b: &LearnedSignature) -> Option<String> {
+        const SHOWN: usize = 6;
+        let model = self.model.as_ref()?;
+        let x = self.features(a, b);
+        let c = model.contributions(&x);
+        let mut order: Vec<usize> = (0..FEATURES.len()).collect();
+        order.sort_by(|&i, &j| c[j].abs().total_cmp(&c[i].abs()).then(i.cmp(&j)));
+        let mut lines = vec![format!(
+            "p {:.3}: intercept {:+.2}",
+            model.probability(&x),
+            model.intercept
+        )];
+        lines.extend(order[..SHOWN].iter().map(|&j| match x[j] {
+            v if v.is_nan() => format!("{} missing: +0", FEATURES[j]),
+            v => format!("{} {v:.3}: {:+.2}", FEATURES[j], c[j]),
+        }));
+        let rest: f64 = order[SHOWN..].iter().map(|&j| c[j]).sum();
+        lines.push(format!("{} others: {rest:+.2}", FEATURES.len() - SHOWN));
+        Some(lines.join("\n"))
+    }
+}
+
+/// The learned judge's entry in an experiment file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LearnedConfig {
+    /// The model file (JSON, from `neardup train`), relative to the
+    /// experiment file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Whose candidate stages (at their defaults) are taken in, united.
+    pub candidates_from: Vec<Source>,
+    /// The semantic method's similarities as features on Chinese pages.
+    pub semantic: bool,
+    /// Probability at or above which a pair is a duplicate.
+    pub threshold: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<Vec<f64>>,
+    /// Least probability stored.
+    pub floor: f64,
+    /// The model read from `model` when the experiment loaded.
+    #[serde(skip)]
+    pub loaded: Option<Arc<Model>>,
+}
+
+impl Default for LearnedConfig {
+    fn default() -> Self {
+        LearnedConfig {
+            model: None,
+            candidates_from: vec![Source::Minhash, Source::Simhash],
+            semantic: true,
+            threshold: 0.5,
+            grid: None,
+            floor: 0.01,
+            loaded: None,
+        }
+    }
+}
+
+impl LearnedConfig {
+    fn listed_grid(&self) -> Vec<f64> {
+        self.grid
+            .clone()
+            .unwrap_or_else(|| similarity_grid(self.floor))
+    }
+
+    /// The detector without a model, for training.
+    pub fn untrained(&self) -> Learned {
+        Learned::new(
+            None,
+            self.candidates_from.clone(),
+            self.semantic,
+            self.floor,
+        )
+    }
+
+    /// Reads `model`, resolved against `dir`.
+    pub fn load_model(&mut self, dir: &Path) -> Result<(), LearnedError> {
+        if let Some(named) = &self.model {
+            self.loaded = Some(Arc::new(Model::read(&dir.join(named))?));
+        }
+        Ok(())
+    }
+}
+
+impl AlgorithmSettings for LearnedConfig {
+    fn validate(&self) -> Checked {
+        if self.candidates_from.is_empty() {
+            return Err(invalid(
+                "candidates_from",
+                "name at least one of minhash, simhash, jaccard, imatch, semantic",
+            ));
+        }
+        for (j, s) in self.candidates_from.iter().enumerate() {
+            if self.candidates_from[..j].contains(s) {
+                return Err(invalid(format!("candidates_from[{j}]"), "is listed twice"));
+            }
+        }
+        similarity_thresholds(self.floor, self.threshold, &self.listed_grid())
+    }
+
+    fn build(&self, _reference: Option<Arc<Vec<Document>>>) -> Box<dyn Algorithm> {
+        let mut learned = self.untrained();
+        learned.model = self.loaded.clone();
+        Box::new(learned)
+    }
+
+    fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    fn grid(&self) -> Vec<f64> {
+        with_threshold(&self.listed_grid(), self.threshold)
+    }
+
+    fn tune(&mut self, threshold: f64, _gates: &[f64]) {
+        self.threshold = threshold;
+    }
+}
+
+/// What `neardup train` fitted, with the figures it prints.
+pub struct Trained {
+    pub model: Model,
+    /// Candidate pairs that are duplicates by the labels, of all.
+    pub recall_of_candidates: (u64, u64),
+}
+
+/// Fits the judge's model on `docs` (one labelled corpus, `cluster[page]`
+/// its truth): every candidate pair of the named sources, labelled
+/// duplicate when both pages share a cluster.
+pub fn train(
+    config: &LearnedConfig,
+    docs: &[Document],
+    cluster: &[u32],
+    true_pairs: u64,
+    trained_on: &str,
+) -> Result<Trained, LearnedError> {
+    use linfa::prelude::*;
+    use linfa_logistic::LogisticRegression;
+
+    let mut learned = config.untrained();
+    learned.fit(docs);
+    let signatures: Vec<Option<LearnedSignature>> =
+        docs.par_iter().map(|d| learned.sign(d)).collect();
+    let candidates = learned.candidates(&signatures);
+    let rows: Vec<(Features, bool)> = candidates
+        .par_iter()
+        .filter_map(|&(i, j)| {
+            let (a, b) = (
+                signatures[i as usize].as_ref()?,
+                signatures[j as usize].as_ref()?,
+            );
+            let same =
+                cluster[docs[i as usize].page as usize] == cluster[docs[j as usize].page as usize];
+            Some((learned.features(a, b), same))
+        })
+        .collect();
+    let positives = rows.iter().filter(|r| r.1).count() as u64;
+    if positives == 0 || positives == rows.len() as u64 {
+        return Err(LearnedError::Train(format!(
+            "the {} candidate pairs are all {}: a model needs both duplicates and non-duplicates",
+            rows.len(),
+            if positives == 0 {
+                "non-duplicates"
+            } else {
+                "duplicates"
+            }
+        )));
+    }
+    // Mean and standard deviation over the pairs that have each feature;
+    // a missing value standardises to 0, the mean.
+    let mut mean = vec![0.0; FEATURES.len()];
+    let mut scale = vec![1.0; FEATURES.len()];
+    for j in 0..FEATURES.len() {
+        let present: Vec<f64> = rows
+            .iter()
+            .map(|r| r.0[j])
+            .filter(|v| !v.is_nan())
+            .collect();
+        if present.is_empty() {
+            continue;
+        }
+        let n = present.len() as f64;
+        mean[j] = present.iter().sum::<f64>() / n;
+        let var = present.iter().map(|v| (v - mean[j]).powi(2)).sum::<f64>() / n;
+        if var > 1e-12 {
+            scale[j] = var.sqrt();
+        }
+    }
+    let records =
+        ndarray::Array2::from_shape_fn((rows.len(), FEATURES.len()), |(r, j)| match rows[r].0[j] {
+            v if v.is_nan() => 0.0,
+            v => (v - mean[j]) / scale[j],
+        });
+    let targets = ndarray::Array1::from_iter(rows.iter().map(|r| r.1));
+    let dataset = Dataset::new(records, targets);
+    let fitted = LogisticRegression::default()
+        .alpha(1.0)
+        .max_iterations(500)
+        .fit(&dataset)
+        .map_err(|e| LearnedError::Train(e.to_string()))?;
+    // linfa orders the two labels itself; the probability it models is
+    // that of its positive class.
+    let sign = if fitted.labels().pos.class { 1.0 } else { -1.0 };
+    let model = Model {
+        features: FEATURES.iter().map(|s| s.to_string()).collect(),
+        mean,
+        scale,
+        weights: fitted.params().iter().map(|w| sign * w).collect(),
+        intercept: sign * fitted.intercept(),
+        trained_on: trained_on.to_string(),
+        candidates_from: config.candidates_from.clone(),
+        pairs: rows.len() as u64,
+        positives,
+    };
+    Ok(Trained {
+        model,
+        recall_of_candidates: (positives, true_pairs),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::TokenizerConfig;
+
+    fn docs(texts: &[&str]) -> Vec<Document> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Document::new(i as u32, t, Some(Lang::En), &TokenizerConfig::default()))
+            .collect()
+    }
+
+    #[test]
+    fn containment_sees_a_page_inside_a_longer_one() {
+        let short = "the council approved the new budget for the city schools on monday evening after a long debate";
+        let long = format!("{short} and in other news the weather will be cold and wet for the rest of the week across the region");
+        let d = docs(&[short, &long]);
+        let mut learned = LearnedConfig::default().untrained();
+        learned.fit(&d);
+        let (a, b) = (learned.sign(&d[0]).unwrap(), learned.sign(&d[1]).unwrap());
+        let x = learned.features(&a, &b);
+        assert_eq!(
+            x.map(f64::to_bits),
+            learned.features(&b, &a).map(f64::to_bits),
+            "features are symmetric"
+        );
+        assert_eq!(x[2], 1.0, "the short page is inside the long one");
+        assert!(x[0] < 0.6 && x[3] < 0.6, "{x:?}");
+        assert!(x[14].is_nan() && x[15] == 1.0, "no URLs: host missing");
+        assert!(
+            x[7].is_nan() && x[8] == 1.0,
+            "English: no semantic features"
+        );
+        // A missing feature adds nothing to the log-odds.
+        let model = Model {
+            features: FEATURES.iter().map(|s| s.to_string()).collect(),
+            mean: vec![0.5; FEATURES.len()],
+            scale: vec![0.5; FEATURES.len()],
+            weights: vec![2.0; FEATURES.len()],
+            intercept: 0.0,
+            trained_on: "test".into(),
+            candidates_from: vec![Source::Minhash],
+            pairs: 1,
+            positives: 1,
+        };
+        let c = model.contributions(&x);
+        assert_eq!((c[7], c[14]), (0.0, 0.0));
+        assert_eq!(c[2], 2.0 * (1.0 - 0.5) / 0.5);
+    }
+
+    #[test]
+    fn training_learns_that_overlap_means_duplicate_and_is_deterministic() {
+        let base = [
+            "markets fell sharply today as investors worried about rising interest rates and slowing growth in europe",
+            "the football club signed a young striker from brazil for a record fee ahead of the new season",
+            "scientists found water ice near the moon's south pole which could help future missions stay longer",
+            "heavy rain flooded roads in the north of the country and schools were closed for two days",
+        ];
+        let mut texts: Vec<String> = Vec::new();
+        let mut cluster = Vec::new();
+        for (c, t) in base.iter().enumerate() {
+            texts.push(t.to_string());
+            cluster.push(c as u32);
+            texts.push(format!("{t} reporting by our staff"));
+            cluster.push(c as u32);
+        }
+        // Same template, different story: a near miss for shingles.
+        for (c, t) in base.iter().enumerate() {
+            let swapped: Vec<&str> = t.split(' ').rev().collect();
+            texts.push(swapped.join(" "));
+            cluster.push(100 + c as u32);
+        }
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let d = docs(&refs);
+        let config = LearnedConfig {
+            candidates_from: vec![Source::Simhash],
+            semantic: false,
+            ..LearnedConfig::default()
+        };
+        let once = train(&config, &d, &cluster, 4, "test").unwrap();
+        let again = train(&config, &d, &cluster, 4, "test").unwrap();
+        assert_eq!(once.model, again.model);
+        let jaccard = FEATURES.iter().position(|f| *f == "jaccard_words").unwrap();
+        assert!(once.model.weights[jaccard] > 0.0, "{:?}", once.model);
+        let mut learned = config.untrained();
+        learned.model = Some(Arc::new(once.model.clone()));
+        learned.fit(&d);
+        let s: Vec<LearnedSignature> = d.iter().map(|x| learned.sign(x).unwrap()).collect();
+        assert!(learned.score(&s[0], &s[1]) > learned.score(&s[0], &s[8]));
+        assert!(learned
+            .explain(&s[0], &s[1])
+            .unwrap()
+            .contains("jaccard_words"));
+
+        // The model survives its file.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.json");
+        once.model.write(&path).unwrap();
+        assert_eq!(Model::read(&path).unwrap(), once.model);
+    }
+
+    #[test]
+    fn a_bad_model_file_names_the_file_and_what_is_wrong() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.json");
+        std::fs::write(&path, "{\"features\": [").unwrap();
+        let e = Model::read(&path).unwrap_err().to_string();
+        assert!(e.contains("m.json") && e.contains("line 1"), "{e}");
+        let model = Model {
+            features: FEATURES.iter().map(|s| s.to_string()).collect(),
+            mean: vec![0.0; FEATURES.len()],
+            scale: vec![1.0; FEATURES.len()],
+            weights: vec![0.0; FEATURES.len() - 1],
+            intercept: 0.0,
+            trained_on: "x".into(),
+            candidates_from: vec![Source::Minhash],
+            pairs: 1,
+            positives: 1,
+        };
+        model.write(&path).unwrap();
+        let e = Model::read(&path).unwrap_err().to_string();
+        assert!(e.contains("`weights` has 15 values"), "{e}");
+    }
+}

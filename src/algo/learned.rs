@@ -220,10 +220,11 @@ impl Learned {
             model,
             floor,
             minhash: MinhashConfig::default().detector(),
-            jaccard: ExactJaccard {
-                width: WORD_WIDTH,
-                floor: MinhashConfig::default().floor,
-            },
+            jaccard: ExactJaccard::new(
+                WORD_WIDTH,
+                MinhashConfig::default().floor,
+                crate::algo::shingling::DEFAULT_MAX_DF,
+            ),
             simhash: SimhashConfig::default().detector(None),
             imatch: IMatch::new(
                 None,

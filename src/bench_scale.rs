@@ -158,8 +158,12 @@ pub struct ScaleTable {
 
 /// The experiment the benchmark runs: the named algorithms of
 /// [`ALGORITHMS`] on main text.
-pub fn scale_config(algorithms: &[String]) -> Result<ExperimentConfig, ScaleError> {
-    let mut yaml = String::from("name: scale\nextract: main\nalgorithms:\n");
+pub fn scale_config(algorithms: &[String], corpus: &Path) -> Result<ExperimentConfig, ScaleError> {
+    // The corpus is named for the record; the pages are made, not read.
+    let mut yaml = format!(
+        "name: scale\ncorpus: {}\nextract: main\nalgorithms:\n",
+        serde_json::to_string(&corpus.display().to_string()).expect("a string serialises")
+    );
     for name in algorithms {
         let Some((_, entry)) = ALGORITHMS.iter().find(|(n, _)| n == name) else {
             let known: Vec<&str> = ALGORITHMS.iter().map(|(n, _)| *n).collect();
@@ -385,6 +389,15 @@ mod tests {
         assert_eq!(corpus.pages[0].content, Content::Text("第一页".into()));
         assert_ne!(corpus.pages[2].content, corpus.pages[0].content);
         assert_ne!(corpus.pages[2].title, corpus.pages[0].title);
+    }
+
+    #[test]
+    fn the_experiment_names_the_algorithms_asked_for() {
+        let all: Vec<String> = ALGORITHMS.iter().map(|(n, _)| n.to_string()).collect();
+        let config = scale_config(&all, Path::new("some corpus.jsonl")).unwrap();
+        assert_eq!(config.algorithms.len(), 4);
+        let err = scale_config(&["lsh".to_string()], Path::new("c.jsonl")).unwrap_err();
+        assert!(err.to_string().contains("unknown `lsh`"), "{err}");
     }
 
     #[test]

@@ -587,7 +587,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
             pages.sort_unstable();
             pages.dedup();
-            let config = bench_scale::scale_config(&algorithms).map_err(scale_error)?;
+            let config = bench_scale::scale_config(&algorithms, &corpus).map_err(scale_error)?;
             let sources = bench_scale::source_pages(&corpus)?;
             eprintln!(
                 "{} source pages from {}; sizes {:?}",

@@ -130,6 +130,8 @@ fn bench_tui_threshold_move(c: &mut Criterion) {
         empty_after_extraction: Vec::new(),
         boilerplate: Vec::new(),
         algorithms: vec![AlgorithmResult {
+            entry: 0,
+            end_to_end: Default::default(),
             extraction: Extraction::Main,
             run,
             threshold: 3.0,
@@ -188,9 +190,11 @@ fn hamming_scale() -> ScoreScale {
 }
 
 /// A threshold move as the workbench makes it at scale: a lookup in the
-/// curve of 20M stored pairs over 1M pages (SimHash distances 0..=16, each
-/// page paired with its ten neighbours, often of its cluster, and ten
-/// random pages). The one-off build of the curve is timed and printed.
+/// curve of 20M stored pairs over 1M pages, each page paired with its ten
+/// neighbours (often of its cluster) and ten random pages; scored as
+/// SimHash distances 0..=16 (a state per distance) and as similarities
+/// with millions of distinct values (the per-pair path). The one-off
+/// build of each curve is timed and printed.
 fn bench_threshold_lookup(c: &mut Criterion) {
     use neardup::eval::curve::ThresholdCurve;
     let pages = 1_000_000usize;
@@ -206,30 +210,49 @@ fn bench_threshold_lookup(c: &mut Criterion) {
             pairs.push(ScoredPair {
                 a: a.min(b),
                 b: a.max(b),
-                score: (rng.next() % 17) as f32,
+                score: 0.0,
             });
         }
     }
     pairs.sort_unstable_by_key(|p| (p.a, p.b));
     pairs.dedup_by_key(|p| (p.a, p.b));
-    let scale = hamming_scale();
-    let started = std::time::Instant::now();
-    let curve = ThresholdCurve::new(&truth, &pairs, &[], &[], &[], &scale);
-    eprintln!(
-        "threshold curve over {} pairs, {pages} pages: built in {:.2} s, {} MB",
-        pairs.len(),
-        started.elapsed().as_secs_f64(),
-        curve.memory_bytes() >> 20
-    );
+    let similarity = ScoreScale {
+        name: "jaccard",
+        direction: Direction::AtLeast,
+        min: 0.0,
+        max: 1.0,
+        floor: 0.0,
+    };
     let mut group = c.benchmark_group("tui");
     group.sample_size(20);
-    let mut threshold = 0.0;
-    group.bench_function("threshold move (lookup), 20M pairs, 1M pages", |b| {
-        b.iter(|| {
-            threshold = (threshold + 7.0) % 17.0;
-            black_box(curve.at(threshold))
-        })
-    });
+    for (name, scale) in [("distances", hamming_scale()), ("similarities", similarity)] {
+        for p in pairs.iter_mut() {
+            let r = rng.next();
+            p.score = match scale.direction {
+                Direction::AtMost => (r % 17) as f32,
+                Direction::AtLeast => (r % 10_000_000) as f32 / 1e7,
+            };
+        }
+        let started = std::time::Instant::now();
+        let curve = ThresholdCurve::new(&truth, &pairs, &[], &[], &[], &scale);
+        eprintln!(
+            "threshold curve over {} pairs ({name}), {pages} pages: built in {:.2} s, {} MB",
+            pairs.len(),
+            started.elapsed().as_secs_f64(),
+            curve.memory_bytes() >> 20
+        );
+        let (lo, hi) = (scale.min, scale.max.min(16.0));
+        let mut step = 0u64;
+        group.bench_function(
+            format!("threshold move (lookup), 20M pairs ({name}), 1M pages"),
+            |b| {
+                b.iter(|| {
+                    step = (step + 7) % 100;
+                    black_box(curve.at(lo + (hi - lo) * step as f64 / 100.0))
+                })
+            },
+        );
+    }
     group.finish();
 }
 

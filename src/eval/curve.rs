@@ -24,6 +24,10 @@ use crate::algo::{passes_gates, Direction, PageGroup, ScoreScale, ScoredPair};
 /// replays at most this many.
 const STRIDE: usize = 8192;
 
+/// Most distinct scores for which the whole state is kept per score (and
+/// nothing per item): SimHash's 17 distances, MinHash's 129 estimates.
+const MAX_RUNS: usize = 4096;
+
 /// An item whose pairwise counts are in the events (a group's, or a pair
 /// whose slice does not fit in a code).
 const IN_EVENTS: u16 = u16::MAX;
@@ -62,11 +66,23 @@ struct Checkpoint {
     events: u32,
 }
 
+/// The state after every item of one score.
+#[derive(Debug, Clone)]
+struct Run {
+    score: f32,
+    cells: Vec<(u64, u64)>,
+    largest: LargestCluster,
+}
+
 /// One algorithm's evaluations at every threshold, for fixed gates.
 #[derive(Debug, Clone)]
 pub struct ThresholdCurve {
     scale: ScoreScale,
     slices: usize,
+    items: usize,
+    /// With few distinct scores, the state per score, best first; the
+    /// per-item fields below are then empty.
+    runs: Option<Vec<Run>>,
     actual_pairs: Vec<u64>,
     actual_pages: Vec<u64>,
     /// Scores of the judged items, best first.
@@ -328,6 +344,26 @@ impl ThresholdCurve {
         gate_thresholds: &[f64],
         scale: &ScoreScale,
     ) -> Self {
+        Self::build(
+            truth,
+            pairs,
+            gate_scores,
+            groups,
+            gate_thresholds,
+            scale,
+            MAX_RUNS,
+        )
+    }
+
+    fn build(
+        truth: &Truth,
+        pairs: &[ScoredPair],
+        gate_scores: &[crate::algo::GateScores],
+        groups: &[PageGroup],
+        gate_thresholds: &[f64],
+        scale: &ScoreScale,
+        max_runs: usize,
+    ) -> Self {
         const GROUP: u32 = 1 << 31;
         assert!(pairs.len() < GROUP as usize, "fewer than 2^31 stored pairs");
         let gated = |i: usize| {
@@ -381,7 +417,23 @@ impl ThresholdCurve {
         let mut members: Vec<(u32, u16)> = Vec::new();
         let mut scratch: Vec<u16> = Vec::new();
         let (mut detected, mut correct) = (vec![0u64; slices], vec![0u64; slices]);
+        let mut runs: Option<Vec<Run>> = Some(Vec::new());
+        let end_run = |runs: &mut Option<Vec<Run>>, score: f32, builder: &Builder| {
+            if runs.as_ref().is_some_and(|r| r.len() >= max_runs) {
+                *runs = None;
+            }
+            if let Some(r) = runs {
+                r.push(Run {
+                    score,
+                    cells: builder.cells.clone(),
+                    largest: builder.largest.0,
+                });
+            }
+        };
         for (position, &(score, id)) in items.iter().enumerate() {
+            if position > 0 && score != items[position - 1].0 {
+                end_run(&mut runs, items[position - 1].0, &builder);
+            }
             if position % STRIDE == 0 {
                 checkpoints.push(Checkpoint {
                     cells: builder.cells.clone(),
@@ -422,9 +474,29 @@ impl ThresholdCurve {
                 builder.close(position);
             }
         }
+        if let Some(&(score, _)) = items.last() {
+            end_run(&mut runs, score, &builder);
+        }
+        if runs.is_some() {
+            return ThresholdCurve {
+                scale: scale.clone(),
+                slices,
+                items: items.len(),
+                runs,
+                actual_pairs: truth.actual_pairs.clone(),
+                actual_pages: truth.actual_pages.clone(),
+                scores: Vec::new(),
+                codes: Vec::new(),
+                events: Vec::new(),
+                deltas: Vec::new(),
+                checkpoints: Vec::new(),
+            };
+        }
         ThresholdCurve {
             scale: scale.clone(),
             slices,
+            items: items.len(),
+            runs: None,
             actual_pairs: truth.actual_pairs.clone(),
             actual_pages: truth.actual_pages.clone(),
             scores,
@@ -454,12 +526,15 @@ impl ThresholdCurve {
 
     /// Judged items (stored pairs and groups through the gates).
     pub fn items(&self) -> usize {
-        self.scores.len()
+        self.items
     }
 
     /// The distinct scores of the judged items, best first: the thresholds
     /// at which the metrics change.
     pub fn distinct_scores(&self) -> Vec<f32> {
+        if let Some(runs) = &self.runs {
+            return runs.iter().map(|r| r.score).collect();
+        }
         let mut out: Vec<f32> = self.scores.clone();
         out.dedup_by(|a, b| a == b);
         out
@@ -468,6 +543,17 @@ impl ThresholdCurve {
     /// The evaluation at `threshold`: what [`super::evaluate_grouped`]
     /// gives on the same pairs, groups and gates.
     pub fn at(&self, threshold: f64) -> Evaluation {
+        if let Some(runs) = &self.runs {
+            let judged = runs.partition_point(|r| self.scale.passes(r.score, threshold));
+            return match judged {
+                0 => self.evaluation(
+                    threshold,
+                    &vec![(0, 0); 3 * self.slices],
+                    Default::default(),
+                ),
+                k => self.evaluation(threshold, &runs[k - 1].cells, runs[k - 1].largest),
+            };
+        }
         let judged = self
             .scores
             .partition_point(|&s| self.scale.passes(s, threshold));
@@ -501,6 +587,19 @@ impl ThresholdCurve {
             }
             start = event.end as usize;
         }
+        let largest = match last_event {
+            0 => LargestCluster::default(),
+            e => self.events[e - 1].largest,
+        };
+        self.evaluation(threshold, &cells, largest)
+    }
+
+    fn evaluation(
+        &self,
+        threshold: f64,
+        cells: &[(u64, u64)],
+        largest_cluster: LargestCluster,
+    ) -> Evaluation {
         let level = |level: usize, actual: &[u64]| {
             LevelMetrics::from_slices(
                 (0..self.slices)
@@ -520,10 +619,7 @@ impl ThresholdCurve {
             pairwise: level(PAIRWISE, &self.actual_pairs),
             clustered: level(CLUSTERED, &self.actual_pairs),
             page: level(PAGE, &self.actual_pages),
-            largest_cluster: match last_event {
-                0 => LargestCluster::default(),
-                e => self.events[e - 1].largest,
-            },
+            largest_cluster,
         }
     }
 
@@ -539,6 +635,10 @@ impl ThresholdCurve {
             + self.events.len() * std::mem::size_of::<Event>()
             + self.deltas.len() * std::mem::size_of::<Delta>()
             + self.checkpoints.len() * (3 * self.slices * 16 + 32)
+            + self
+                .runs
+                .as_ref()
+                .map_or(0, |r| r.len() * (3 * self.slices * 16 + 48))
     }
 }
 
@@ -694,14 +794,18 @@ mod tests {
                 .map(|(_, p)| *p)
                 .collect();
 
-            let curve = ThresholdCurve::new(
+            // Per score when it may, per item when it may not.
+            let max_runs = [MAX_RUNS, 0][case % 2];
+            let curve = ThresholdCurve::build(
                 &truth,
                 &pairs,
                 &gate_scores,
                 &groups,
                 &gate_thresholds,
                 &scale,
+                max_runs,
             );
+            assert_eq!(curve.runs.is_some(), max_runs > 0 || curve.items() == 0);
             let mut thresholds = reachable_thresholds(&scale);
             thresholds.extend((0..10).map(|_| match scale.direction {
                 Direction::AtMost => rng.below(180) as f64 / 10.0 - 0.5,
@@ -742,8 +846,8 @@ mod tests {
             .collect();
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
         pairs.dedup_by_key(|p| (p.a, p.b));
-        let curve = ThresholdCurve::new(&truth, &pairs, &[], &[], &[], &scale);
-        assert!(curve.checkpoints.len() > 2);
+        let curve = ThresholdCurve::build(&truth, &pairs, &[], &[], &[], &scale, 4);
+        assert!(curve.runs.is_none() && curve.checkpoints.len() > 2);
         for t in curve.distinct_scores() {
             let t = f64::from(t);
             assert_eq!(

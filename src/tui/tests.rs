@@ -112,6 +112,11 @@ fn the_gauge_line_gives_the_rate_and_the_time_left() {
     };
     assert_eq!(unknown.eta(), None);
     assert!(work_line(&unknown).ends_with("5000 pages, 500/s"));
+    let silent = Work {
+        done: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0)),
+        ..unknown
+    };
+    assert_eq!(work_line(&silent), " candidates simhash [main]: 10 s");
 }
 
 #[test]

@@ -17,6 +17,11 @@ pub fn work_line(work: &Work) -> String {
         "pages"
     };
     let mut line = match work.total {
+        // Nothing counted: a stage that cannot say how far it is.
+        0 if work.done() == 0 => {
+            let seconds = work.started.elapsed().as_secs_f64();
+            return format!(" {}: {}", work.what, duration(seconds));
+        }
         0 => format!(" {}: {} {unit}", work.what, human(work.done() as f64)),
         total => format!(
             " {}: {} of {} {unit}",

@@ -148,6 +148,41 @@ fn bad_builder_files_name_the_key() {
 }
 
 #[test]
+fn a_text_the_sources_repeat_is_never_labelled_as_two_clusters() {
+    let dir = tempfile::tempdir().unwrap();
+    write_sources(dir.path());
+    // Every article again under another id and title, as Sogou's samples
+    // repeat stories: without care the same text becomes two clusters.
+    let src = std::fs::read_to_string(dir.path().join("src.jsonl")).unwrap();
+    let mut lines: Vec<String> = src.lines().map(String::from).collect();
+    for line in src.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let id = format!("{}-again", v["id"].as_str().unwrap());
+        let title = format!("{} (转载)", v["title"].as_str().unwrap());
+        v["id"] = id.into();
+        v["title"] = title.into();
+        lines.push(v.to_string());
+    }
+    std::fs::write(dir.path().join("src.jsonl"), lines.join("\n")).unwrap();
+    let config = config(dir.path(), 7);
+    let pages = build_corpus(&config, dir.path()).unwrap();
+    let mut cluster_of: BTreeMap<String, String> = BTreeMap::new();
+    for page in &pages {
+        let text = neardup::extract::extract_page(page, neardup::extract::Extraction::Main)
+            .structure
+            .paragraphs
+            .join("\n");
+        if let Some(other) = cluster_of.insert(text, page.cluster.clone()) {
+            assert_eq!(
+                other, page.cluster,
+                "{} has the main text of a page in cluster {other}",
+                page.id
+            );
+        }
+    }
+}
+
+#[test]
 fn fan2008_at_a_tenth_has_the_papers_shape() {
     let config_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/fan2008.yaml");
     let shared =

@@ -91,7 +91,11 @@ fn the_paper_sits_beside_ours_and_inconsistent_percentages_are_flagged() {
          - {name: balance, paper: k = 3, ours: {measure: best_f, algorithm: simhash}}\n    \
          - {name: comparable, paper: '-', ours: {measure: precision_at_recall, algorithm: jaccard, recall: 0.5}}\n  \
          sweeps: [simhash]\n  \
-         index_plan: {fingerprints: 8.0e9, k: 3}\n",
+         index_plan: {fingerprints: 8.0e9, k: 3}\n  \
+         points: [{label: 'paper: C', precision: 0.5}]\n  \
+         claims:\n    \
+         - {claim: C beats Jaccard, figure: {measure: best_f, algorithm: simhash}, above: {measure: best_f, algorithm: jaccard}, holds: C wins, fails: C loses}\n    \
+         - {claim: runs on the web, untestable: no web here}\n",
     )
     .unwrap();
     ok(&neardup(&["run", "paper.yaml", "-o", "run", "--report"], d));
@@ -109,6 +113,23 @@ fn the_paper_sits_beside_ours_and_inconsistent_percentages_are_flagged() {
         "{md}"
     );
     assert!(md.contains("| runtime | 468 s | "), "{md}");
+    // The summary comes first; the verdicts come last, one per claim.
+    let summary = md.find("## Summary").expect("a summary");
+    assert!(summary < md.find("## Runs").unwrap(), "{md}");
+    assert!(
+        md.contains("| simhash(words,tf) [main] | ") && md.contains("| jaccard(w=3) [main] | "),
+        "{md}"
+    );
+    let verdicts = &md[md.find("## Verdicts").expect("verdicts")..];
+    // The reason printed is the one for the verdict given.
+    let holds = verdicts.contains("1. **C beats Jaccard** — holds.\n\n   C wins");
+    let fails = verdicts.contains("1. **C beats Jaccard** — does not hold.\n\n   C loses");
+    assert!(holds != fails, "{verdicts}");
+    assert!(verdicts.contains("Deciding figure: "), "{verdicts}");
+    assert!(
+        verdicts.contains("2. **runs on the web** — cannot be tested here.\n\n   no web here"),
+        "{verdicts}"
+    );
     assert!(
         md.contains("| 6c3 | 20 |"),
         "the 20-table design for 8e9 fingerprints: {md}"

@@ -390,6 +390,20 @@ fn load_articles(
     Ok(out)
 }
 
+/// The sources repeat stories (the same article under two ids or two
+/// titles): drawn twice, one text would be labelled as two clusters, or as
+/// a cluster and a negative. Only its first copy stays in the pool.
+fn drop_repeated_texts(pool: &mut Vec<Article>, seen: &mut HashSet<String>) {
+    pool.retain(|a| {
+        let text: String = a
+            .paragraphs
+            .iter()
+            .flat_map(|p| p.split_whitespace())
+            .collect();
+        seen.insert(text)
+    });
+}
+
 fn load_templates(
     config: &TemplateConfig,
     base: &Path,
@@ -714,6 +728,9 @@ pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, Buil
     let mut prose_pool = load_articles(&config.sources.prose, base, 0)?;
     prose_pool.retain(|a| a.chars() >= config.sources.prose_min_chars);
     let mut news_pool = load_articles(news_sources, base, config.sources.prose.len())?;
+    let mut texts = HashSet::new();
+    drop_repeated_texts(&mut prose_pool, &mut texts);
+    drop_repeated_texts(&mut news_pool, &mut texts);
     // A text may be listed for both categories: prose keeps the long ones.
     let key = |a: &Article| format!("{}\n{}", a.title, a.paragraphs[0]);
     let in_prose: HashSet<String> = prose_pool.iter().map(key).collect();

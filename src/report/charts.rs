@@ -6,10 +6,11 @@ use std::sync::OnceLock;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
 
 use super::stored::to_counts;
-use super::Series;
+use super::{Panel, Series, PANEL_SERIES};
 use crate::algo::shingling::lsh::Banding;
 
 /// WenQuanYi Micro Hei (Apache-2.0), from Debian's fonts-wqy-microhei.
@@ -29,8 +30,8 @@ pub fn register_font() -> Result<(), String> {
         .ok_or_else(|| "the vendored font does not load".to_string())
 }
 
-/// Okabe-Ito, then further distinct tones: one colour per algorithm in
-/// every chart (20 before they repeat).
+/// Okabe-Ito (black and grey for its yellow, which fades on white), then
+/// further distinct tones: the first eight colour a panel.
 const PALETTE: [(u8, u8, u8); 20] = [
     (230, 159, 0),
     (86, 180, 233),
@@ -38,13 +39,13 @@ const PALETTE: [(u8, u8, u8); 20] = [
     (213, 94, 0),
     (0, 114, 178),
     (204, 121, 167),
+    (0, 0, 0),
     (120, 120, 120),
-    (240, 200, 0),
     (140, 86, 75),
     (23, 190, 207),
     (148, 103, 189),
     (44, 160, 44),
-    (0, 0, 0),
+    (240, 200, 0),
     (188, 189, 34),
     (255, 127, 14),
     (31, 119, 180),
@@ -63,6 +64,14 @@ fn font(size: u32) -> TextStyle<'static> {
     (FONT_NAME, size).into_font().color(&BLACK)
 }
 
+/// The font in a colour computed at run time (a borrowed colour would tie
+/// the style to it).
+fn font_in(size: u32, c: RGBColor) -> TextStyle<'static> {
+    let mut f = font(size);
+    f.color = c.to_backend_color();
+    f
+}
+
 /// A chart that draws on any plotters backend.
 pub trait Chart {
     fn size(&self) -> (u32, u32);
@@ -71,208 +80,208 @@ pub trait Chart {
         DB::ErrorType: 'static;
 }
 
-/// The line style of a series: solid for the first run, dashed after.
+type Plot<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// Dash and gap in pixels per run: solid, dashed, dotted, long dashes.
+fn dash(run: usize) -> Option<(u32, u32)> {
+    [None, Some((9, 5)), Some((2, 4)), Some((16, 5))][run % 4]
+}
+
+/// A series' line: its panel colour, its run's dash.
 fn line<'a, DB: DrawingBackend + 'a>(
-    chart: &mut ChartContext<
-        'a,
-        DB,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
-    s: &Series,
+    chart: &mut Plot<'a, DB>,
+    c: RGBColor,
+    run: usize,
     points: Vec<(f64, f64)>,
-    legend: bool,
 ) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    let c = color(s.color);
     let style = c.stroke_width(2);
-    let drawn = if !s.dashed {
-        chart.draw_series(LineSeries::new(points, style))?
-    } else {
-        chart.draw_series(DashedLineSeries::new(points, 8, 5, style))?
-    };
-    if legend {
-        drawn
-            .label(s.name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(3)));
+    match dash(run) {
+        None => {
+            chart.draw_series(LineSeries::new(points, style))?;
+        }
+        Some((size, gap)) => {
+            chart.draw_series(DashedLineSeries::new(points, size, gap, style))?;
+        }
     }
     Ok(())
 }
 
-fn legend<'a, DB: DrawingBackend + 'a>(
-    chart: &mut ChartContext<
-        'a,
-        DB,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
-    position: SeriesLabelPosition,
-) -> DrawResult
+/// One row of a key: the line as drawn (colour and dash), then the name.
+pub struct KeyEntry {
+    pub name: String,
+    pub color: RGBColor,
+    pub run: usize,
+    /// A marker instead of a line (the papers' points).
+    pub marker: bool,
+}
+
+impl KeyEntry {
+    fn of(s: &Series) -> Self {
+        KeyEntry {
+            name: s.name.clone(),
+            color: color(s.color),
+            run: s.run,
+            marker: false,
+        }
+    }
+}
+
+const KEY_ROW: i32 = 17;
+
+/// Height of a key under a plot with `rows` entries.
+fn key_height(rows: usize) -> u32 {
+    (rows as i32 * KEY_ROW + 12) as u32
+}
+
+/// A key drawn in its own area, outside the plot, so it hides no data.
+fn draw_key<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries: &[KeyEntry]) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .label_font(font(13))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .draw()?;
-    Ok(())
-}
-
-/// Precision against recall (pairwise, all slices), one curve per series,
-/// the configured threshold marked.
-pub struct PrCurves<'a>(pub &'a [Series]);
-
-impl Chart for PrCurves<'_> {
-    fn size(&self) -> (u32, u32) {
-        (1450, 850)
-    }
-
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB::ErrorType: 'static,
-    {
-        root.fill(&WHITE)?;
-        let root = root.titled("Precision and recall (pairwise, all slices)", font(26))?;
-        let (plot, key) = root.split_horizontally(1000);
-        draw_key(&key, self.0)?;
-        let mut chart = ChartBuilder::on(&plot)
-            .margin(16)
-            .x_label_area_size(50)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0f64..1.02f64, 0f64..1.02f64)?;
-        chart
-            .configure_mesh()
-            .x_desc("recall")
-            .y_desc("precision")
-            .label_style(font(15))
-            .axis_desc_style(font(17))
-            .draw()?;
-        for s in self.0 {
-            let points = s.pr_points();
-            line(&mut chart, s, points, false)?;
-            if let Some(e) = s.algorithm.at_threshold() {
-                let c = to_counts(&e.pairwise.overall);
-                let (r, p) = (c.recall(), c.precision());
-                if r.is_finite() && p.is_finite() {
-                    chart.draw_series(std::iter::once(Circle::new(
-                        (r, p),
-                        6,
-                        color(s.color).filled(),
-                    )))?;
-                }
-            }
-        }
-        root.present()?;
-        Ok(())
-    }
-}
-
-/// F1 against threshold, one panel per score scale (distances and
-/// similarities do not share an axis).
-pub struct F1Curves<'a>(pub &'a [Series]);
-
-impl F1Curves<'_> {
-    fn scales(&self) -> Vec<String> {
-        let mut scales: Vec<String> = Vec::new();
-        for s in self.0.iter().filter(|s| !s.f1_points().is_empty()) {
-            if !scales.contains(&s.algorithm.scale.name) {
-                scales.push(s.algorithm.scale.name.clone());
-            }
-        }
-        scales
-    }
-}
-
-impl Chart for F1Curves<'_> {
-    fn size(&self) -> (u32, u32) {
-        let n = self.scales().len() as u32;
-        (1200, 80 + 420 * n.div_ceil(2))
-    }
-
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB::ErrorType: 'static,
-    {
-        root.fill(&WHITE)?;
-        let root = root.titled("F1 against threshold (pairwise, all slices)", font(26))?;
-        let scales = self.scales();
-        let rows = scales.len().div_ceil(2).max(1);
-        let panels = root.split_evenly((rows, 2));
-        for (scale, panel) in scales.iter().zip(panels.iter()) {
-            let series: Vec<&Series> = self
-                .0
-                .iter()
-                .filter(|s| &s.algorithm.scale.name == scale && !s.f1_points().is_empty())
-                .collect();
-            let (lo, hi) = series
-                .iter()
-                .flat_map(|s| s.algorithm.evaluations.iter().map(|e| e.threshold))
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| {
-                    (lo.min(t), hi.max(t))
-                });
-            let (lo, hi) = if lo < hi {
-                (lo, hi)
-            } else {
-                (lo - 0.5, hi + 0.5)
-            };
-            let mut chart = ChartBuilder::on(panel)
-                .caption(scale, font(19))
-                .margin(12)
-                .x_label_area_size(40)
-                .y_label_area_size(50)
-                .build_cartesian_2d(lo..hi, 0f64..1.02f64)?;
-            chart
-                .configure_mesh()
-                .x_desc("threshold")
-                .y_desc("F1")
-                .label_style(font(13))
-                .axis_desc_style(font(15))
-                .draw()?;
-            for s in &series {
-                line(&mut chart, s, s.f1_points(), true)?;
-                if let Some(e) = s.algorithm.at_threshold() {
-                    let f = to_counts(&e.pairwise.overall).f1();
-                    if f.is_finite() {
-                        chart.draw_series(std::iter::once(Circle::new(
-                            (e.threshold, f),
-                            5,
-                            color(s.color).filled(),
-                        )))?;
+    let width = area.dim_in_pixel().0 as i32;
+    let chars = ((width - 60) / 6).max(10) as usize;
+    for (i, e) in entries.iter().enumerate() {
+        let y = 6 + i as i32 * KEY_ROW + KEY_ROW / 2;
+        if e.marker {
+            area.draw(&Cross::new((30, y), 5, e.color.stroke_width(2)))?;
+        } else {
+            match dash(e.run) {
+                None => area.draw(&PathElement::new(
+                    vec![(14, y), (46, y)],
+                    e.color.stroke_width(3),
+                ))?,
+                Some((size, gap)) => {
+                    let mut x = 14;
+                    while x < 46 {
+                        let end = (x + size as i32).min(46);
+                        area.draw(&PathElement::new(
+                            vec![(x, y), (end, y)],
+                            e.color.stroke_width(3),
+                        ))?;
+                        x = end + gap as i32;
                     }
                 }
             }
-            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
-        root.present()?;
+        area.draw(&Text::new(
+            short(&e.name, chars),
+            (54, y),
+            font(12).pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+    }
+    Ok(())
+}
+
+/// Thresholds as they read in an experiment file: 3, 0.55.
+pub fn threshold_text(t: f64) -> String {
+    let s = format!("{t:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+/// Text labels beside points, each placed only where it covers no label
+/// placed before it: the configured thresholds go first.
+#[derive(Default)]
+struct Labels {
+    placed: Vec<(i32, i32, i32, i32)>,
+}
+
+impl Labels {
+    /// Draws `text` to the upper right of `at` unless it would overlap.
+    fn put<'a, DB: DrawingBackend + 'a>(
+        &mut self,
+        chart: &mut Plot<'a, DB>,
+        at: (f64, f64),
+        text: String,
+        style: TextStyle<'static>,
+    ) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let (px, py) = chart.backend_coord(&at);
+        let w = 7 * text.chars().count() as i32 + 2;
+        let (x0, y0) = (px + 4, py - 16);
+        let (x1, y1) = (x0 + w, y0 + 13);
+        let (area_x, area_y) = chart.plotting_area().get_pixel_range();
+        if x1 > area_x.end || y0 < area_y.start {
+            return Ok(());
+        }
+        if self
+            .placed
+            .iter()
+            .any(|&(a0, b0, a1, b1)| x0 < a1 && a0 < x1 && y0 < b1 && b0 < y1)
+        {
+            return Ok(());
+        }
+        self.placed.push((x0, y0, x1, y1));
+        chart.draw_series(std::iter::once(
+            EmptyElement::at(at) + Text::new(text, (4, -16), style),
+        ))?;
         Ok(())
     }
 }
 
-/// Seed 001's table as bars: page-level precision, recall and F per
-/// slice, one bar per series, at the configured thresholds.
-pub struct SliceBars<'a> {
-    pub series: &'a [Series],
-    pub slices: Vec<String>,
-    /// A paper's page-level rows to draw beside ours: (slice, the row's
-    /// name in the paper, precision, recall, F as fractions).
-    pub paper: Vec<PaperBar>,
+/// Lays `n` panels out in up to `columns` columns.
+fn grid<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    n: usize,
+    columns: usize,
+) -> Vec<DrawingArea<DB, Shift>> {
+    let cols = n.clamp(1, columns);
+    let rows = n.div_ceil(cols).max(1);
+    area.split_evenly((rows, cols))
+        .into_iter()
+        .take(n)
+        .collect()
 }
 
+const PANEL_WIDTH: u32 = 660;
+const PANEL_PLOT: u32 = 430;
+
+fn panel_height() -> u32 {
+    PANEL_PLOT + key_height(PANEL_SERIES + 1)
+}
+
+/// A point a paper reports, drawn beside ours.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PaperBar {
-    pub slice: String,
-    pub name: Option<String>,
-    pub values: [f64; 3],
+pub struct PaperMark {
+    pub label: String,
+    pub precision: f64,
+    /// Absent when the paper gives recall only relative to others: the
+    /// precision is then drawn as a line across.
+    pub recall: Option<f64>,
 }
 
 const PAPER_COLOR: RGBColor = RGBColor(40, 40, 40);
 
-impl Chart for SliceBars<'_> {
+/// Precision against recall (pairwise, all slices): small multiples, one
+/// panel per family with the threshold beside its points, after an
+/// overview of each family's best variant with the papers' points.
+pub struct PrCurves<'a> {
+    pub series: &'a [Series],
+    pub panels: Vec<Panel>,
+    pub overview: Panel,
+    pub paper: Vec<PaperMark>,
+}
+
+impl PrCurves<'_> {
+    fn count(&self) -> usize {
+        self.panels.len() + 1
+    }
+}
+
+impl Chart for PrCurves<'_> {
     fn size(&self) -> (u32, u32) {
-        (1500, 1300)
+        let cols = self.count().min(3) as u32;
+        let rows = self.count().div_ceil(3) as u32;
+        (PANEL_WIDTH * cols, 60 + panel_height() * rows)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
@@ -281,148 +290,456 @@ impl Chart for SliceBars<'_> {
     {
         root.fill(&WHITE)?;
         let root = root.titled(
-            "Page level per slice at the configured thresholds (seed 001's table)",
-            font(26),
+            "Precision against recall (pairwise, all slices); labels are thresholds, the filled dot the configured one",
+            font(22),
         )?;
-        let (bars, key) = root.split_horizontally(1100);
-        let panels = bars.split_evenly((3, 1));
-        let paper_slot = usize::from(!self.paper.is_empty());
-        let n = (self.series.len() + paper_slot).max(1) as f64;
-        let k = self.slices.len().max(1);
-        for (m, (metric, panel)) in ["precision", "recall", "F"]
-            .iter()
-            .zip(panels.iter())
-            .enumerate()
-        {
-            let mut chart = ChartBuilder::on(panel)
-                .caption(*metric, font(19))
-                .margin(10)
-                .x_label_area_size(40)
-                .y_label_area_size(50)
-                .build_cartesian_2d(0f64..k as f64, 0f64..1.05f64)?;
-            // A slice the paper names is labelled with the paper's name too
-            // (seed 001: 全部重复 full, 部分重复 partial).
-            let slices: Vec<String> = self
-                .slices
+        let areas = grid(&root, self.count(), 3);
+        for (k, area) in areas.iter().enumerate() {
+            let (panel, recolor) = if k == 0 {
+                (&self.overview, true)
+            } else {
+                (&self.panels[k - 1], false)
+            };
+            let members: Vec<(RGBColor, &Series)> = panel
+                .members
                 .iter()
-                .map(|slice| {
-                    match self
-                        .paper
-                        .iter()
-                        .find(|p| p.slice == *slice)
-                        .and_then(|p| p.name.clone())
-                    {
-                        Some(name) => format!("{slice} {name}"),
-                        None => slice.clone(),
-                    }
+                .enumerate()
+                .map(|(j, &i)| {
+                    let s = &self.series[i];
+                    (if recolor { color(j) } else { color(s.color) }, s)
                 })
                 .collect();
-            chart
-                .configure_mesh()
-                .disable_x_mesh()
-                .x_labels(k * 2 + 1)
-                .x_label_formatter(&move |x| {
-                    let i = x.floor() as usize;
-                    if (x - x.floor() - 0.5).abs() < 1e-6 && i < slices.len() {
-                        slices[i].clone()
-                    } else {
-                        String::new()
-                    }
-                })
-                .label_style(font(14))
-                .draw()?;
-            for (si, slice) in self.slices.iter().enumerate() {
-                for (j, s) in self.series.iter().enumerate() {
-                    let Some(e) = s.algorithm.at_threshold() else {
-                        continue;
-                    };
-                    let Some(index) = s.slice_index(slice) else {
-                        continue;
-                    };
-                    let c = to_counts(&e.page.slices[index]);
-                    let v = [c.precision(), c.recall(), c.f1()][m];
-                    if !v.is_finite() {
-                        continue;
-                    }
-                    let x0 = si as f64 + 0.1 + 0.8 * j as f64 / n;
-                    let x1 = x0 + 0.8 / n * 0.9;
-                    let v = if v == 0.0 { 0.006 } else { v };
-                    let style = if !s.dashed {
-                        color(s.color).filled()
-                    } else {
-                        color(s.color).mix(0.55).filled()
-                    };
-                    chart.draw_series(std::iter::once(Rectangle::new(
-                        [(x0, 0.0), (x1, v)],
-                        style,
-                    )))?;
-                }
-                if let Some(p) = self.paper.iter().find(|p| p.slice == *slice) {
-                    let x0 = si as f64 + 0.1 + 0.8 * self.series.len() as f64 / n;
-                    let x1 = x0 + 0.8 / n * 0.9;
-                    chart.draw_series(std::iter::once(Rectangle::new(
-                        [(x0, 0.0), (x1, p.values[m])],
-                        PAPER_COLOR.filled(),
-                    )))?;
-                }
+            if k == 0 {
+                // The best variants crowd the top: the overview starts its
+                // precision axis just below the lowest of their chosen
+                // points (configured and best F) and the paper's.
+                let lowest = members
+                    .iter()
+                    .flat_map(|(_, s)| {
+                        let configured = s
+                            .algorithm
+                            .at_threshold()
+                            .map(|e| to_counts(&e.pairwise.overall).precision());
+                        [configured, s.best_f().map(|(_, c)| c.precision())]
+                    })
+                    .flatten()
+                    .chain(self.paper.iter().map(|m| m.precision))
+                    .filter(|p| p.is_finite())
+                    .fold(1.0, f64::min);
+                let lo = ((lowest - 0.1) * 10.0).floor().clamp(0.0, 8.0) / 10.0;
+                let title = if lo > 0.0 {
+                    format!("{} (precision from {lo:.1})", panel.title)
+                } else {
+                    panel.title.clone()
+                };
+                pr_panel(area, &title, &members, &self.paper, lo)?;
+            } else {
+                pr_panel(area, &panel.title, &members, &[], 0.0)?;
             }
-        }
-        draw_key(&key, self.series)?;
-        if !self.paper.is_empty() {
-            let y = key_row_after(key.dim_in_pixel().1, self.series.len());
-            key.draw(&Rectangle::new(
-                [(10, y), (26, y + 14)],
-                PAPER_COLOR.filled(),
-            ))?;
-            key.draw(&Text::new("论文 the paper's figures", (32, y), font(12)))?;
         }
         root.present()?;
         Ok(())
     }
 }
 
-/// A colour key for charts whose panels share it (paler or dashed: a
-/// later extraction or run of the same algorithm).
-fn draw_key<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, series: &[Series]) -> DrawResult
+fn pr_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    members: &[(RGBColor, &Series)],
+    paper: &[PaperMark],
+    lo: f64,
+) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    // Rows shrink to fit a long list into the chart's height.
-    let height = area.dim_in_pixel().1 as i32;
-    let step = ((height - 80) / series.len().max(1) as i32).clamp(10, 22);
-    let size = (step - 6).clamp(8, 14);
-    for (i, s) in series.iter().enumerate() {
-        let y = 60 + i as i32 * step;
-        let c = color(s.color);
-        if s.dashed {
-            area.draw(&Rectangle::new(
-                [(10, y), (26, y + size)],
-                c.mix(0.55).filled(),
-            ))?;
-            area.draw(&PathElement::new(
-                vec![(10, y + size / 2), (14, y + size / 2)],
-                WHITE.stroke_width(2),
-            ))?;
-            area.draw(&PathElement::new(
-                vec![(19, y + size / 2), (22, y + size / 2)],
-                WHITE.stroke_width(2),
-            ))?;
-        } else {
-            area.draw(&Rectangle::new([(10, y), (26, y + size)], c.filled()))?;
-        }
-        area.draw(&Text::new(
-            short(&s.name, 62),
-            (32, y),
-            font((size as u32 - 2).clamp(8, 12)),
-        ))?;
+    let (plot, key) = area.split_vertically(PANEL_PLOT);
+    let mut chart = ChartBuilder::on(&plot)
+        .caption(short(title, 80), font(16))
+        .margin(10)
+        .x_label_area_size(34)
+        .y_label_area_size(46)
+        .build_cartesian_2d(0f64..1.02f64, lo..1.02f64)?;
+    let shown = |p: &(f64, f64)| p.1 >= lo;
+    chart
+        .configure_mesh()
+        .x_desc("recall")
+        .y_desc("precision")
+        .label_style(font(12))
+        .axis_desc_style(font(13))
+        .draw()?;
+    let mut labels = Labels::default();
+    for (c, s) in members {
+        let points: Vec<(f64, f64)> = s.pr_points().into_iter().filter(shown).collect();
+        line(&mut chart, *c, s.run, points.clone())?;
+        chart.draw_series(points.iter().map(|&p| Circle::new(p, 2, c.filled())))?;
     }
+    // The configured thresholds first, then the others where they fit.
+    for (c, s) in members {
+        if let Some(e) = s.algorithm.at_threshold() {
+            let k = to_counts(&e.pairwise.overall);
+            let at = (k.recall(), k.precision());
+            if at.0.is_finite() && at.1.is_finite() && shown(&at) {
+                chart.draw_series(std::iter::once(Circle::new(at, 6, c.filled())))?;
+                labels.put(
+                    &mut chart,
+                    at,
+                    threshold_text(e.threshold),
+                    font(12).color(&BLACK),
+                )?;
+            }
+        }
+    }
+    for (c, s) in members {
+        for e in &s.algorithm.evaluations {
+            let k = to_counts(&e.pairwise.overall);
+            let at = (k.recall(), k.precision());
+            if at.0.is_finite() && at.1.is_finite() && shown(&at) {
+                labels.put(&mut chart, at, threshold_text(e.threshold), font_in(11, *c))?;
+            }
+        }
+    }
+    let mut entries: Vec<KeyEntry> = members
+        .iter()
+        .map(|(c, s)| KeyEntry {
+            color: *c,
+            ..KeyEntry::of(s)
+        })
+        .collect();
+    for m in paper {
+        match m.recall {
+            Some(r) => {
+                chart.draw_series(std::iter::once(Cross::new(
+                    (r, m.precision),
+                    7,
+                    PAPER_COLOR.stroke_width(3),
+                )))?;
+                labels.put(
+                    &mut chart,
+                    (r, m.precision),
+                    m.label.clone(),
+                    font_in(12, PAPER_COLOR),
+                )?;
+            }
+            None => {
+                chart.draw_series(DashedLineSeries::new(
+                    vec![(0.0, m.precision), (1.02, m.precision)],
+                    3,
+                    6,
+                    PAPER_COLOR.stroke_width(1),
+                ))?;
+                chart.draw_series(std::iter::once(
+                    EmptyElement::at((0.01, m.precision))
+                        + Text::new(m.label.clone(), (2, -15), font_in(12, PAPER_COLOR)),
+                ))?;
+            }
+        }
+    }
+    if !paper.is_empty() {
+        entries.push(KeyEntry {
+            name: "the paper's figures (crosses; a line where it gives no recall)".into(),
+            color: PAPER_COLOR,
+            run: 0,
+            marker: true,
+        });
+    }
+    draw_key(&key, &entries)?;
     Ok(())
 }
 
-/// Where the paper's key row goes, below the series' rows.
-fn key_row_after(area_height: u32, series: usize) -> i32 {
-    let step = ((area_height as i32 - 80) / series.max(1) as i32).clamp(10, 22);
-    60 + series as i32 * step + 4
+/// F1 against threshold: one panel per family and score scale (the same
+/// panels and colours as the precision-recall chart), the configured
+/// threshold filled, the best F ringed and labelled.
+pub struct F1Curves<'a> {
+    pub series: &'a [Series],
+    pub panels: Vec<Panel>,
+}
+
+impl Chart for F1Curves<'_> {
+    fn size(&self) -> (u32, u32) {
+        let n = self.panels.len().max(1);
+        let cols = n.min(3) as u32;
+        (
+            PANEL_WIDTH * cols,
+            60 + panel_height() * n.div_ceil(3) as u32,
+        )
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        root.fill(&WHITE)?;
+        let root = root.titled(
+            "F1 against threshold (pairwise, all slices); the ring is the best F",
+            font(22),
+        )?;
+        for (panel, area) in self
+            .panels
+            .iter()
+            .zip(grid(&root, self.panels.len(), 3).iter())
+        {
+            let members: Vec<&Series> = panel.members.iter().map(|&i| &self.series[i]).collect();
+            let (lo, hi) = members
+                .iter()
+                .flat_map(|s| s.algorithm.evaluations.iter().map(|e| e.threshold))
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| {
+                    (lo.min(t), hi.max(t))
+                });
+            let (lo, hi) = if lo < hi {
+                let pad = (hi - lo) * 0.04;
+                (lo - pad, hi + pad)
+            } else if lo.is_finite() {
+                (lo - 0.5, hi + 0.5)
+            } else {
+                (0.0, 1.0)
+            };
+            let (plot, key) = area.split_vertically(PANEL_PLOT);
+            let scale = members
+                .first()
+                .map(|s| s.algorithm.scale.name.clone())
+                .unwrap_or_default();
+            let mut chart = ChartBuilder::on(&plot)
+                .caption(short(&panel.title, 70), font(16))
+                .margin(10)
+                .x_label_area_size(34)
+                .y_label_area_size(46)
+                .build_cartesian_2d(lo..hi, 0f64..1.02f64)?;
+            chart
+                .configure_mesh()
+                .x_desc(format!("threshold ({scale})"))
+                .y_desc("F1")
+                .label_style(font(12))
+                .axis_desc_style(font(13))
+                .draw()?;
+            let mut labels = Labels::default();
+            for s in &members {
+                let c = color(s.color);
+                let points = s.f1_points();
+                line(&mut chart, c, s.run, points.clone())?;
+                chart.draw_series(points.iter().map(|&p| Circle::new(p, 2, c.filled())))?;
+                if let Some(e) = s.algorithm.at_threshold() {
+                    let f = to_counts(&e.pairwise.overall).f1();
+                    if f.is_finite() {
+                        chart.draw_series(std::iter::once(Circle::new(
+                            (e.threshold, f),
+                            6,
+                            c.filled(),
+                        )))?;
+                    }
+                }
+            }
+            for s in &members {
+                if let Some((t, k)) = s.best_f() {
+                    let c = color(s.color);
+                    chart.draw_series(std::iter::once(Circle::new(
+                        (t, k.f1()),
+                        9,
+                        c.stroke_width(2),
+                    )))?;
+                    labels.put(
+                        &mut chart,
+                        (t, k.f1()),
+                        format!("{:.2} at {}", k.f1(), threshold_text(t)),
+                        font_in(12, c),
+                    )?;
+                }
+            }
+            let entries: Vec<KeyEntry> = members.iter().map(|s| KeyEntry::of(s)).collect();
+            draw_key(&key, &entries)?;
+        }
+        root.present()?;
+        Ok(())
+    }
+}
+
+/// A paper's page-level row for a slice: (slice, the row's name in the
+/// paper, precision, recall, F as fractions).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaperBar {
+    pub slice: String,
+    pub name: Option<String>,
+    pub values: [f64; 3],
+}
+
+/// Seed 001's table as a heatmap: algorithm x slice, page-level F in each
+/// cell with precision and recall under it, at the configured thresholds;
+/// "-" where F is undefined, and the wrongly flagged pages where a slice
+/// has no duplicates to find.
+pub struct SliceHeatmap<'a> {
+    pub series: &'a [Series],
+    pub slices: Vec<String>,
+    pub paper: Vec<PaperBar>,
+}
+
+const CELL_W: i32 = 150;
+const CELL_H: i32 = 34;
+const HEAD_H: i32 = 96;
+
+impl SliceHeatmap<'_> {
+    fn label_width(&self) -> i32 {
+        let longest = self
+            .series
+            .iter()
+            .map(|s| s.name.chars().count())
+            .max()
+            .unwrap_or(10)
+            .max(24);
+        (longest as i32 * 7 + 24).min(640)
+    }
+
+    fn rows(&self) -> usize {
+        self.series.len() + usize::from(!self.paper.is_empty())
+    }
+}
+
+/// White to blue by F; text turns white on the dark end.
+fn heat(v: f64) -> (RGBColor, RGBColor) {
+    let v = v.clamp(0.0, 1.0);
+    let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * v).round() as u8;
+    let bg = RGBColor(mix(247, 8), mix(251, 81), mix(255, 156));
+    (bg, if v > 0.55 { WHITE } else { BLACK })
+}
+
+impl Chart for SliceHeatmap<'_> {
+    fn size(&self) -> (u32, u32) {
+        let w = self.label_width() + CELL_W * self.slices.len().max(1) as i32 + 30;
+        let h = 50 + HEAD_H + CELL_H * self.rows() as i32 + 60;
+        (w.max(900) as u32, h as u32)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        root.fill(&WHITE)?;
+        let root = root.titled(
+            "Page level per slice at the configured thresholds (seed 001's counts)",
+            font(22),
+        )?;
+        let left = self.label_width();
+        root.draw(&Text::new(
+            "each cell: F, then precision and recall; \"-\" undefined; FP: pages wrongly flagged in a slice without duplicates",
+            (10, 8),
+            font(13),
+        ))?;
+        let centre = |x: i32, y: i32, text: String, size: u32, c: &RGBColor| {
+            Text::new(
+                text,
+                (x, y),
+                font_in(size, *c).pos(Pos::new(HPos::Center, VPos::Center)),
+            )
+        };
+        for (j, slice) in self.slices.iter().enumerate() {
+            let x = left + j as i32 * CELL_W + CELL_W / 2;
+            root.draw(&centre(x, HEAD_H - 34, slice.clone(), 13, &BLACK))?;
+            if let Some(name) = self
+                .paper
+                .iter()
+                .find(|p| p.slice == *slice)
+                .and_then(|p| p.name.clone())
+            {
+                root.draw(&centre(x, HEAD_H - 16, name, 13, &BLACK))?;
+            }
+        }
+        let cell = |i: usize, j: usize| {
+            let (x, y) = (left + j as i32 * CELL_W, HEAD_H + i as i32 * CELL_H);
+            (x, y, x + CELL_W - 2, y + CELL_H - 2)
+        };
+        let fmt = |v: f64| {
+            if v.is_finite() {
+                format!("{v:.2}")
+            } else {
+                "-".into()
+            }
+        };
+        // The paper's row first, where the eye starts.
+        let offset = usize::from(!self.paper.is_empty());
+        for (i, s) in self.series.iter().enumerate() {
+            let i = i + offset;
+            let y = HEAD_H + i as i32 * CELL_H + CELL_H / 2 - 1;
+            root.draw(&Text::new(
+                short(&s.name, ((left - 16) / 7) as usize),
+                (left - 8, y),
+                font(12).pos(Pos::new(HPos::Right, VPos::Center)),
+            ))?;
+            let Some(e) = s.algorithm.at_threshold() else {
+                continue;
+            };
+            for (j, slice) in self.slices.iter().enumerate() {
+                let (x0, y0, x1, y1) = cell(i, j);
+                let Some(index) = s.slice_index(slice) else {
+                    root.draw(&Rectangle::new(
+                        [(x0, y0), (x1, y1)],
+                        RGBColor(235, 235, 235).filled(),
+                    ))?;
+                    root.draw(&centre(
+                        (x0 + x1) / 2,
+                        (y0 + y1) / 2,
+                        "-".into(),
+                        13,
+                        &BLACK,
+                    ))?;
+                    continue;
+                };
+                let c = to_counts(&e.page.slices[index]);
+                let (cx, cy) = ((x0 + x1) / 2, (y0 + y1) / 2);
+                if c.actual == 0 {
+                    let bg = if c.detected == 0 {
+                        RGBColor(236, 246, 236)
+                    } else {
+                        RGBColor(250, 196, 182)
+                    };
+                    root.draw(&Rectangle::new([(x0, y0), (x1, y1)], bg.filled()))?;
+                    root.draw(&centre(cx, cy, format!("{} FP", c.detected), 14, &BLACK))?;
+                    continue;
+                }
+                let f = c.f1();
+                let (bg, fg) = if f.is_finite() {
+                    heat(f)
+                } else {
+                    (RGBColor(225, 225, 225), BLACK)
+                };
+                root.draw(&Rectangle::new([(x0, y0), (x1, y1)], bg.filled()))?;
+                root.draw(&centre(cx, cy - 7, fmt(f), 14, &fg))?;
+                root.draw(&centre(
+                    cx,
+                    cy + 9,
+                    format!("P {} R {}", fmt(c.precision()), fmt(c.recall())),
+                    11,
+                    &fg,
+                ))?;
+            }
+        }
+        if !self.paper.is_empty() {
+            let i = 0;
+            let y = HEAD_H + i as i32 * CELL_H + CELL_H / 2 - 1;
+            root.draw(&Text::new(
+                "论文 the paper",
+                (left - 8, y),
+                font(13).pos(Pos::new(HPos::Right, VPos::Center)),
+            ))?;
+            for (j, slice) in self.slices.iter().enumerate() {
+                let Some(p) = self.paper.iter().find(|p| p.slice == *slice) else {
+                    continue;
+                };
+                let (x0, y0, x1, y1) = cell(i, j);
+                let (bg, fg) = heat(p.values[2]);
+                root.draw(&Rectangle::new([(x0, y0), (x1, y1)], bg.filled()))?;
+                root.draw(&Rectangle::new([(x0, y0), (x1, y1)], BLACK.stroke_width(2)))?;
+                let (cx, cy) = ((x0 + x1) / 2, (y0 + y1) / 2);
+                root.draw(&centre(cx, cy - 7, fmt(p.values[2]), 14, &fg))?;
+                root.draw(&centre(
+                    cx,
+                    cy + 9,
+                    format!("P {} R {}", fmt(p.values[0]), fmt(p.values[1])),
+                    11,
+                    &fg,
+                ))?;
+            }
+        }
+        root.present()?;
+        Ok(())
+    }
 }
 
 /// Axis numbers a reader takes in at a glance: 1k, 25k, 3M.
@@ -443,29 +760,77 @@ fn compact(v: f64) -> String {
     }
 }
 
+/// `s` cut to `max` characters in the middle, keeping the tail that names
+/// the extraction (`... [main]`), which tells two series apart.
 fn short(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut out: String = s.chars().take(max - 1).collect();
-        out.push('…');
-        out
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
     }
+    let tail = match s.rfind(" [") {
+        Some(i) if s[i..].chars().count() < max / 2 => &s[i..],
+        _ => "",
+    };
+    let head = max.saturating_sub(tail.chars().count() + 1);
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.push_str(tail);
+    out
 }
 
-/// Pages per second of each algorithm's stages (log scale).
-pub struct ThroughputBars<'a>(pub &'a [Series]);
-
-pub const THROUGHPUT_STAGES: [&str; 4] = [
+/// The stages of an end-to-end time, in pipeline order.
+pub const THROUGHPUT_STAGES: [&str; 6] = [
+    "decode+extract",
+    "tokenize",
     "collection stats",
     "signature",
     "candidate search",
     "verification",
 ];
 
+const STAGE_COLORS: [RGBColor; 6] = [
+    RGBColor(150, 150, 150),
+    RGBColor(200, 200, 200),
+    RGBColor(204, 121, 167),
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+];
+
+/// End-to-end pages per second of each algorithm (its shared decoding,
+/// extraction and tokenising included), each bar split by the share of
+/// the time its stages take.
+pub struct ThroughputBars<'a>(pub &'a [Series]);
+
+const BAR_H: i32 = 24;
+
+impl ThroughputBars<'_> {
+    fn label_width(&self) -> i32 {
+        let longest = self
+            .0
+            .iter()
+            .map(|s| s.name.chars().count())
+            .max()
+            .unwrap_or(10);
+        (longest as i32 * 7 + 24).clamp(200, 640)
+    }
+}
+
+/// Round tick steps: 1, 2 or 5 times a power of ten, about six ticks.
+fn tick_step(max: f64) -> f64 {
+    let raw = (max / 6.0).max(1e-9);
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * p)
+}
+
 impl Chart for ThroughputBars<'_> {
     fn size(&self) -> (u32, u32) {
-        (1500, 800)
+        let h = 130 + BAR_H * self.0.len().max(1) as i32 + 50;
+        ((self.label_width() + 900) as u32, h as u32)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
@@ -473,62 +838,98 @@ impl Chart for ThroughputBars<'_> {
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE)?;
-        let root = root.titled("Throughput per stage (pages/s, log scale)", font(26))?;
-        let (bars, key) = root.split_horizontally(1100);
-        let values: Vec<f64> = self
+        let root = root.titled(
+            "End-to-end throughput (pages/s of wall time, decoding and extraction included)",
+            font(22),
+        )?;
+        // The stages' key above the bars.
+        let mut x = 10;
+        root.draw(&Text::new(
+            "each bar split by the time its stages take:",
+            (x, 8),
+            font(13),
+        ))?;
+        x += 300;
+        for (stage, c) in THROUGHPUT_STAGES.iter().zip(STAGE_COLORS) {
+            root.draw(&Rectangle::new([(x, 8), (x + 16, 22)], c.filled()))?;
+            root.draw(&Text::new(*stage, (x + 20, 8), font(13)))?;
+            x += 26 + 7 * stage.len() as i32 + 12;
+        }
+        let left = self.label_width();
+        let width = root.dim_in_pixel().0 as i32 - left - 120;
+        let top = 60;
+        let rates: Vec<f64> = self
             .0
             .iter()
-            .flat_map(|s| s.stages.iter().map(|st| st.pages_per_second))
-            .filter(|v| *v > 0.0)
-            .collect();
-        let hi = values.iter().cloned().fold(10.0, f64::max) * 3.0;
-        let lo = values.iter().cloned().fold(hi, f64::min).max(0.1) / 3.0;
-        let k = THROUGHPUT_STAGES.len();
-        let mut chart = ChartBuilder::on(&bars)
-            .margin(16)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0f64..k as f64, (lo..hi).log_scale())?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(k * 2 + 1)
-            .x_label_formatter(&|x| {
-                let i = x.floor() as usize;
-                if (x - x.floor() - 0.5).abs() < 1e-6 && i < THROUGHPUT_STAGES.len() {
-                    THROUGHPUT_STAGES[i].to_string()
+            .map(|s| {
+                let t = s.end_to_end_seconds();
+                if t > 0.0 {
+                    s.pages as f64 / t
                 } else {
-                    String::new()
+                    0.0
                 }
             })
-            .y_desc("pages/s")
-            .y_label_formatter(&|v| compact(*v))
-            .label_style(font(14))
-            .axis_desc_style(font(16))
-            .draw()?;
-        let n = self.0.len().max(1) as f64;
-        for (si, stage) in THROUGHPUT_STAGES.iter().enumerate() {
-            for (j, s) in self.0.iter().enumerate() {
-                let Some(st) = s.stages.iter().find(|st| st.stage == *stage) else {
-                    continue;
-                };
-                if st.pages_per_second <= 0.0 {
+            .collect();
+        let max = rates.iter().cloned().fold(1.0, f64::max);
+        let step = tick_step(max);
+        let axis_max = (max / step).ceil() * step;
+        let px = |v: f64| left + (v / axis_max * width as f64).round() as i32;
+        let bottom = top + BAR_H * self.0.len() as i32;
+        let mut t = 0.0;
+        while t <= axis_max + 1e-9 {
+            root.draw(&PathElement::new(
+                vec![(px(t), top - 4), (px(t), bottom)],
+                BLACK.mix(0.15).stroke_width(1),
+            ))?;
+            root.draw(&Text::new(
+                compact(t),
+                (px(t), bottom + 6),
+                font(12).pos(Pos::new(HPos::Center, VPos::Top)),
+            ))?;
+            t += step;
+        }
+        root.draw(&Text::new(
+            "pages/s",
+            (left + width / 2, bottom + 24),
+            font(13).pos(Pos::new(HPos::Center, VPos::Top)),
+        ))?;
+        for (i, (s, rate)) in self.0.iter().zip(&rates).enumerate() {
+            let y0 = top + i as i32 * BAR_H + 3;
+            let y1 = y0 + BAR_H - 6;
+            root.draw(&Text::new(
+                short(&s.name, ((left - 16) / 7) as usize),
+                (left - 8, (y0 + y1) / 2),
+                font(12).pos(Pos::new(HPos::Right, VPos::Center)),
+            ))?;
+            let total = s.end_to_end_seconds();
+            if total <= 0.0 {
+                continue;
+            }
+            let mut at = 0.0;
+            for (stage, c) in THROUGHPUT_STAGES.iter().zip(STAGE_COLORS) {
+                let secs: f64 = s
+                    .shared
+                    .iter()
+                    .chain(&s.stages)
+                    .filter(|st| st.stage == *stage)
+                    .map(|st| st.wall_seconds)
+                    .sum();
+                if secs <= 0.0 {
                     continue;
                 }
-                let x0 = si as f64 + 0.1 + 0.8 * j as f64 / n;
-                let x1 = x0 + 0.8 / n * 0.9;
-                let fill = if s.dashed {
-                    color(s.color).mix(0.55).filled()
-                } else {
-                    color(s.color).filled()
-                };
-                chart.draw_series(std::iter::once(Rectangle::new(
-                    [(x0, lo), (x1, st.pages_per_second)],
-                    fill,
-                )))?;
+                let next = at + rate * secs / total;
+                root.draw(&Rectangle::new(
+                    [(px(at), y0), (px(next).max(px(at) + 1), y1)],
+                    c.filled(),
+                ))?;
+                at = next;
             }
+            root.draw(&Text::new(
+                format!("{rate:.0}"),
+                (px(*rate) + 6, (y0 + y1) / 2),
+                font(12).pos(Pos::new(HPos::Left, VPos::Center)),
+            ))?;
         }
-        draw_key(&key, self.0)?;
         root.present()?;
         Ok(())
     }
@@ -582,7 +983,7 @@ impl Chart for ScoreHistograms<'_> {
                 short(&s.name, 52)
             };
             let mut chart = ChartBuilder::on(panel)
-                .caption(caption, font(14).color(&color(s.color)))
+                .caption(caption, font_in(14, color(s.color)))
                 .margin(8)
                 .x_label_area_size(30)
                 .y_label_area_size(45)
@@ -641,7 +1042,7 @@ pub fn lsh_points(banding: [usize; 3]) -> Vec<(f64, f64)> {
 
 impl Chart for LshCurves<'_> {
     fn size(&self) -> (u32, u32) {
-        (1200, 800)
+        (1400, 800)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
@@ -649,7 +1050,8 @@ impl Chart for LshCurves<'_> {
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(root)
+        let (plot, key) = root.split_horizontally(800);
+        let mut chart = ChartBuilder::on(&plot)
             .caption("LSH S-curves: P(candidate | Jaccard)", font(26))
             .margin(16)
             .x_label_area_size(50)
@@ -673,33 +1075,38 @@ impl Chart for LshCurves<'_> {
                 None => bandings.push((banding, vec![s])),
             }
         }
-        for (banding, users) in &bandings {
-            let mut named = users[0].clone();
-            named.dashed = false;
+        let mut entries = Vec::new();
+        for (k, (banding, users)) in bandings.iter().enumerate() {
             let mut distinct: Vec<&str> = Vec::new();
             for s in users {
                 if !distinct.contains(&s.algorithm.label.as_str()) {
                     distinct.push(s.algorithm.label.as_str());
                 }
             }
-            named.name = format!(
-                "{} bands x {} rows: {}",
-                banding[0],
-                banding[1],
-                short(&distinct.join(", "), 70)
-            );
-            line(&mut chart, &named, lsh_points(*banding), true)?;
+            let c = color(k);
+            entries.push(KeyEntry {
+                name: format!(
+                    "{} bands x {} rows: {}",
+                    banding[0],
+                    banding[1],
+                    distinct.join(", ")
+                ),
+                color: c,
+                run: 0,
+                marker: false,
+            });
+            line(&mut chart, c, 0, lsh_points(*banding))?;
             for s in users.iter().filter(|s| s.algorithm.scale.name == "jaccard") {
                 let t = s.algorithm.threshold;
                 chart.draw_series(DashedLineSeries::new(
                     vec![(t, 0.0), (t, 1.02)],
                     4,
                     4,
-                    color(named.color).stroke_width(1),
+                    c.stroke_width(1),
                 ))?;
             }
         }
-        legend(&mut chart, SeriesLabelPosition::LowerRight)?;
+        draw_key(&key.margin(60, 0, 0, 0), &entries)?;
         root.present()?;
         Ok(())
     }
@@ -764,7 +1171,7 @@ impl LexiconSweep<'_> {
 
 impl Chart for LexiconSweep<'_> {
     fn size(&self) -> (u32, u32) {
-        (1200, 750)
+        (1500, 750)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
@@ -777,7 +1184,9 @@ impl Chart for LexiconSweep<'_> {
             .iter()
             .flat_map(|l| l.points.iter().map(|p| p.0))
             .fold(1.0, f64::max);
-        let mut chart = ChartBuilder::on(root)
+        let (plot, key) = root.split_horizontally(880);
+        let mut entries = Vec::new();
+        let mut chart = ChartBuilder::on(&plot)
             .caption(
                 "I-Match against the number K of extra lexicons (pairwise, all slices)",
                 font(24),
@@ -805,21 +1214,19 @@ impl Chart for LexiconSweep<'_> {
                 .map(|p| (p.0, p.1))
                 .filter(|p| p.1.is_finite())
                 .collect();
-            chart
-                .draw_series(LineSeries::new(recall.clone(), c.stroke_width(3)))?
-                .label(format!("recall, {name}"))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(3))
-                });
+            chart.draw_series(LineSeries::new(recall.clone(), c.stroke_width(3)))?;
             chart.draw_series(recall.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
-            chart
-                .draw_series(DashedLineSeries::new(precision, 3, 5, c.stroke_width(2)))?
-                .label(format!("precision, {name}"))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 6, y)], c.stroke_width(2))
+            line(&mut chart, c, 2, precision)?;
+            for (what, run) in [("recall", 0), ("precision", 2)] {
+                entries.push(KeyEntry {
+                    name: format!("{what}, {name}"),
+                    color: c,
+                    run,
+                    marker: false,
                 });
+            }
         }
-        legend(&mut chart, SeriesLabelPosition::LowerRight)?;
+        draw_key(&key.margin(60, 0, 0, 0), &entries)?;
         root.present()?;
         Ok(())
     }

@@ -14,7 +14,8 @@ use plotters::prelude::*;
 use polars::prelude::*;
 
 use charts::{
-    Chart, F1Curves, LexiconSweep, LshCurves, PrCurves, ScoreHistograms, SliceBars, ThroughputBars,
+    Chart, F1Curves, LexiconSweep, LshCurves, PrCurves, ScoreHistograms, SliceHeatmap,
+    ThroughputBars,
 };
 use paper::{inconsistencies, Measure, Paper};
 use stored::{to_counts, StoredAlgorithm, StoredRun, StoredStage, STORED_RUN_VERSION};
@@ -80,14 +81,16 @@ pub fn load_run(dir: &Path) -> Result<StoredRun, ReportError> {
 pub struct Series {
     /// Index of its run.
     pub run: usize,
-    /// Drawn dashed (or paler): a later run, or a later extraction of the
-    /// same algorithm, so that it differs from the first in its colour.
-    pub dashed: bool,
-    /// Index into the palette, shared by the same algorithm across runs.
+    /// Index into the palette: its place in its panel (see `panels`).
     pub color: usize,
     pub name: String,
     pub algorithm: StoredAlgorithm,
     pub stages: Vec<StoredStage>,
+    /// The stages this algorithm's text shares with others (decoding,
+    /// extraction, tokenising), counted in its end-to-end time.
+    pub shared: Vec<StoredStage>,
+    /// Pages of its run.
+    pub pages: usize,
     pub slices: Vec<String>,
 }
 
@@ -112,6 +115,35 @@ impl Series {
         points
     }
 
+    /// The family its panel groups it with: the shingling algorithms
+    /// (exact Jaccard, MinHash, one-permutation MinHash) share one.
+    pub fn family(&self) -> &str {
+        match self.algorithm.name.as_str() {
+            "jaccard" | "minhash" | "minhash-oph" => "shingling",
+            other => other,
+        }
+    }
+
+    /// The highest pairwise F over the grid: (threshold, counts).
+    pub fn best_f(&self) -> Option<(f64, crate::eval::Counts)> {
+        self.algorithm
+            .evaluations
+            .iter()
+            .map(|e| (e.threshold, to_counts(&e.pairwise.overall)))
+            .filter(|(_, c)| c.f1().is_finite())
+            .max_by(|x, y| x.1.f1().total_cmp(&y.1.f1()))
+    }
+
+    /// Wall seconds from the page to the judgment: the shared stages and
+    /// the algorithm's own (scoring against the labels left out).
+    pub fn end_to_end_seconds(&self) -> f64 {
+        self.shared
+            .iter()
+            .chain(self.stages.iter().filter(|s| s.stage != "evaluation"))
+            .map(|s| s.wall_seconds)
+            .sum()
+    }
+
     /// (threshold, F1), by threshold.
     pub fn f1_points(&self) -> Vec<(f64, f64)> {
         self.algorithm
@@ -123,30 +155,19 @@ impl Series {
     }
 }
 
-/// The series of several runs, coloured by algorithm.
+/// The series of several runs, coloured by their place in their panel.
 pub fn series_of(runs: &[(String, StoredRun)]) -> Vec<Series> {
-    let mut keys: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for (r, (name, run)) in runs.iter().enumerate() {
-        let first_extraction = run.algorithms.first().map(|a| a.extraction.clone());
         for a in &run.algorithms {
             let key = a.key();
-            // One colour per algorithm: its label, whatever text it read.
-            let color = match keys.iter().position(|k| *k == a.label) {
-                Some(i) => i,
-                None => {
-                    keys.push(a.label.clone());
-                    keys.len() - 1
-                }
-            };
             // Stage records name the algorithm before an own tokenizer was
             // appended to its label ("label [main chars]").
             let base = a.label.split(" on ").next().unwrap_or(&a.label);
             let prefix = format!("{base} [{}", a.extraction);
             out.push(Series {
                 run: r,
-                dashed: r > 0 || first_extraction.as_deref() != Some(a.extraction.as_str()),
-                color,
+                color: 0,
                 name: if runs.len() > 1 {
                     format!("{name}: {key}")
                 } else {
@@ -158,12 +179,148 @@ pub fn series_of(runs: &[(String, StoredRun)]) -> Vec<Series> {
                     .filter(|s| s.algorithm.starts_with(&prefix))
                     .cloned()
                     .collect(),
+                shared: shared_stages(run, a),
+                pages: run.pages,
                 algorithm: a.clone(),
                 slices: run.slices.clone(),
             });
         }
     }
+    assign_colors(&mut out);
     out
+}
+
+/// Decoding and extraction of the algorithm's text, and tokenising it
+/// (`main chars` for an algorithm with its own tokenizer).
+fn shared_stages(run: &StoredRun, a: &StoredAlgorithm) -> Vec<StoredStage> {
+    let base = a.label.split(" on ").next().unwrap_or(&a.label);
+    let prefix = format!("{base} [");
+    let text = run
+        .throughput
+        .iter()
+        .find_map(|s| {
+            s.algorithm
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.strip_suffix(']'))
+                .filter(|t| t.split(' ').next() == Some(a.extraction.as_str()))
+        })
+        .unwrap_or(a.extraction.as_str())
+        .to_string();
+    run.throughput
+        .iter()
+        .filter(|s| {
+            (s.stage == "decode+extract" && s.algorithm == a.extraction)
+                || (s.stage == "tokenize" && s.algorithm == text)
+        })
+        .cloned()
+        .collect()
+}
+
+/// At most this many series share a panel, so that each keeps a colour
+/// of its own (Okabe-Ito's eight).
+pub const PANEL_SERIES: usize = 8;
+
+/// A panel of the small multiples: a title and the series it draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Panel {
+    pub title: String,
+    pub members: Vec<usize>,
+}
+
+/// One panel per family (and score scale); a family with more than
+/// [`PANEL_SERIES`] series is split by extraction, then by run, then in
+/// runs of eight.
+pub fn panels(series: &[Series]) -> Vec<Panel> {
+    let mut groups: Vec<Panel> = Vec::new();
+    for (i, s) in series.iter().enumerate() {
+        let title = format!("{} ({})", s.family(), s.algorithm.scale.name);
+        match groups.iter_mut().find(|p| p.title == title) {
+            Some(p) => p.members.push(i),
+            None => groups.push(Panel {
+                title,
+                members: vec![i],
+            }),
+        }
+    }
+    let split = |groups: Vec<Panel>, key: &dyn Fn(&Series) -> String| -> Vec<Panel> {
+        let mut out = Vec::new();
+        for g in groups {
+            if g.members.len() <= PANEL_SERIES {
+                out.push(g);
+                continue;
+            }
+            let mut parts: Vec<Panel> = Vec::new();
+            for &i in &g.members {
+                let title = format!("{}, {}", g.title, key(&series[i]));
+                match parts.iter_mut().find(|p| p.title == title) {
+                    Some(p) => p.members.push(i),
+                    None => parts.push(Panel {
+                        title,
+                        members: vec![i],
+                    }),
+                }
+            }
+            out.extend(parts);
+        }
+        out
+    };
+    let groups = split(groups, &|s| s.algorithm.extraction.clone());
+    let groups = split(groups, &|s| format!("run {}", s.run + 1));
+    groups
+        .into_iter()
+        .flat_map(|g| {
+            let n = g.members.len().div_ceil(PANEL_SERIES);
+            let chunks: Vec<Vec<usize>> =
+                g.members.chunks(PANEL_SERIES).map(|c| c.to_vec()).collect();
+            chunks
+                .into_iter()
+                .enumerate()
+                .map(move |(k, members)| Panel {
+                    title: if n > 1 {
+                        format!("{} ({}/{n})", g.title, k + 1)
+                    } else {
+                        g.title.clone()
+                    },
+                    members,
+                })
+        })
+        .collect()
+}
+
+/// The best variant (highest pairwise F) of each family, best first.
+pub fn overview(series: &[Series]) -> Panel {
+    let mut best: Vec<(usize, f64)> = Vec::new();
+    for (i, s) in series.iter().enumerate() {
+        let Some((_, c)) = s.best_f() else { continue };
+        match best
+            .iter_mut()
+            .find(|(j, _)| series[*j].family() == s.family())
+        {
+            Some(b) if c.f1() > b.1 => *b = (i, c.f1()),
+            Some(_) => {}
+            None => best.push((i, c.f1())),
+        }
+    }
+    best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Panel {
+        title: "the best variant of each family (by pairwise F)".into(),
+        members: best
+            .into_iter()
+            .take(PANEL_SERIES)
+            .map(|(i, _)| i)
+            .collect(),
+    }
+}
+
+/// Each series' colour is its place in its panel, so no two series of a
+/// panel share one, and the same series has the same colour in every
+/// chart drawn by panels.
+fn assign_colors(series: &mut [Series]) {
+    for p in panels(series) {
+        for (k, &i) in p.members.iter().enumerate() {
+            series[i].color = k;
+        }
+    }
 }
 
 fn draw_files<C: Chart>(
@@ -334,6 +491,20 @@ fn paper_bars(runs: &[(String, StoredRun)]) -> Vec<charts::PaperBar> {
         .collect()
 }
 
+/// The first run's paper points, for the precision-recall overview.
+fn paper_marks(runs: &[(String, StoredRun)]) -> Vec<charts::PaperMark> {
+    runs.iter()
+        .filter_map(|(_, run)| run.paper.as_ref())
+        .take(1)
+        .flat_map(|paper| paper.points.iter())
+        .map(|p| charts::PaperMark {
+            label: p.label.clone(),
+            precision: p.precision,
+            recall: p.recall,
+        })
+        .collect()
+}
+
 /// Slices in the order of the first run, then any new ones.
 fn all_slices(runs: &[(String, StoredRun)]) -> Vec<String> {
     let mut slices: Vec<String> = Vec::new();
@@ -389,10 +560,27 @@ pub fn render_report(
         .cloned()
         .collect();
     let mut written = Vec::new();
-    written.extend(draw_files(&PrCurves(&series), "pr", out)?);
-    written.extend(draw_files(&F1Curves(&series), "f1", out)?);
+    let grouped = panels(&series);
     written.extend(draw_files(
-        &SliceBars {
+        &PrCurves {
+            series: &series,
+            panels: grouped.clone(),
+            overview: overview(&series),
+            paper: paper_marks(runs),
+        },
+        "pr",
+        out,
+    )?);
+    written.extend(draw_files(
+        &F1Curves {
+            series: &series,
+            panels: grouped,
+        },
+        "f1",
+        out,
+    )?);
+    written.extend(draw_files(
+        &SliceHeatmap {
             series: &series,
             slices: slices.clone(),
             paper: paper_bars(runs),
@@ -499,9 +687,10 @@ fn markdown(
         md,
         "Drawn by `neardup report` from the results the runs stored (`run.json`); nothing was run again. \
          Each chart is here as PNG and SVG, and the data behind it as CSV and Parquet. \
-         Colours stand for algorithms in every chart{}.\n",
-        if runs.len() > 1 { "; later runs are dashed or paler" } else { "" }
+         A series keeps its colour (its place in its family's panel) in every chart{}.\n",
+        if runs.len() > 1 { "; the second run's lines are dashed, the third's dotted" } else { "" }
     );
+    summary_section(&mut md, series);
     let _ = writeln!(md, "## Runs\n");
     let _ = writeln!(
         md,
@@ -588,7 +777,91 @@ fn markdown(
             paper_section(&mut md, name, run, paper);
         }
     }
+    for (name, run) in runs {
+        if let Some(paper) = run.paper.as_ref().filter(|p| !p.claims.is_empty()) {
+            verdict_section(&mut md, name, run, paper);
+        }
+    }
     md
+}
+
+/// Best pairwise F per algorithm and where it peaks, beside the figures
+/// at the configured threshold and the end-to-end speed.
+fn summary_section(md: &mut String, series: &[Series]) {
+    let _ = writeln!(md, "## Summary\n");
+    let _ = writeln!(
+        md,
+        "Pairwise over all slices. Best F is the highest over each algorithm's threshold grid; \
+         pages/s is end to end (decoding, extraction and tokenising included, wall time).\n"
+    );
+    let _ = writeln!(
+        md,
+        "| algorithm | best F | at threshold | P | R | configured | F there | pages/s |"
+    );
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---:|");
+    for s in series {
+        let (best, at, p, r) = match s.best_f() {
+            Some((t, c)) => (
+                pct(c.f1()),
+                charts::threshold_text(t),
+                pct(c.precision()),
+                pct(c.recall()),
+            ),
+            None => ("-".into(), "-".into(), "-".into(), "-".into()),
+        };
+        let configured = s
+            .algorithm
+            .at_threshold()
+            .map(|e| pct(to_counts(&e.pairwise.overall).f1()))
+            .unwrap_or_else(|| "-".into());
+        let seconds = s.end_to_end_seconds();
+        let rate = if seconds > 0.0 {
+            format!("{:.0}", s.pages as f64 / seconds)
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {best} | {at} | {p} | {r} | {} | {configured} | {rate} |",
+            s.name,
+            charts::threshold_text(s.algorithm.threshold)
+        );
+    }
+    let _ = writeln!(md);
+}
+
+/// Each claim of the paper with its verdict, the reason and the figure
+/// that decides it.
+fn verdict_section(md: &mut String, name: &str, run: &StoredRun, paper: &Paper) {
+    let _ = writeln!(md, "\n## Verdicts ({name})\n");
+    for (i, claim) in paper.claims.iter().enumerate() {
+        let figure = claim.figure.as_ref().map(|m| measure_value(run, m));
+        let other = claim.above.as_ref().map(|m| measure_value(run, m));
+        let verdict = claim.verdict(
+            figure.as_ref().and_then(|f| f.0),
+            other.as_ref().and_then(|o| o.0),
+        );
+        let _ = writeln!(md, "{}. **{}** — {}.\n", i + 1, claim.claim, verdict.text());
+        let reason = match verdict {
+            paper::Verdict::Holds => &claim.holds,
+            paper::Verdict::DoesNotHold => &claim.fails,
+            paper::Verdict::CannotBeTested => &claim.untestable,
+        };
+        if !reason.is_empty() {
+            let _ = writeln!(md, "   {}\n", reason.trim());
+        }
+        if let Some((_, text)) = &figure {
+            let test = match (&other, claim.at_least, claim.near, claim.within) {
+                (Some((_, o)), _, _, _) => format!(" against {o}"),
+                (None, Some(min), _, _) => format!(" (holds at {} or more)", pct(min)),
+                (None, None, Some(near), Some(within)) => {
+                    format!(" (holds within {} of {})", pct(within), pct(near))
+                }
+                _ => String::new(),
+            };
+            let _ = writeln!(md, "   Deciding figure: {text}{test}.\n");
+        }
+    }
 }
 
 /// The algorithm of a run whose label starts with `prefix`.
@@ -600,27 +873,33 @@ fn find<'a>(run: &'a StoredRun, prefix: &str) -> Vec<&'a StoredAlgorithm> {
 }
 
 fn measure(run: &StoredRun, m: &Measure) -> String {
+    measure_value(run, m).1
+}
+
+/// A figure of ours: its value (a fraction, or seconds) where it has one,
+/// and how it reads.
+fn measure_value(run: &StoredRun, m: &Measure) -> (Option<f64>, String) {
     let pairwise = |prefix: &str, threshold: Option<f64>, precision: bool| {
         let Some(a) = find(run, prefix).into_iter().next() else {
-            return format!("no algorithm `{prefix}` in this run");
+            return (None, format!("no algorithm `{prefix}` in this run"));
         };
         let t = threshold.unwrap_or(a.threshold);
         match a.at(t) {
             Some(e) => {
                 let c = to_counts(&e.pairwise.overall);
-                format!(
-                    "{} ({} at {t})",
-                    pct(if precision { c.precision() } else { c.recall() }),
-                    a.label
-                )
+                let v = if precision { c.precision() } else { c.recall() };
+                (Some(v), format!("{} ({} at {t})", pct(v), a.label))
             }
-            None => format!("{} was not evaluated at {t}", a.label),
+            None => (None, format!("{} was not evaluated at {t}", a.label)),
         }
     };
     match m {
-        Measure::WallSeconds => format!(
-            "{:.1} s wall, {:.1} s CPU for {} pages (every algorithm of the run)",
-            run.wall_seconds, run.cpu_seconds, run.pages
+        Measure::WallSeconds => (
+            Some(run.wall_seconds),
+            format!(
+                "{:.1} s wall, {:.1} s CPU for {} pages (every algorithm of the run)",
+                run.wall_seconds, run.cpu_seconds, run.pages
+            ),
         ),
         Measure::AlgorithmSeconds {
             algorithm,
@@ -645,16 +924,20 @@ fn measure(run: &StoredRun, m: &Measure) -> String {
                 })
                 .collect();
             if own.is_empty() {
-                return format!("no stages of `{algorithm}` on {extraction} in this run");
+                return (
+                    None,
+                    format!("no stages of `{algorithm}` on {extraction} in this run"),
+                );
             }
             let total = shared + own.iter().map(|s| s.wall_seconds).sum::<f64>();
-            format!(
+            let text = format!(
                 "{total:.1} s wall for {} pages: decoding, extraction and tokenising {shared:.1} s, {} {:.1} s ({} cores, every stage parallel)",
                 run.pages,
                 own[0].algorithm,
                 total - shared,
                 std::thread::available_parallelism().map_or(1, |n| n.get())
-            )
+            );
+            (Some(total), text)
         }
         Measure::PrecisionAtRecall {
             algorithm,
@@ -665,7 +948,7 @@ fn measure(run: &StoredRun, m: &Measure) -> String {
                 .into_iter()
                 .find(|a| extraction.as_ref().is_none_or(|x| *x == a.extraction))
             else {
-                return format!("no algorithm `{algorithm}` in this run");
+                return (None, format!("no algorithm `{algorithm}` in this run"));
             };
             let nearest = a
                 .evaluations
@@ -678,20 +961,23 @@ fn measure(run: &StoredRun, m: &Measure) -> String {
                         .total_cmp(&(y.1.recall() - recall).abs())
                 });
             match nearest {
-                Some((e, c)) => format!(
-                    "{} at recall {} ({} [{}] at {})",
-                    pct(c.precision()),
-                    pct(c.recall()),
-                    a.label,
-                    a.extraction,
-                    e.threshold
+                Some((e, c)) => (
+                    Some(c.precision()),
+                    format!(
+                        "{} at recall {} ({} [{}] at {})",
+                        pct(c.precision()),
+                        pct(c.recall()),
+                        a.label,
+                        a.extraction,
+                        e.threshold
+                    ),
                 ),
-                None => format!("{} detected nothing", a.key()),
+                None => (None, format!("{} detected nothing", a.key())),
             }
         }
         Measure::BestF { algorithm } => {
             let Some(a) = find(run, algorithm).into_iter().next() else {
-                return format!("no algorithm `{algorithm}` in this run");
+                return (None, format!("no algorithm `{algorithm}` in this run"));
             };
             let best = a
                 .evaluations
@@ -700,14 +986,17 @@ fn measure(run: &StoredRun, m: &Measure) -> String {
                 .filter(|(_, c)| c.f1().is_finite())
                 .max_by(|x, y| x.1.f1().total_cmp(&y.1.f1()));
             match best {
-                Some((t, c)) => format!(
-                    "{t} (F {}, P {}, R {}; {})",
-                    pct(c.f1()),
-                    pct(c.precision()),
-                    pct(c.recall()),
-                    a.label
+                Some((t, c)) => (
+                    Some(c.f1()),
+                    format!(
+                        "{t} (F {}, P {}, R {}; {})",
+                        pct(c.f1()),
+                        pct(c.precision()),
+                        pct(c.recall()),
+                        a.label
+                    ),
                 ),
-                None => format!("{} detected nothing", a.key()),
+                None => (None, format!("{} detected nothing", a.key())),
             }
         }
         Measure::Precision {
@@ -726,15 +1015,57 @@ fn measure(run: &StoredRun, m: &Measure) -> String {
                     .unwrap_or(f64::NAN)
             };
             match (found.first(), found.last()) {
-                (Some(first), Some(last)) if found.len() > 1 => format!(
-                    "{:+.0}% ({} {} -> {} {})",
-                    (recall(last) / recall(first) - 1.0) * 100.0,
-                    first.label,
-                    pct(recall(first)),
-                    last.label,
-                    pct(recall(last))
+                (Some(first), Some(last)) if found.len() > 1 => {
+                    let gain = recall(last) / recall(first) - 1.0;
+                    (
+                        Some(gain),
+                        format!(
+                            "{:+.0}% ({} {} -> {} {})",
+                            gain * 100.0,
+                            first.label,
+                            pct(recall(first)),
+                            last.label,
+                            pct(recall(last))
+                        ),
+                    )
+                }
+                _ => (
+                    None,
+                    format!("needs two or more `{algorithm}` algorithms in the run"),
                 ),
-                _ => format!("needs two or more `{algorithm}` algorithms in the run"),
+            }
+        }
+        Measure::PageF {
+            algorithm,
+            slice,
+            extraction,
+        } => {
+            let found = find(run, algorithm)
+                .into_iter()
+                .find(|a| extraction.as_ref().is_none_or(|x| *x == a.extraction));
+            let index = run.slices.iter().position(|s| s == slice);
+            match (found, index) {
+                (Some(a), Some(i)) => match a.at_threshold() {
+                    Some(e) => {
+                        let c = to_counts(&e.page.slices[i]);
+                        (
+                            Some(c.f1()),
+                            format!(
+                                "{} (P {}, R {}; {} at {}, {slice})",
+                                pct(c.f1()),
+                                pct(c.precision()),
+                                pct(c.recall()),
+                                a.key(),
+                                a.threshold
+                            ),
+                        )
+                    }
+                    None => (None, format!("{} has no configured threshold", a.key())),
+                },
+                _ => (
+                    None,
+                    format!("needs `{algorithm}` and slice `{slice}` in the run"),
+                ),
             }
         }
         Measure::RecallRatio { algorithm, of } => {
@@ -745,16 +1076,20 @@ fn measure(run: &StoredRun, m: &Measure) -> String {
                 })
             };
             match (recall(algorithm), recall(of)) {
-                (Some((a, ra)), Some((b, rb))) if rb.is_nan() || rb <= 0.0 => {
-                    format!("undefined: {b} recalls {} ({a} {})", pct(rb), pct(ra))
-                }
-                (Some((a, ra)), Some((b, rb))) => format!(
-                    "{:.0}% ({a} {} of {b} {})",
-                    ra / rb * 100.0,
-                    pct(ra),
-                    pct(rb)
+                (Some((a, ra)), Some((b, rb))) if rb.is_nan() || rb <= 0.0 => (
+                    None,
+                    format!("undefined: {b} recalls {} ({a} {})", pct(rb), pct(ra)),
                 ),
-                _ => format!("needs `{algorithm}` and `{of}` in the run"),
+                (Some((a, ra)), Some((b, rb))) => (
+                    Some(ra / rb),
+                    format!(
+                        "{:.0}% ({a} {} of {b} {})",
+                        ra / rb * 100.0,
+                        pct(ra),
+                        pct(rb)
+                    ),
+                ),
+                _ => (None, format!("needs `{algorithm}` and `{of}` in the run")),
             }
         }
     }
@@ -913,5 +1248,82 @@ fn paper_section(md: &mut String, name: &str, run: &StoredRun, paper: &Paper) {
                 p.tables * BYTES_PER_ENTRY
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed fan2008 example: 36 series of six families.
+    fn fan2008() -> Vec<Series> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/examples/fan2008");
+        let run = load_run(&dir).unwrap();
+        let runs = vec![
+            ("a".to_string(), run.clone()),
+            ("b".to_string(), run.clone()),
+            ("c".to_string(), run),
+        ];
+        series_of(&runs)
+    }
+
+    #[test]
+    fn panels_hold_every_series_once_at_most_eight_each_in_colours_of_their_own() {
+        let series = fan2008();
+        let grouped = panels(&series);
+        let mut seen = vec![0; series.len()];
+        for p in &grouped {
+            assert!(
+                p.members.len() <= PANEL_SERIES,
+                "{}: {}",
+                p.title,
+                p.members.len()
+            );
+            let mut colours: Vec<usize> = p.members.iter().map(|&i| series[i].color).collect();
+            colours.sort_unstable();
+            colours.dedup();
+            assert_eq!(colours.len(), p.members.len(), "{}", p.title);
+            for &i in &p.members {
+                seen[i] += 1;
+                assert!(p.title.starts_with(series[i].family()), "{}", p.title);
+            }
+        }
+        assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
+        let best = overview(&series);
+        let families: Vec<&str> = best.members.iter().map(|&i| series[i].family()).collect();
+        let mut distinct = families.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), families.len(), "{families:?}");
+        let f = |i: usize| series[i].best_f().unwrap().1.f1();
+        assert!(best.members.windows(2).all(|w| f(w[0]) >= f(w[1])));
+    }
+
+    #[test]
+    fn end_to_end_time_counts_the_shared_stages_once_per_algorithm() {
+        let series = fan2008();
+        let chars = series
+            .iter()
+            .find(|s| {
+                s.algorithm.label == "jaccard(w=2) on chars" && s.algorithm.extraction == "main"
+            })
+            .unwrap();
+        let stages: Vec<(&str, &str)> = chars
+            .shared
+            .iter()
+            .map(|s| (s.stage.as_str(), s.algorithm.as_str()))
+            .collect();
+        assert_eq!(
+            stages,
+            [("decode+extract", "main"), ("tokenize", "main chars")]
+        );
+        let own: f64 = chars
+            .stages
+            .iter()
+            .filter(|s| s.stage != "evaluation")
+            .map(|s| s.wall_seconds)
+            .sum();
+        let shared: f64 = chars.shared.iter().map(|s| s.wall_seconds).sum();
+        assert!((chars.end_to_end_seconds() - own - shared).abs() < 1e-9);
     }
 }

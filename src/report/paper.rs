@@ -26,6 +26,96 @@ pub struct Paper {
     /// Index designs to print with `neardup index plan`'s arithmetic.
     #[serde(default)]
     pub index_plan: Option<IndexPlan>,
+    /// The paper's precision (and recall, where it gives one) drawn on the
+    /// precision-recall overview.
+    #[serde(default)]
+    pub points: Vec<PaperPoint>,
+    /// The paper's claims, each given a verdict from our figures.
+    #[serde(default)]
+    pub claims: Vec<Claim>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaperPoint {
+    pub label: String,
+    /// Fractions, as the paper prints them.
+    pub precision: f64,
+    #[serde(default)]
+    pub recall: Option<f64>,
+}
+
+/// A claim of the paper and the test that decides it on our run: the
+/// figure `figure` must be above `above`'s, at least `at_least`, or
+/// within `within` of `near`. Without `figure` it cannot be tested here,
+/// and `untestable` says why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    pub claim: String,
+    #[serde(default)]
+    pub figure: Option<Measure>,
+    #[serde(default)]
+    pub above: Option<Measure>,
+    #[serde(default)]
+    pub at_least: Option<f64>,
+    #[serde(default)]
+    pub near: Option<f64>,
+    #[serde(default)]
+    pub within: Option<f64>,
+    /// The reason, when it holds.
+    #[serde(default)]
+    pub holds: String,
+    /// The reason, when it does not.
+    #[serde(default)]
+    pub fails: String,
+    /// Why it cannot be tested here.
+    #[serde(default)]
+    pub untestable: String,
+}
+
+/// What a claim's test found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Holds,
+    DoesNotHold,
+    CannotBeTested,
+}
+
+impl Verdict {
+    pub fn text(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::DoesNotHold => "does not hold",
+            Verdict::CannotBeTested => "cannot be tested here",
+        }
+    }
+}
+
+impl Claim {
+    /// The verdict from the figure's value and, for `above`, the other's.
+    pub fn verdict(&self, figure: Option<f64>, other: Option<f64>) -> Verdict {
+        let Some(v) = figure.filter(|v| v.is_finite()) else {
+            return Verdict::CannotBeTested;
+        };
+        let holds = if self.above.is_some() {
+            match other.filter(|o| o.is_finite()) {
+                Some(o) => v > o,
+                None => return Verdict::CannotBeTested,
+            }
+        } else if let Some(min) = self.at_least {
+            v >= min
+        } else if let (Some(near), Some(within)) = (self.near, self.within) {
+            (v - near).abs() <= within
+        } else {
+            return Verdict::CannotBeTested;
+        };
+        if holds {
+            Verdict::Holds
+        } else {
+            Verdict::DoesNotHold
+        }
+    }
 }
 
 /// A table of actual/detected/correct counts with the printed percentages.
@@ -108,6 +198,13 @@ pub enum Measure {
     /// Pairwise recall of `algorithm` as a share of `of`'s (Henzinger's
     /// "79% of the recall").
     RecallRatio { algorithm: String, of: String },
+    /// Page-level F of `algorithm` (on `extraction`, default the first)
+    /// in one slice at its configured threshold (seed 001's tables).
+    PageF {
+        algorithm: String,
+        slice: String,
+        extraction: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -147,6 +244,44 @@ pub fn inconsistencies(row: &PaperRow) -> Vec<(&'static str, f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_claim_holds_fails_or_cannot_be_tested_by_its_figures() {
+        let measure = Measure::BestF {
+            algorithm: "simhash".into(),
+        };
+        let above = Claim {
+            claim: "C beats B".into(),
+            figure: Some(measure.clone()),
+            above: Some(measure.clone()),
+            at_least: None,
+            near: None,
+            within: None,
+            holds: String::new(),
+            fails: String::new(),
+            untestable: String::new(),
+        };
+        assert_eq!(above.verdict(Some(0.5), Some(0.38)), Verdict::Holds);
+        assert_eq!(above.verdict(Some(0.3), Some(0.38)), Verdict::DoesNotHold);
+        assert_eq!(above.verdict(Some(0.3), None), Verdict::CannotBeTested);
+        assert_eq!(
+            above.verdict(Some(f64::NAN), Some(0.1)),
+            Verdict::CannotBeTested
+        );
+        let near = Claim {
+            above: None,
+            near: Some(0.75),
+            within: Some(0.05),
+            ..above.clone()
+        };
+        assert_eq!(near.verdict(Some(0.78), None), Verdict::Holds);
+        assert_eq!(near.verdict(Some(0.45), None), Verdict::DoesNotHold);
+        let untested = Claim {
+            figure: None,
+            ..near
+        };
+        assert_eq!(untested.verdict(None, None), Verdict::CannotBeTested);
+    }
 
     #[test]
     fn seed_001_prose_full_precision_does_not_follow_from_its_counts() {

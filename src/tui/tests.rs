@@ -442,7 +442,6 @@ extract: [main, full_text]
 algorithms:
   - type: exact
   - type: simhash
-  - type: simhash
     candidates: all_pairs
     floor: 12
   - type: jaccard

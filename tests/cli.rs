@@ -649,6 +649,64 @@ fn tune_then_run_on_another_corpus_prints_the_transfer_table() {
 }
 
 #[test]
+fn train_writes_a_model_that_an_experiment_runs_and_a_bad_one_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("l.yaml"),
+        "corpus: demo\nextract: main\nalgorithms:\n  - {type: jaccard}\n  - {type: learned, model: m/demo.json, semantic: false}\n",
+    )
+    .unwrap();
+    // Running before training names the missing model.
+    let o = neardup(&["run", "l.yaml", "-o", "out"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("algorithms[1].model") && stderr(&o).contains("m/demo.json"),
+        "{}",
+        stderr(&o)
+    );
+    let o = neardup(&["train", "l.yaml", "-o", "m/demo.json"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("jaccard_words"), "{}", stdout(&o));
+    let first = std::fs::read(dir.path().join("m/demo.json")).unwrap();
+    let o = neardup(&["train", "l.yaml", "-o", "m/demo.json"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(dir.path().join("m/demo.json")).unwrap(),
+        first,
+        "training is deterministic"
+    );
+    let o = neardup(&["run", "l.yaml", "-o", "out"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("learned(minhash+simhash)"),
+        "{}",
+        stdout(&o)
+    );
+    // A model file that is not one: exit 2 naming the file and the key.
+    std::fs::write(dir.path().join("m/demo.json"), "{\"features\": 3}").unwrap();
+    let o = neardup(&["run", "l.yaml", "-o", "out"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("demo.json") && stderr(&o).contains("algorithms[1].model"),
+        "{}",
+        stderr(&o)
+    );
+    // No learned entry to train.
+    std::fs::write(
+        dir.path().join("j.yaml"),
+        "corpus: demo\nalgorithms: [{type: jaccard}]\n",
+    )
+    .unwrap();
+    let o = neardup(&["train", "j.yaml", "-o", "x.json"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no `type: learned` entry"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn an_empty_corpus_is_exit_2_not_nan() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("empty.jsonl"), "").unwrap();

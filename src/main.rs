@@ -177,6 +177,10 @@ enum Command {
         /// Layouts for the SimHash index benchmark.
         #[arg(long, value_delimiter = ',', default_values_t = ["4x16".to_string(), "6c3".to_string(), "4x4".to_string()])]
         layouts: Vec<String>,
+        /// Also write the Chinese pages' shingle sets (u64s) to this file,
+        /// for scripts/compare_rensa.py to sketch the same shingles.
+        #[arg(long)]
+        shingles_out: Option<PathBuf>,
     },
     /// The persistent SimHash index: plan a layout, build, query.
     Index {
@@ -539,6 +543,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             seconds,
             fingerprints,
             layouts,
+            shingles_out,
         }) => {
             for l in &layouts {
                 let layout: neardup::algo::simhash::tables::Layout =
@@ -567,6 +572,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 neardup::bench::BenchInput::cut_into_pages(&zh, 600)?,
                 neardup::bench::BenchInput::from_corpus(&en)?,
             ];
+            if let Some(out) = &shingles_out {
+                let bytes = neardup::bench::shingle_sets_bytes(&inputs[0]);
+                std::fs::write(out, bytes).map_err(|source| CliError::Io {
+                    path: out.clone(),
+                    source,
+                })?;
+            }
             let mut rows = Vec::new();
             for input in &inputs {
                 rows.extend(neardup::bench::bench_shingling(input, seconds));

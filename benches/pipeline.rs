@@ -425,6 +425,10 @@ fn bench_shingling(c: &mut Criterion) {
     group.bench_function("one-permutation n=128", |b| {
         b.iter(|| sets.iter().map(|s| oph.sketch(s)[0]).fold(0, u32::max))
     });
+    let simhash = SimHash::default();
+    group.bench_function("simhash words tf (tokens given)", |b| {
+        b.iter(|| docs.iter().filter_map(|d| simhash.sign(d)).count())
+    });
     group.bench_function(
         format!("lsh {}x{} candidates", banding.bands, banding.rows),
         |b| b.iter(|| banding.candidates(&refs).len()),

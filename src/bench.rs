@@ -86,6 +86,31 @@ impl BenchInput {
     }
 }
 
+/// The pages' shingle sets (w = 3 over the default tokens, as the MinHash
+/// stages sketch them) as little-endian u64s: the number of pages, the
+/// number of hashes, the pages' start offsets (pages + 1 of them), then the
+/// hashes. Other MinHash implementations read this to sketch exactly the
+/// same shingles (`scripts/compare_rensa.py`).
+pub fn shingle_sets_bytes(input: &BenchInput) -> Vec<u8> {
+    let sets: Vec<Vec<u64>> = input
+        .documents(&TokenizerConfig::default())
+        .iter()
+        .map(|d| shingles(&d.tokens, SHINGLE_WIDTH))
+        .collect();
+    let total: usize = sets.iter().map(Vec::len).sum();
+    let mut words = Vec::with_capacity(3 + sets.len() + total);
+    words.extend([sets.len() as u64, total as u64, 0]);
+    let mut offset = 0u64;
+    for set in &sets {
+        offset += set.len() as u64;
+        words.push(offset);
+    }
+    for set in &sets {
+        words.extend_from_slice(set);
+    }
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
 /// One stage's measurement.
 #[derive(Debug, Clone)]
 pub struct BenchRow {
@@ -112,19 +137,33 @@ impl BenchRow {
     }
 }
 
-/// Seconds per call of `f`, repeated until `min_seconds` have passed.
+/// CPU seconds per call of `f`: the median over passes repeated until
+/// `min_seconds` of wall time have passed. CPU time of this thread and the
+/// median keep other processes on a shared machine out of the figure.
 fn seconds_per_pass<R>(min_seconds: f64, mut f: impl FnMut() -> R) -> f64 {
     black_box(f()); // warm caches and lazy statics
     let started = Instant::now();
-    let mut passes = 0u32;
+    let mut passes = Vec::new();
     loop {
+        let cpu = thread_cpu_seconds();
         black_box(f());
-        passes += 1;
-        let elapsed = started.elapsed().as_secs_f64();
-        if elapsed >= min_seconds {
-            return elapsed / f64::from(passes);
+        passes.push(thread_cpu_seconds() - cpu);
+        if started.elapsed().as_secs_f64() >= min_seconds && passes.len() >= 3 {
+            passes.sort_by(f64::total_cmp);
+            return passes[passes.len() / 2];
         }
     }
+}
+
+/// CPU seconds this thread has run.
+fn thread_cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
 }
 
 /// Tokenising, shingling, MinHash and one-permutation sketches, LSH
@@ -137,8 +176,11 @@ pub fn bench_shingling(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
     pool.install(|| shingling_stages(input, min_seconds))
 }
 
+/// The shingle width of the shingling stages.
+const SHINGLE_WIDTH: usize = 3;
+
 fn shingling_stages(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
-    const WIDTH: usize = 3;
+    const WIDTH: usize = SHINGLE_WIDTH;
     const HASHES: usize = 128;
     let tokenizer = TokenizerConfig::default();
     let bytes = input.bytes();
@@ -229,18 +271,22 @@ pub fn bench_imatch(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
     pool.install(|| imatch_stages(input, min_seconds))
 }
 
-fn imatch_stages(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
-    let docs = input.documents(&TokenizerConfig::default());
-    let tokens: usize = docs.iter().map(|d| d.tokens.len()).sum();
-    let row = |stage: String, seconds| BenchRow {
+/// A stage over the pages' tokens, counted in tokens.
+fn token_row(input: &BenchInput, docs: &[Document], stage: String, seconds: f64) -> BenchRow {
+    BenchRow {
         input: input.name.clone(),
         stage,
         pages: docs.len(),
-        items: tokens,
+        items: docs.iter().map(|d| d.tokens.len()).sum(),
         item_name: "tokens",
         bytes: input.bytes(),
         seconds,
-    };
+    }
+}
+
+fn imatch_stages(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
+    let docs = input.documents(&TokenizerConfig::default());
+    let row = |stage: String, seconds| token_row(input, &docs, stage, seconds);
     let band = IdfBand::Percentiles {
         low: 0.1,
         high: 1.0,
@@ -273,9 +319,22 @@ pub fn bench_simhash_signatures(input: &BenchInput, min_seconds: f64) -> Vec<Ben
         .build()
         .expect("a one-thread pool");
     pool.install(|| {
-        let docs = input.documents(&TokenizerConfig::default());
-        let tokens: usize = docs.iter().map(|d| d.tokens.len()).sum();
-        [
+        let tokenizer = TokenizerConfig::default();
+        let docs = input.documents(&tokenizer);
+        let row = |stage: String, seconds| token_row(input, &docs, stage, seconds);
+        // The whole way from text: tokenising (jieba for Chinese) dominates.
+        let s = SimHash::new(Features::Words, 3, Weights::Tf, 64, 3, None, None);
+        let from_text = row(
+            format!("{} from text", s.label()),
+            seconds_per_pass(min_seconds, || {
+                input
+                    .documents(&tokenizer)
+                    .iter()
+                    .filter_map(|d| s.sign(d))
+                    .count()
+            }),
+        );
+        let mut rows: Vec<BenchRow> = [
             (Features::Words, Weights::Tf, 64),
             (Features::Ngrams, Weights::Tf, 64),
             (Features::Words, Weights::TfIdf, 64),
@@ -285,19 +344,16 @@ pub fn bench_simhash_signatures(input: &BenchInput, min_seconds: f64) -> Vec<Ben
         .map(|(features, weights, bits)| {
             let mut s = SimHash::new(features, 3, weights, bits, 3, None, None);
             s.fit(&docs);
-            BenchRow {
-                input: input.name.clone(),
-                stage: format!("simhash {}", s.label()),
-                pages: docs.len(),
-                items: tokens,
-                item_name: "tokens",
-                bytes: input.bytes(),
-                seconds: seconds_per_pass(min_seconds, || {
+            row(
+                format!("simhash {}", s.label()),
+                seconds_per_pass(min_seconds, || {
                     docs.iter().filter_map(|d| s.sign(d)).count()
                 }),
-            }
+            )
         })
-        .collect()
+        .collect();
+        rows.push(from_text);
+        rows
     })
 }
 

@@ -189,6 +189,10 @@ enum Command {
         layouts: Vec<String>,
         #[command(subcommand)]
         command: Option<BenchCommand>,
+        /// Also write the Chinese pages' shingle sets (u64s) to this file,
+        /// for scripts/compare_rensa.py to sketch the same shingles.
+        #[arg(long)]
+        shingles_out: Option<PathBuf>,
     },
     /// The persistent SimHash index: plan a layout, build, query.
     Index {
@@ -608,6 +612,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             fingerprints,
             layouts,
             command: None,
+            shingles_out,
         }) => {
             for l in &layouts {
                 let layout: neardup::algo::simhash::tables::Layout =
@@ -636,6 +641,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 neardup::bench::BenchInput::cut_into_pages(&zh, 600)?,
                 neardup::bench::BenchInput::from_corpus(&en)?,
             ];
+            if let Some(out) = &shingles_out {
+                let bytes = neardup::bench::shingle_sets_bytes(&inputs[0]);
+                std::fs::write(out, bytes).map_err(|source| CliError::Io {
+                    path: out.clone(),
+                    source,
+                })?;
+            }
             let mut rows = Vec::new();
             for input in &inputs {
                 rows.extend(neardup::bench::bench_shingling(input, seconds));

@@ -2,10 +2,15 @@
 //! similarity of the shingle sets they summarise.
 //!
 //! [`PermutedHashes`] is classic MinHash: n hash functions, the least value
-//! of each over the set. Each "permutation" is a multiply-add-shift of the
-//! shingle's 64-bit hash, `hi32(a*h + b)`, so the inner loop is one
-//! multiply, one add and one min over n lanes, which the compiler vectorises
-//! (and AVX-512 runs natively when the CPU has it).
+//! of each over the set. Each shingle's 64-bit hash is first folded once to
+//! 32 bits (the high half of a multiply by an odd constant, so that keys
+//! differing only in low bits still spread); each "permutation" is then
+//! `(x ^ s_i) * m_i` in 32-bit arithmetic, a bijection of the 32-bit keys.
+//! The inner loop is one xor, one multiply and one min per lane on 32-bit
+//! lanes: 16 lanes per AVX-512 register, 8 per AVX2 register, against 8 or 4
+//! for a 64-bit multiply-add, and the 32-bit multiply is the cheap one.
+//! Lanes are processed in blocks of 32 whose minima stay in registers
+//! while the block runs over the whole set.
 //!
 //! [`OnePermutation`] is one-permutation hashing with optimal densification
 //! (Li, Owen and Zhang 2012; Shrivastava 2017): one hash per shingle picks a
@@ -25,19 +30,29 @@ fn splitmix64(state: &mut u64) -> u64 {
     fmix64(*state)
 }
 
-/// n multiply-add-shift hash functions standing in for random permutations.
+/// Folds a 64-bit key to the 32 bits the lanes hash: the high half of a
+/// multiply by an odd constant depends on every key bit.
+const FOLD: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// Lanes per block: 32 u32 minima are two AVX-512 or four AVX2 registers,
+/// so a block's minima, xors and multipliers all stay in registers.
+const BLOCK: usize = 32;
+
+/// n xor-multiply hash functions on 32-bit keys standing in for random
+/// permutations.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PermutedHashes {
-    mul: Vec<u64>,
-    add: Vec<u64>,
+    xor: Vec<u32>,
+    mul: Vec<u32>,
 }
 
 impl PermutedHashes {
     pub fn new(n: usize, seed: u64) -> Self {
         let mut state = seed;
-        let mul = (0..n).map(|_| splitmix64(&mut state) | 1).collect();
-        let add = (0..n).map(|_| splitmix64(&mut state)).collect();
-        PermutedHashes { mul, add }
+        let xor = (0..n).map(|_| splitmix64(&mut state) as u32).collect();
+        // Odd, so that multiplying is a bijection of the 32-bit keys.
+        let mul = (0..n).map(|_| splitmix64(&mut state) as u32 | 1).collect();
+        PermutedHashes { xor, mul }
     }
 
     pub fn len(&self) -> usize {
@@ -53,51 +68,71 @@ impl PermutedHashes {
         if shingles.is_empty() {
             return Vec::new();
         }
+        let keys: Vec<u32> = shingles.iter().map(|&h| fold(h)).collect();
         let mut mins = vec![u32::MAX; self.len()];
-        update_mins(&mut mins, &self.mul, &self.add, shingles);
+        update_mins(&mut mins, &self.xor, &self.mul, &keys);
         mins
     }
 }
 
-fn update_mins(mins: &mut [u32], mul: &[u64], add: &[u64], shingles: &[u64]) {
+#[inline]
+fn fold(h: u64) -> u32 {
+    (h.wrapping_mul(FOLD) >> 32) as u32
+}
+
+fn update_mins(mins: &mut [u32], xor: &[u32], mul: &[u32], keys: &[u32]) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512dq")
-        {
+        if std::arch::is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has the features the function is compiled for.
-            return unsafe { update_mins_avx512(mins, mul, add, shingles) };
+            return unsafe { update_mins_avx512(mins, xor, mul, keys) };
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: as above.
-            return unsafe { update_mins_avx2(mins, mul, add, shingles) };
+            return unsafe { update_mins_avx2(mins, xor, mul, keys) };
         }
     }
-    update_mins_portable(mins, mul, add, shingles)
+    update_mins_portable(mins, xor, mul, keys)
 }
 
 #[inline(always)]
-fn update_mins_portable(mins: &mut [u32], mul: &[u64], add: &[u64], shingles: &[u64]) {
+fn update_mins_portable(mins: &mut [u32], xor: &[u32], mul: &[u32], keys: &[u32]) {
     let n = mins.len();
-    let (mul, add) = (&mul[..n], &add[..n]);
-    for &h in shingles {
-        for i in 0..n {
-            let v = (mul[i].wrapping_mul(h).wrapping_add(add[i]) >> 32) as u32;
-            mins[i] = mins[i].min(v);
+    let (xor, mul) = (&xor[..n], &mul[..n]);
+    let mut blocks = mins.chunks_exact_mut(BLOCK);
+    let mut xors = xor.chunks_exact(BLOCK);
+    let mut muls = mul.chunks_exact(BLOCK);
+    for ((block, x), m) in (&mut blocks).zip(&mut xors).zip(&mut muls) {
+        // Fixed-size copies tell the compiler the trip count, so the lane
+        // loop unrolls into whole registers and the minima never leave them.
+        let mut acc: [u32; BLOCK] = block.try_into().expect("a whole block");
+        let x: &[u32; BLOCK] = x.try_into().expect("a whole block");
+        let m: &[u32; BLOCK] = m.try_into().expect("a whole block");
+        for &k in keys {
+            for i in 0..BLOCK {
+                acc[i] = acc[i].min((k ^ x[i]).wrapping_mul(m[i]));
+            }
+        }
+        block.copy_from_slice(&acc);
+    }
+    let (rest, x, m) = (blocks.into_remainder(), xors.remainder(), muls.remainder());
+    for &k in keys {
+        for i in 0..rest.len() {
+            rest[i] = rest[i].min((k ^ x[i]).wrapping_mul(m[i]));
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512dq")]
-unsafe fn update_mins_avx512(mins: &mut [u32], mul: &[u64], add: &[u64], shingles: &[u64]) {
-    update_mins_portable(mins, mul, add, shingles)
+#[target_feature(enable = "avx512f")]
+unsafe fn update_mins_avx512(mins: &mut [u32], xor: &[u32], mul: &[u32], keys: &[u32]) {
+    update_mins_portable(mins, xor, mul, keys)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn update_mins_avx2(mins: &mut [u32], mul: &[u64], add: &[u64], shingles: &[u64]) {
-    update_mins_portable(mins, mul, add, shingles)
+unsafe fn update_mins_avx2(mins: &mut [u32], xor: &[u32], mul: &[u32], keys: &[u32]) {
+    update_mins_portable(mins, xor, mul, keys)
 }
 
 /// One-permutation hashing into n bins with optimal densification.
@@ -134,29 +169,29 @@ impl OnePermutation {
             return Vec::new();
         }
         let n = self.bins;
+        let mixed = mix_all(shingles, self.seed);
         let mut mins = vec![u32::MAX; n];
-        let mut filled = vec![false; n];
-        for &h in shingles {
-            let g = fmix64(h ^ self.seed);
+        let mut filled = vec![0u64; n.div_ceil(64)];
+        for &g in &mixed {
             let bin = self.bin_of(g);
-            let value = g as u32;
-            if !filled[bin] || value < mins[bin] {
-                mins[bin] = value;
-                filled[bin] = true;
-            }
+            // Branch-free: whether a shingle lowers its bin is a coin flip
+            // the branch predictor cannot learn.
+            mins[bin] = mins[bin].min(g as u32);
+            filled[bin / 64] |= 1 << (bin % 64);
         }
+        let is_filled = |k: usize| filled[k / 64] >> (k % 64) & 1 == 1;
         // Each empty bin probes bins in an order fixed by its own index
         // (the same for every page) and copies the first filled one, so two
         // pages agree on it exactly when they agree on the bin it copies.
         for j in 0..n {
-            if filled[j] {
+            if is_filled(j) {
                 continue;
             }
             let mut attempt = 0u64;
             loop {
                 let probe = fmix64(self.seed ^ ((j as u64) << 32 | attempt));
                 let k = self.bin_of(probe);
-                if filled[k] {
+                if is_filled(k) {
                     mins[j] = mins[k];
                     break;
                 }
@@ -165,6 +200,33 @@ impl OnePermutation {
         }
         mins
     }
+}
+
+/// `fmix64(h ^ seed)` of every shingle, in a loop of its own so that it
+/// vectorises (eight 64-bit lanes per AVX-512 register); the bins are then
+/// filled by a scalar pass.
+fn mix_all(shingles: &[u64], seed: u64) -> Vec<u64> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+        {
+            // SAFETY: the CPU has the features the function is compiled for.
+            return unsafe { mix_all_avx512(shingles, seed) };
+        }
+    }
+    mix_all_portable(shingles, seed)
+}
+
+#[inline(always)]
+fn mix_all_portable(shingles: &[u64], seed: u64) -> Vec<u64> {
+    shingles.iter().map(|&h| fmix64(h ^ seed)).collect()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+unsafe fn mix_all_avx512(shingles: &[u64], seed: u64) -> Vec<u64> {
+    mix_all_portable(shingles, seed)
 }
 
 /// The fraction of positions at which two sketches agree: the estimate of
@@ -236,12 +298,174 @@ mod tests {
     }
 
     #[test]
-    fn vectorised_and_portable_loops_agree() {
-        let family = PermutedHashes::new(128, MINHASH_SEED);
+    fn vectorised_and_portable_loops_agree_with_the_definition() {
+        // 100 lanes: three whole blocks and a remainder of four.
+        let family = PermutedHashes::new(100, MINHASH_SEED);
         for (a, _) in set_pairs(20, 3) {
-            let mut portable = vec![u32::MAX; 128];
-            update_mins_portable(&mut portable, &family.mul, &family.add, &a);
-            assert_eq!(family.sketch(&a), portable);
+            let keys: Vec<u32> = a.iter().map(|&h| fold(h)).collect();
+            let mut portable = vec![u32::MAX; 100];
+            update_mins_portable(&mut portable, &family.xor, &family.mul, &keys);
+            let definition: Vec<u32> = (0..100)
+                .map(|i| {
+                    keys.iter()
+                        .map(|&k| (k ^ family.xor[i]).wrapping_mul(family.mul[i]))
+                        .min()
+                        .unwrap()
+                })
+                .collect();
+            assert_eq!(portable, definition);
+            assert_eq!(family.sketch(&a), definition);
+        }
+    }
+
+    /// E|X/n - J| for X ~ Binomial(n, J): the error of n independent lanes.
+    fn binomial_mean_absolute_error(n: usize, j: f64) -> f64 {
+        if j <= 0.0 || j >= 1.0 {
+            return 0.0;
+        }
+        let mut log_p = (1.0 - j).ln() * n as f64;
+        let mut total = 0.0;
+        for k in 0..=n {
+            if k > 0 {
+                log_p += ((n - k + 1) as f64 / k as f64).ln() + (j / (1.0 - j)).ln();
+            }
+            total += log_p.exp() * (k as f64 / n as f64 - j).abs();
+        }
+        total
+    }
+
+    /// Mean signed error and mean absolute error over the pairs, with the
+    /// mean absolute error independent lanes would have.
+    fn errors(
+        sketch: impl Fn(&[u64]) -> Vec<u32>,
+        n: usize,
+        pairs: &[(Vec<u64>, Vec<u64>)],
+    ) -> (f64, f64, f64) {
+        let (mut bias, mut mae, mut ideal) = (0.0, 0.0, 0.0);
+        for (a, b) in pairs {
+            let j = jaccard(a, b);
+            let e = estimate(&sketch(a), &sketch(b)) - j;
+            bias += e;
+            mae += e.abs();
+            ideal += binomial_mean_absolute_error(n, j);
+        }
+        let count = pairs.len() as f64;
+        (bias / count, mae / count, ideal / count)
+    }
+
+    /// Pairs of sets of consecutive integers: keys with no randomness of
+    /// their own, which the fold must spread before the lanes hash them.
+    fn sequential_pairs(count: usize) -> Vec<(Vec<u64>, Vec<u64>)> {
+        (0..count as u64)
+            .map(|t| {
+                let size = 50 + (t * 37) % 400;
+                let shared = (t * 101) % (size + 1);
+                let base = t << 20;
+                let a: Vec<u64> = (base..base + size).collect();
+                let b: Vec<u64> = (base + size - shared..base + 2 * size - shared).collect();
+                (a, b)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn minhash_is_unbiased_and_as_accurate_as_independent_lanes() {
+        let n = 128;
+        let family = PermutedHashes::new(n, MINHASH_SEED);
+        for (keys, pairs) in [
+            ("random", set_pairs(1000, 11)),
+            ("sequential", sequential_pairs(1000)),
+        ] {
+            let (bias, mae, ideal) = errors(|s| family.sketch(s), n, &pairs);
+            // The mean of 1000 errors of sd <= 0.045 has sd <= 0.0015.
+            assert!(bias.abs() < 0.006, "{keys} keys: bias {bias:+.4}");
+            // Correlated lanes would show as a larger error than n
+            // independent draws give.
+            assert!(
+                mae < 1.15 * ideal,
+                "{keys} keys: mean absolute error {mae:.4}, independent lanes {ideal:.4}"
+            );
+        }
+    }
+
+    #[test]
+    fn one_permutation_is_unbiased() {
+        let n = 128;
+        let oph = OnePermutation::new(n, ONE_PERMUTATION_SEED);
+        let (bias, mae, ideal) = errors(|s| oph.sketch(s), n, &set_pairs(1000, 13));
+        assert!(bias.abs() < 0.006, "bias {bias:+.4}");
+        // Densified bins copy each other, so OPH may be a little worse than
+        // independent lanes on small sets, never far.
+        assert!(
+            mae < 1.5 * ideal,
+            "mean absolute error {mae:.4}, ideal {ideal:.4}"
+        );
+    }
+
+    #[test]
+    fn lanes_pick_their_minima_independently() {
+        // Over a set of 50 random keys, two independent lanes pick the
+        // same element as their minimum with probability 1/50.
+        let n = 128;
+        let family = PermutedHashes::new(n, MINHASH_SEED);
+        let mut state = 5;
+        let (mut same, mut pairs) = (0usize, 0usize);
+        for _ in 0..100 {
+            let set: Vec<u64> = (0..50).map(|_| splitmix64(&mut state)).collect();
+            let keys: Vec<u32> = set.iter().map(|&h| fold(h)).collect();
+            let argmins: Vec<usize> = (0..n)
+                .map(|i| {
+                    (0..keys.len())
+                        .min_by_key(|&k| (keys[k] ^ family.xor[i]).wrapping_mul(family.mul[i]))
+                        .unwrap()
+                })
+                .collect();
+            for i in 0..n {
+                for k in i + 1..n {
+                    pairs += 1;
+                    same += usize::from(argmins[i] == argmins[k]);
+                }
+            }
+        }
+        let rate = same as f64 / pairs as f64;
+        assert!((rate - 0.02).abs() < 0.002, "coincidence rate {rate:.4}");
+    }
+
+    #[test]
+    fn one_permutation_matches_its_definition() {
+        // The definition, one branch per shingle: a bin keeps the least
+        // value it is given; empty bins copy the first filled bin their
+        // probe sequence reaches.
+        let reference = |oph: &OnePermutation, set: &[u64]| {
+            let n = oph.bins;
+            let (mut mins, mut filled) = (vec![u32::MAX; n], vec![false; n]);
+            for &h in set {
+                let g = fmix64(h ^ oph.seed);
+                let bin = oph.bin_of(g);
+                if !filled[bin] || (g as u32) < mins[bin] {
+                    mins[bin] = g as u32;
+                    filled[bin] = true;
+                }
+            }
+            for j in 0..n {
+                let mut attempt = 0u64;
+                while !filled[j] {
+                    let k = oph.bin_of(fmix64(oph.seed ^ ((j as u64) << 32 | attempt)));
+                    if filled[k] {
+                        mins[j] = mins[k];
+                        break;
+                    }
+                    attempt += 1;
+                }
+            }
+            mins
+        };
+        for n in [1, 64, 100, 128, 300] {
+            let oph = OnePermutation::new(n, ONE_PERMUTATION_SEED);
+            for (a, _) in set_pairs(20, 5) {
+                assert_eq!(oph.sketch(&a), reference(&oph, &a), "n = {n}");
+                assert_eq!(oph.sketch(&a[..3]), reference(&oph, &a[..3]), "n = {n}");
+            }
         }
     }
 

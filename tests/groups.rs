@@ -3,7 +3,9 @@
 
 use neardup::algo::exact::ExactHash;
 use neardup::algo::shingling::lsh::Banding;
-use neardup::algo::shingling::{CandidateSearch, ExactJaccard, MinHash, Sketching, Verify};
+use neardup::algo::shingling::{
+    CandidateSearch, ExactJaccard, MinHash, SetScore, Sketching, Verify,
+};
 use neardup::algo::simhash::{Features, SimHash, Weights};
 use neardup::algo::{
     Algorithm, AlgorithmRun, Detector, Document, GateScores, ScoreScale, ScoredPair,
@@ -246,6 +248,7 @@ fn scored_detectors_group_and_count_like_the_listed_pairs() {
         ExactJaccard {
             width: 3,
             floor: 0.1,
+            score: SetScore::Jaccard,
         },
         &pages,
         &[0.1, 0.5, 0.9, 1.0],

@@ -443,7 +443,11 @@ mod tests {
                 "size_ratio",
                 "all_pairs",
             ),
-            ("{type: jaccard, score: containmnt}", "score", "containment"),
+            (
+                "{type: jaccard, score: containmnt}",
+                "containmnt",
+                "containment",
+            ),
         ] {
             let e = parse(&format!("  - {entry}\n")).unwrap_err();
             assert!(e.contains(key) && e.contains(says), "{entry}: {e}");

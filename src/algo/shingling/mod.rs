@@ -621,7 +621,7 @@ mod tests {
             score: SetScore::Jaccard,
             ..exact.clone()
         };
-        assert_eq!(jaccard.scored(&sigs), [(0, 1, 3.0 / 11.0)]);
+        assert_eq!(jaccard.scored(&sigs), [(0, 1, (3.0f64 / 11.0) as f32)]);
 
         let search = CandidateSearch::AllPairs;
         for verify in [Verify::Exact, Verify::Estimate] {

@@ -16,7 +16,7 @@ use crate::algo::shingling::lsh::Banding;
 use crate::algo::shingling::minhash::{
     OnePermutation, PermutedHashes, MINHASH_SEED, ONE_PERMUTATION_SEED,
 };
-use crate::algo::shingling::ExactJaccard;
+use crate::algo::shingling::{ExactJaccard, SetScore};
 use crate::algo::simhash::tables::{build_tables, query, self_join as simhash_self_join, Layout};
 use crate::algo::simhash::{Features, SimHash, Weights};
 use crate::algo::{Detector, Document};
@@ -250,7 +250,7 @@ fn shingling_stages(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
         seconds_per_pass(min_seconds, || banding.candidates(&refs)),
     ));
 
-    let exact = ExactJaccard::new(WIDTH, 0.1, 1.0);
+    let exact = ExactJaccard::new(WIDTH, 0.1, 1.0, SetScore::Jaccard);
     let signatures: Vec<Option<Vec<u64>>> = sets.iter().map(|s| Some(s.clone())).collect();
     rows.push(row(
         "exact jaccard index (J>=0.1)",

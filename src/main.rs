@@ -69,6 +69,10 @@ enum Command {
         /// Print the summary as JSON instead of the table.
         #[arg(long)]
         json: bool,
+        /// Also write every stored pair, each algorithm's score and the
+        /// truth to PATH.parquet and PATH.csv (default: DIR/pairs.*).
+        #[arg(long, value_name = "PATH")]
+        pairs: Option<Option<PathBuf>>,
     },
     /// Choose each algorithm's threshold on the experiment's corpus and
     /// write the complete experiment with them (run it on another corpus
@@ -439,6 +443,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             corpus,
             verbose,
             json,
+            pairs,
         }) => {
             let (config, path) = load_experiment(&experiment)?;
             let options = RunOptions {
@@ -446,6 +451,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 report,
                 verbose,
                 json,
+                pairs: pairs.map(Option::unwrap_or_default),
             };
             match corpus {
                 Some(other) => run_transfer(config, &path, &other, options),
@@ -461,7 +467,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 .parse()
                 .map_err(|e: String| CliError::Usage(format!("--objective: {e}")))?;
             let (config, path) = load_experiment(&experiment)?;
-            let (_, result) = run_quietly(&config, &path)?;
+            let (_, result, _) = run_quietly(&config, &path)?;
             let tuned = neardup::experiment::tune::tune_experiment(&config, &result, objective);
             // Paths in the file stay relative: to where it is written.
             let mut tuned = tuned;
@@ -997,6 +1003,7 @@ fn run_evaluate(
         report,
         verbose: true,
         json: false,
+        pairs: None,
     };
     write_run(&result, None, &dir, &options)
 }
@@ -1045,6 +1052,9 @@ fn relocate_paths(config: &mut ExperimentConfig, from: &Path, to: &Path) {
     };
     config.corpus = moved(&config.corpus);
     config.build = config.build.as_deref().map(moved);
+    if let Some(judged) = &mut config.judged {
+        judged.pairs = moved(&judged.pairs);
+    }
     for entry in &mut config.algorithms {
         entry.config.relocate(&moved);
     }
@@ -1070,6 +1080,8 @@ struct RunOptions {
     report: bool,
     verbose: bool,
     json: bool,
+    /// `--pairs`: where the pairs table goes (empty: the results directory).
+    pairs: Option<PathBuf>,
 }
 
 /// Builds the corpus when the experiment names a builder and the corpus
@@ -1097,7 +1109,7 @@ fn build_if_missing(config: &ExperimentConfig, path: &Path) -> Result<(), CliErr
     Ok(())
 }
 
-/// Runs the experiment with progress bars on a terminal's stderr.
+/// Fits the experiment's learned judge on its corpus and writes the model.
 fn run_train(experiment: &Path, out: &Path) -> Result<(), CliError> {
     use neardup::experiment::config::AlgorithmConfig;
     let config = ExperimentConfig::load_untrained(experiment).map_err(ExperimentError::from)?;
@@ -1146,10 +1158,12 @@ fn run_train(experiment: &Path, out: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Runs the experiment with progress bars on a terminal's stderr; returns
+/// its name, its result and the corpus's page ids.
 fn run_quietly(
     config: &ExperimentConfig,
     path: &Path,
-) -> Result<(String, experiment::ExperimentResult), CliError> {
+) -> Result<(String, experiment::ExperimentResult, Vec<String>), CliError> {
     let name = experiment::experiment_name(config, path);
     build_if_missing(config, path)?;
     let corpus = experiment::load_corpus(config, path).map_err(ExperimentError::from)?;
@@ -1158,8 +1172,9 @@ fn run_quietly(
         stages: None,
         progress: neardup::progress::terminal_progress(),
     };
+    let ids = corpus.pages.iter().map(|p| p.id.clone()).collect();
     let result = experiment::run_experiment_consuming(&name, config, corpus, &references, watchers);
-    Ok((name, result))
+    Ok((name, result, ids))
 }
 
 fn run_experiment_file(
@@ -1167,12 +1182,36 @@ fn run_experiment_file(
     path: &Path,
     options: RunOptions,
 ) -> Result<(PathBuf, experiment::ExperimentResult), CliError> {
-    let (name, result) = run_quietly(config, path)?;
+    let (name, result, ids) = run_quietly(config, path)?;
     let dir = options
         .out
         .clone()
         .unwrap_or_else(|| Path::new("reports").join(&name));
     write_run(&result, config.paper.as_ref(), &dir, &options)?;
+    let judged = match &config.judged {
+        Some(spec) => Some(
+            neardup::eval::judged::JudgedTruth::read(&spec.path(path), &ids, spec.positive_from)
+                .map_err(|e| CliError::Usage(e.to_string()))?,
+        ),
+        None => None,
+    };
+    if let Some(truth) = &judged {
+        let evaluations = experiment::judged::judge(&result, truth);
+        let table = experiment::judged::render_judged(&result, truth, &evaluations);
+        if options.json {
+            eprint!("{table}");
+        } else {
+            print!("{table}");
+        }
+        experiment::judged::write_judged(&result, &evaluations, &dir)
+            .map_err(ExperimentError::from)?;
+    }
+    if let Some(pairs) = &options.pairs {
+        let written = experiment::pairs::write_pairs(&result, &ids, judged.as_ref(), pairs, &dir)
+            .map_err(ExperimentError::from)?;
+        let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        eprintln!("wrote the pairs to {}", names.join(" and "));
+    }
     Ok((dir, result))
 }
 

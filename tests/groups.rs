@@ -3,7 +3,9 @@
 
 use neardup::algo::exact::ExactHash;
 use neardup::algo::shingling::lsh::Banding;
-use neardup::algo::shingling::{CandidateSearch, ExactJaccard, MinHash, Sketching, Verify};
+use neardup::algo::shingling::{
+    CandidateSearch, ExactJaccard, MinHash, SetScore, Sketching, Verify,
+};
 use neardup::algo::simhash::{Features, SimHash, Weights};
 use neardup::algo::{
     Algorithm, AlgorithmRun, Detector, Document, GateScores, ScoreScale, ScoredPair,
@@ -245,7 +247,7 @@ fn scored_detectors_group_and_count_like_the_listed_pairs() {
     check(
         // Every shingle counted: the document-frequency cap counts
         // distinct sets, which only the grouped run knows.
-        ExactJaccard::new(3, 0.1, 1.0),
+        ExactJaccard::new(3, 0.1, 1.0, SetScore::Jaccard),
         &pages,
         &[0.1, 0.5, 0.9, 1.0],
     );

@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 
 use super::{write_table, DistError, Shard, FORMAT};
 use crate::algo::shingling::minhash::{MINHASH_SEED, ONE_PERMUTATION_SEED};
-use crate::algo::shingling::{CandidateSearch, Sketching, Verify};
+use crate::algo::shingling::{CandidateSearch, SetScore, Sketching, Verify};
 use crate::algo::simhash::{self, Weights};
 use crate::algo::{Detector, Document};
 use crate::corpus::Corpus;
@@ -56,6 +56,8 @@ fn exportable(config: &AlgorithmConfig) -> Result<(), String> {
         AlgorithmConfig::Minhash(c) => {
             if matches!(c.search(), CandidateSearch::AllPairs) {
                 Err("candidates: all_pairs compares every pair; use lsh or super_shingles".into())
+            } else if c.score == SetScore::Containment {
+                Err("score: containment needs the shingle counts, which the job does not read; use jaccard".into())
             } else if c.verify == Verify::Exact {
                 Err(
                     "verify: exact needs the shingle sets, which are not exported; use estimate"

@@ -8,6 +8,7 @@
 
 pub mod choose;
 pub mod curve;
+pub mod judged;
 pub mod throughput;
 
 use std::collections::HashMap;

@@ -57,6 +57,11 @@ pub struct ExperimentConfig {
     /// removed after extraction (see `extract::boilerplate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boilerplate: Option<crate::extract::boilerplate::BoilerplateConfig>,
+    /// Truth as judged pairs (`pairs: PATH`, `positive_from: 1`): the
+    /// pages then need no `cluster`, and each algorithm is also scored
+    /// over the judged pairs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged: Option<crate::eval::judged::JudgedConfig>,
 }
 
 /// Accepts `extract: main` as well as `extract: [main, full_text]`.

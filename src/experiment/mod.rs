@@ -3,6 +3,8 @@
 //! seed-001-shaped table and writes `reports/NAME/`.
 
 pub mod config;
+pub mod judged;
+pub mod pairs;
 pub mod results;
 pub mod runner;
 pub mod summary;
@@ -88,7 +90,11 @@ pub fn load_corpus(
     let Some(path) = config.corpus_path(experiment_path) else {
         return demo::demo_corpus();
     };
-    let corpus = read_corpus(&path, ReadOptions::default())?;
+    // Judged pairs are the truth then: clusters are optional.
+    let options = ReadOptions {
+        require_cluster: config.judged.is_none(),
+    };
+    let corpus = read_corpus(&path, options)?;
     if corpus.pages.is_empty() {
         let skipped = match corpus.skipped_empty {
             0 => String::new(),

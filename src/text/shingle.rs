@@ -73,6 +73,18 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
     }
 }
 
+/// Broder's containment |A∩B| / min(|A|, |B|) of two sorted, deduplicated
+/// sets: 1 when the smaller lies inside the larger, however much longer
+/// that one is (a lead reprinted inside a long page); 0 when either is empty.
+pub fn containment(a: &[u64], b: &[u64]) -> f64 {
+    let smaller = a.len().min(b.len());
+    if smaller == 0 {
+        0.0
+    } else {
+        intersection_size(a, b) as f64 / smaller as f64
+    }
+}
+
 /// |A∩B| of two sorted, deduplicated sets, by merging.
 pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
     let (mut i, mut j, mut shared) = (0, 0, 0);
@@ -103,6 +115,17 @@ mod tests {
             ..TokenizerConfig::default()
         };
         tokenize(text, Lang::Zh, &config)
+    }
+
+    #[test]
+    fn containment_is_one_for_a_subset_whatever_the_sizes() {
+        let small = [1, 5, 9];
+        let large = [1, 2, 3, 5, 7, 9, 11, 13];
+        assert_eq!(containment(&small, &large), 1.0);
+        assert_eq!(containment(&large, &small), 1.0);
+        assert_eq!(jaccard(&small, &large), 3.0 / 8.0);
+        assert_eq!(containment(&[1, 4], &large), 0.5);
+        assert_eq!(containment(&[], &large), 0.0);
     }
 
     #[test]

@@ -144,6 +144,7 @@ fn load_external(
         tuned: None,
         pair_budget_mb: None,
         boilerplate: None,
+        judged: None,
     };
     Ok(Workbench::new(
         source.clone(),

@@ -446,8 +446,15 @@ algorithms:
     floor: 12
   - type: jaccard
     floor: 0.2
+  - type: jaccard
+    score: containment
+    floor: 0.2
   - type: minhash
     threshold: 0.5
+  - type: minhash
+    score: containment
+    size_ratio: 0.5
+    threshold: 0.6
   - type: minhash
     candidates: super_shingles
     hashes: 84

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{hash_key, Detector, Direction, Document, ScoreScale};
-use crate::text::shingle::{jaccard, shingles};
+use crate::text::shingle::{containment, jaccard, shingles};
 use lsh::Banding;
 use minhash::{OnePermutation, PermutedHashes, MINHASH_SEED, ONE_PERMUTATION_SEED};
 
@@ -36,9 +36,62 @@ impl MinHashSketch {
     }
 }
 
-fn jaccard_scale(floor: f64) -> ScoreScale {
+/// Which similarity of two shingle sets scores a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SetScore {
+    /// |A∩B| / |A∪B|: resemblance, low when one page holds much more.
+    #[default]
+    Jaccard,
+    /// |A∩B| / min(|A|, |B|): how much of the smaller page the larger holds.
+    Containment,
+}
+
+impl SetScore {
+    pub fn name(self) -> &'static str {
+        match self {
+            SetScore::Jaccard => "jaccard",
+            SetScore::Containment => "containment",
+        }
+    }
+
+    pub fn is_jaccard(&self) -> bool {
+        *self == SetScore::Jaccard
+    }
+
+    /// The score of two sets of these sizes sharing `shared` elements.
+    pub fn of_overlap(self, shared: usize, a: usize, b: usize) -> f64 {
+        let whole = match self {
+            SetScore::Jaccard => a + b - shared,
+            SetScore::Containment => a.min(b),
+        };
+        if whole == 0 {
+            0.0
+        } else {
+            shared as f64 / whole as f64
+        }
+    }
+
+    /// The score of two sorted, deduplicated sets.
+    pub fn of_sets(self, a: &[u64], b: &[u64]) -> f64 {
+        match self {
+            SetScore::Jaccard => jaccard(a, b),
+            SetScore::Containment => containment(a, b),
+        }
+    }
+
+    /// The score from an estimate of the Jaccard and the two set sizes.
+    pub fn from_jaccard(self, estimate: f64, a: usize, b: usize) -> f64 {
+        match self {
+            SetScore::Jaccard => estimate,
+            SetScore::Containment => minhash::containment_from_jaccard(estimate, a, b),
+        }
+    }
+}
+
+fn set_scale(score: SetScore, floor: f64) -> ScoreScale {
     ScoreScale {
-        name: "jaccard",
+        name: score.name(),
         direction: Direction::AtLeast,
         min: 0.0,
         max: 1.0,
@@ -46,11 +99,11 @@ fn jaccard_scale(floor: f64) -> ScoreScale {
     }
 }
 
-/// Exact Jaccard similarity of shingle sets, for every pair sharing a
-/// shingle: the ground truth that sketches approximate. Shingles on more
-/// than `max_df` of the pages (boilerplate, the commonest phrases) are left
-/// out of the sets first: they say nothing about duplication, and each
-/// costs pairs quadratic in its pages.
+/// Exact Jaccard similarity (or containment) of shingle sets, for every
+/// pair sharing a shingle: the ground truth that sketches approximate.
+/// Shingles on more than `max_df` of the pages (boilerplate, the commonest
+/// phrases) are left out of the sets first: they say nothing about
+/// duplication, and each costs pairs quadratic in its pages.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExactJaccard {
     /// Tokens per shingle (w).
@@ -60,6 +113,7 @@ pub struct ExactJaccard {
     /// Share of the distinct pages a shingle may be on and still count
     /// (1 keeps every shingle).
     pub max_df: f64,
+    pub score: SetScore,
     /// What the last candidate search left out, for the run's notes.
     left_out: std::sync::OnceLock<LeftOut>,
 }
@@ -85,11 +139,12 @@ struct LeftOut {
 }
 
 impl ExactJaccard {
-    pub fn new(width: usize, floor: f64, max_df: f64) -> Self {
+    pub fn new(width: usize, floor: f64, max_df: f64, score: SetScore) -> Self {
         ExactJaccard {
             width,
             floor,
             max_df,
+            score,
             left_out: std::sync::OnceLock::new(),
         }
     }
@@ -107,15 +162,15 @@ impl Detector for ExactJaccard {
     type Signature = Vec<u64>;
 
     fn name(&self) -> &'static str {
-        "jaccard"
+        self.score.name()
     }
 
     fn label(&self) -> String {
-        format!("jaccard(w={})", self.width)
+        format!("{}(w={})", self.score.name(), self.width)
     }
 
     fn scale(&self) -> ScoreScale {
-        jaccard_scale(self.floor)
+        set_scale(self.score, self.floor)
     }
 
     fn fit(&mut self, _docs: &[Document]) -> bool {
@@ -161,7 +216,7 @@ impl Detector for ExactJaccard {
     }
 
     fn score(&self, a: &Vec<u64>, b: &Vec<u64>) -> f32 {
-        jaccard(a, b) as f32
+        self.score.of_sets(a, b) as f32
     }
 }
 
@@ -177,7 +232,7 @@ impl ExactJaccard {
             pages,
             ..index.left_out.clone()
         });
-        index.pairs_at_least(self.floor)
+        index.pairs_at_least(self.floor, self.score)
     }
 }
 
@@ -239,12 +294,12 @@ impl InvertedIndex {
         }
     }
 
-    /// Pairs `(i, j)`, `i < j`, whose Jaccard is at least `floor`, with
-    /// it, sorted.
+    /// Pairs `(i, j)`, `i < j`, whose score is at least `floor`, with it,
+    /// sorted.
     /// Each page counts its overlaps with later pages in one pass over its
     /// postings, so the cost is the number of (page, page, shared shingle)
     /// triples, never all pairs.
-    fn pairs_at_least(&self, floor: f64) -> Vec<(u32, u32, f32)> {
+    fn pairs_at_least(&self, floor: f64, score: SetScore) -> Vec<(u32, u32, f32)> {
         let n = self.counted.len();
         (0..n as u32)
             .into_par_iter()
@@ -267,8 +322,7 @@ impl InvertedIndex {
                     for &j in touched.iter() {
                         let shared = counts[j as usize] as usize;
                         counts[j as usize] = 0;
-                        let union = size_i + self.counted[j as usize] - shared;
-                        let similarity = shared as f64 / union as f64;
+                        let similarity = score.of_overlap(shared, size_i, self.counted[j as usize]);
                         if similarity >= floor {
                             pairs.push((i, j, similarity as f32));
                         }
@@ -323,14 +377,17 @@ pub struct MinHash {
     pub search: CandidateSearch,
     pub verify: Verify,
     pub floor: f64,
+    pub score: SetScore,
     permutations: PermutedHashes,
     one_permutation: OnePermutation,
 }
 
-/// A page's sketch, and its shingles when pairs are verified exactly.
+/// A page's sketch, its shingle count (containment needs the sizes), and
+/// its shingles when pairs are verified exactly.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MinHashSketch {
     pub values: Vec<u32>,
+    pub size: usize,
     pub shingles: Option<Vec<u64>>,
 }
 
@@ -350,6 +407,7 @@ impl MinHash {
             search,
             verify,
             floor,
+            score: SetScore::Jaccard,
             permutations: PermutedHashes::new(
                 if sketching == Sketching::Minhash {
                     n
@@ -360,6 +418,12 @@ impl MinHash {
             ),
             one_permutation: OnePermutation::new(n, ONE_PERMUTATION_SEED),
         }
+    }
+
+    /// Scored by `score` instead of the Jaccard.
+    pub fn with_score(mut self, score: SetScore) -> Self {
+        self.score = score;
+        self
     }
 
     pub fn hashes(&self) -> usize {
@@ -401,8 +465,12 @@ impl Detector for MinHash {
             Verify::Estimate => "",
             Verify::Exact => ", exact",
         };
+        let score = match self.score {
+            SetScore::Jaccard => "",
+            SetScore::Containment => ", containment",
+        };
         format!(
-            "{}(w={},n={},{search}{verify})",
+            "{}(w={},n={},{search}{verify}{score})",
             self.name(),
             self.width,
             self.hashes()
@@ -410,7 +478,7 @@ impl Detector for MinHash {
     }
 
     fn scale(&self) -> ScoreScale {
-        jaccard_scale(self.floor)
+        set_scale(self.score, self.floor)
     }
 
     fn describe(&self) -> Vec<String> {
@@ -439,6 +507,16 @@ impl Detector for MinHash {
                 "chosen for J >= {t}: false positive area {fp:.4}, false negative area {fneg:.4}"
             ));
         }
+        if self.score == SetScore::Containment {
+            // The bands see the Jaccard, which falls with the size ratio at
+            // a given containment.
+            lines.push(
+                "containment: the bands find pairs by their Jaccard, so a pair whose smaller \
+                 page is a small part of the larger one is missed unless the banding's target \
+                 is low enough (`size_ratio`, `target`) or `candidates: all_pairs`"
+                    .into(),
+            );
+        }
         lines
     }
 
@@ -449,12 +527,20 @@ impl Detector for MinHash {
         }
         Some(MinHashSketch {
             values: self.sketch(&set),
+            size: set.len(),
             shingles: (self.verify == Verify::Exact).then_some(set),
         })
     }
 
     fn signature_key(&self, sketch: &MinHashSketch) -> Option<u128> {
-        Some(sketch.key())
+        // Equal sketches of sets of other sizes have other containments.
+        Some(match self.score {
+            SetScore::Jaccard => sketch.key(),
+            SetScore::Containment => hash_key(|h| {
+                h.update(&sketch.key().to_le_bytes());
+                h.update(&(sketch.size as u64).to_le_bytes());
+            }),
+        })
     }
 
     fn candidates(&self, signatures: &[Option<MinHashSketch>]) -> Vec<(u32, u32)> {
@@ -502,8 +588,11 @@ impl Detector for MinHash {
 
     fn score(&self, a: &MinHashSketch, b: &MinHashSketch) -> f32 {
         match (&a.shingles, &b.shingles) {
-            (Some(sa), Some(sb)) => jaccard(sa, sb) as f32,
-            _ => minhash::estimate(&a.values, &b.values) as f32,
+            (Some(sa), Some(sb)) => self.score.of_sets(sa, sb) as f32,
+            _ => {
+                let estimate = minhash::estimate(&a.values, &b.values);
+                self.score.from_jaccard(estimate, a.size, b.size) as f32
+            }
         }
     }
 }
@@ -556,7 +645,8 @@ mod tests {
                     }
                 }
             }
-            let indexed = InvertedIndex::new(&refs, usize::MAX).pairs_at_least(floor);
+            let indexed =
+                InvertedIndex::new(&refs, usize::MAX).pairs_at_least(floor, SetScore::Jaccard);
             assert_eq!(
                 indexed.iter().map(|&(i, j, _)| (i, j)).collect::<Vec<_>>(),
                 brute,
@@ -565,13 +655,31 @@ mod tests {
             for (i, j, score) in indexed {
                 assert_eq!(score, jaccard(&sets[i as usize], &sets[j as usize]) as f32);
             }
+            // Containment through the same index: the brute-force pairs
+            // sharing a shingle whose containment reaches the floor.
+            let brute: Vec<(u32, u32, f32)> = (0..sets.len())
+                .flat_map(|i| (i + 1..sets.len()).map(move |j| (i, j)))
+                .filter_map(|(i, j)| {
+                    let c = containment(&sets[i], &sets[j]);
+                    (c > 0.0 && c >= floor).then_some((i as u32, j as u32, c as f32))
+                })
+                .collect();
+            let indexed =
+                InvertedIndex::new(&refs).pairs_at_least(&refs, floor, SetScore::Containment);
+            assert_eq!(indexed, brute, "containment, floor {floor}");
+            assert!(
+                floor > 0.5
+                    || indexed.iter().any(|&(i, j, c)| {
+                        f64::from(c) > jaccard(&sets[i as usize], &sets[j as usize])
+                    })
+            );
         }
     }
 
     #[test]
     fn exact_jaccard_scores_shared_shingles() {
         let d = docs(&["a b c d e", "a b c d f", "x y z"]);
-        let j = ExactJaccard::new(2, 0.1, DEFAULT_MAX_DF);
+        let j = ExactJaccard::new(2, 0.1, DEFAULT_MAX_DF, SetScore::Jaccard);
         let sigs: Vec<_> = d.iter().map(|d| j.sign(d)).collect();
         assert_eq!(j.candidates(&sigs), [(0, 1)]);
         // {ab bc cd de} vs {ab bc cd df}: 3 shared of 5.
@@ -610,7 +718,7 @@ mod tests {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let d = docs(&refs);
         let run = |max_df: f64| {
-            let mut j = ExactJaccard::new(3, 0.2, max_df);
+            let mut j = ExactJaccard::new(3, 0.2, max_df, SetScore::Jaccard);
             assert!(!j.fit(&d));
             let sigs: Vec<_> = d.iter().map(|d| j.sign(d)).collect();
             let scored = j.scored(&sigs);
@@ -641,5 +749,31 @@ mod tests {
         // the story, 1 with its edit; 12 are shared: 12 / (13 + 13 - 12).
         let (_, _, score) = capped[0];
         assert_eq!(score, (12.0f64 / 14.0) as f32);
+    }
+
+    #[test]
+    fn containment_scores_a_page_inside_a_longer_one() {
+        let d = docs(&["a b c d", "x y a b c d e f g h i j"]);
+        let exact = ExactJaccard::new(2, 0.1, 1.0, SetScore::Containment);
+        let sigs: Vec<_> = d.iter().map(|d| exact.sign(d)).collect();
+        assert_eq!(exact.scored(&sigs), [(0, 1, 1.0)]);
+        assert_eq!(exact.label(), "containment(w=2)");
+        // The same pair's Jaccard: 3 shared of 11.
+        let jaccard = ExactJaccard {
+            score: SetScore::Jaccard,
+            ..exact.clone()
+        };
+        assert_eq!(jaccard.scored(&sigs), [(0, 1, (3.0f64 / 11.0) as f32)]);
+
+        let search = CandidateSearch::AllPairs;
+        for verify in [Verify::Exact, Verify::Estimate] {
+            let m = MinHash::new(2, 256, Sketching::Minhash, search, verify, 0.1)
+                .with_score(SetScore::Containment);
+            let (a, b) = (m.sign(&d[0]).unwrap(), m.sign(&d[1]).unwrap());
+            assert_eq!((a.size, b.size), (3, 11));
+            let s = m.score(&a, &b);
+            assert!(s > 0.7, "{verify:?}: {s}");
+            assert!(m.label().ends_with(", containment)"), "{}", m.label());
+        }
     }
 }

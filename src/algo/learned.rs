@@ -224,6 +224,7 @@ impl Learned {
                 WORD_WIDTH,
                 MinhashConfig::default().floor,
                 crate::algo::shingling::DEFAULT_MAX_DF,
+                crate::algo::shingling::SetScore::Jaccard,
             ),
             simhash: SimhashConfig::default().detector(None),
             imatch: IMatch::new(

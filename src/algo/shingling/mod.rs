@@ -665,7 +665,7 @@ mod tests {
                 })
                 .collect();
             let indexed =
-                InvertedIndex::new(&refs).pairs_at_least(&refs, floor, SetScore::Containment);
+                InvertedIndex::new(&refs, usize::MAX).pairs_at_least(floor, SetScore::Containment);
             assert_eq!(indexed, brute, "containment, floor {floor}");
             assert!(
                 floor > 0.5

@@ -6,6 +6,7 @@
 //! levels deep cannot overflow the stack.
 
 pub mod boilerplate;
+pub mod cache;
 pub mod decode;
 pub mod dom;
 pub mod gold;

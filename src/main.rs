@@ -22,6 +22,10 @@ struct Cli {
     /// Worker threads (default: one per core). Results do not depend on it.
     #[arg(long, global = true)]
     threads: Option<usize>,
+    /// Decode and extract every page again instead of reading the
+    /// extraction cache (see `neardup cache`), and write nothing to it.
+    #[arg(long, global = true)]
+    no_cache: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -158,7 +162,7 @@ enum Command {
     },
     /// Score the extractor against main-content gold in DIR: the article
     /// extraction benchmark, trafilatura's evaluation set, or a folder of
-    /// unlabelled pages with a manifest.jsonl.
+    /// unlabelled pages with a manifest.jsonl; or time it on a corpus file.
     ExtractEval {
         dir: PathBuf,
         /// Also list this many pages the main extractor does worst on.
@@ -246,6 +250,20 @@ enum Command {
         #[command(subcommand)]
         command: CorpusCommand,
     },
+    /// The extraction cache: where it is, and emptying it.
+    Cache {
+        #[command(subcommand)]
+        command: CacheCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum CacheCommand {
+    /// Print the cache folder ($NEARDUP_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/neardup, else ~/.cache/neardup).
+    Dir,
+    /// Remove every cached extraction.
+    Clear,
 }
 
 #[derive(Subcommand)]
@@ -373,6 +391,8 @@ enum CliError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Cache(#[from] extract::cache::CacheError),
     #[error("{0}")]
     Usage(String),
 }
@@ -381,7 +401,7 @@ impl CliError {
     /// 2 for input the user can fix, 1 for failures of ours or the system's.
     fn exit_code(&self) -> u8 {
         match self {
-            CliError::Experiment(ExperimentError::Report(_)) => 1,
+            CliError::Experiment(ExperimentError::Report(_)) | CliError::Cache(_) => 1,
             CliError::Io { .. } | CliError::Gold(_) => 2,
             CliError::Ingest(e) => e.exit_code(),
             CliError::Index(e) if e.is_environment() => 1,
@@ -419,8 +439,28 @@ fn run(cli: Cli) -> Result<(), CliError> {
             .build_global()
             .map_err(|e| CliError::Usage(format!("--threads: {e}")))?;
     }
+    extract::cache::set_dir(if cli.no_cache {
+        None
+    } else {
+        extract::cache::default_dir()
+    });
     match cli.command {
         None => tui_on(neardup::tui::Source::Demo),
+        Some(Command::Cache { command }) => {
+            let dir = extract::cache::default_dir()
+                .ok_or_else(|| CliError::Usage("no cache folder: set NEARDUP_CACHE_DIR".into()))?;
+            match command {
+                CacheCommand::Dir => println!("{}", dir.display()),
+                CacheCommand::Clear => {
+                    let removed = extract::cache::clear(&dir)?;
+                    println!(
+                        "removed {removed} files from {}",
+                        dir.join("extract").display()
+                    );
+                }
+            }
+            Ok(())
+        }
         Some(Command::Tui {
             experiment,
             corpus,
@@ -1174,6 +1214,15 @@ fn run_quietly(
     };
     let ids = corpus.pages.iter().map(|p| p.id.clone()).collect();
     let result = experiment::run_experiment_consuming(&name, config, corpus, &references, watchers);
+    for (extraction, cache) in &result.extract_cache {
+        if let Some(warning) = &cache.warning {
+            eprintln!(
+                "warning: extraction cache [{}]: {warning}; {} pages extracted again",
+                extraction.name(),
+                cache.misses
+            );
+        }
+    }
     Ok((name, result, ids))
 }
 

@@ -8,6 +8,8 @@ fn neardup(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_neardup"))
         .args(args)
         .current_dir(cwd)
+        // The extraction cache stays in the test's folder.
+        .env("NEARDUP_CACHE_DIR", cwd.join(".neardup-cache"))
         .output()
         .expect("the binary runs")
 }
@@ -163,6 +165,80 @@ fn results_do_not_depend_on_the_thread_count() {
     let a = std::fs::read_to_string(dir.path().join("one/results.csv")).unwrap();
     let b = std::fs::read_to_string(dir.path().join("two/results.csv")).unwrap();
     assert_eq!(a, b);
+}
+
+#[test]
+fn the_extraction_cache_gives_the_cold_run_s_results_and_survives_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("demo.yaml"),
+        "corpus: demo\nextract: [main, full_text]\nalgorithms:\n  - {type: simhash}\n  \
+         - {type: minhash}\n  - {type: semantic}\n",
+    )
+    .unwrap();
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = extra.to_vec();
+        args.extend(["run", "--verbose", "-o", out, "demo.yaml"]);
+        let o = neardup(&args, dir.path());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let csv = std::fs::read_to_string(dir.path().join(out).join("results.csv")).unwrap();
+        (stdout(&o), stderr(&o), csv)
+    };
+    let cache = dir.path().join(".neardup-cache/extract");
+    let (cold, _, cold_csv) = run("cold", &[]);
+    assert!(
+        cold.contains("extraction cache [main]: 0 of ") && cold.contains("decode+extract"),
+        "{cold}"
+    );
+    let files: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 2, "one file per extraction: {files:?}");
+
+    let (hot, hot_err, hot_csv) = run("hot", &[]);
+    assert_eq!(cold_csv, hot_csv);
+    assert!(
+        hot.contains("extract (cache)") && !hot.contains("decode+extract"),
+        "{hot}"
+    );
+    assert!(!hot_err.contains("warning"), "{hot_err}");
+
+    // A truncated file and a damaged one: a warning, the pages extracted
+    // again, the same results, and the file rebuilt.
+    let main = files
+        .iter()
+        .find(|f| f.to_string_lossy().contains(".main."))
+        .unwrap();
+    let good = std::fs::read(main).unwrap();
+    std::fs::write(main, &good[..good.len() / 2]).unwrap();
+    let full = files
+        .iter()
+        .find(|f| f.to_string_lossy().contains(".full_text."))
+        .unwrap();
+    let mut damaged = std::fs::read(full).unwrap();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x20;
+    std::fs::write(full, &damaged).unwrap();
+    let (_, err, csv) = run("damaged", &[]);
+    assert_eq!(cold_csv, csv);
+    assert!(
+        err.contains("warning: extraction cache [main]") && err.contains("truncated"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: extraction cache [full_text]"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(main).unwrap(), good, "rebuilt byte for byte");
+
+    // --no-cache reads and writes nothing; `cache clear` empties it.
+    let o = neardup(&["cache", "clear"], dir.path());
+    assert!(stdout(&o).contains("removed 2 files"), "{}", stdout(&o));
+    let (off, _, csv) = run("off", &["--no-cache"]);
+    assert_eq!(cold_csv, csv);
+    assert!(!off.contains("extraction cache"), "{off}");
+    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 0);
 }
 
 #[test]

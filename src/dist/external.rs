@@ -465,6 +465,7 @@ pub fn evaluate_external(
         skipped_empty: corpus.skipped_empty,
         empty_after_extraction: vec![(extraction, blank.iter().filter(|&&b| b).count())],
         boilerplate: Vec::new(),
+        extract_cache: Vec::new(),
         truth,
         algorithms,
         throughput: clock.records,

@@ -6,6 +6,8 @@ use std::time::Instant;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
     DecodeExtract,
+    /// Decoding and extraction read from the extraction cache instead.
+    ExtractCache,
     Tokenize,
     /// Collection statistics an algorithm learns before signing.
     Fit,
@@ -19,6 +21,7 @@ impl Stage {
     pub fn name(self) -> &'static str {
         match self {
             Stage::DecodeExtract => "decode+extract",
+            Stage::ExtractCache => "extract (cache)",
             Stage::Tokenize => "tokenize",
             Stage::Fit => "collection stats",
             Stage::Signature => "signature",

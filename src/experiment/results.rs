@@ -151,6 +151,16 @@ pub fn render_summary(result: &ExperimentResult) -> String {
             r.megabytes_per_second()
         );
     }
+    for (extraction, cache) in &result.extract_cache {
+        let _ = writeln!(
+            out,
+            "extraction cache [{}]: {} of {} distinct pages read from {}",
+            extraction.name(),
+            cache.hits,
+            cache.hits + cache.misses,
+            cache.path.display()
+        );
+    }
     let _ = writeln!(
         out,
         "total: {:.3} s wall, {:.3} s CPU, {:.2} MB input, peak memory {}",

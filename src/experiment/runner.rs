@@ -19,8 +19,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::extract::boilerplate::{remove_site_boilerplate, HostReport};
+use crate::extract::cache::{CacheReport, ExtractCache};
 use crate::extract::structure::DocumentStructure;
-use crate::extract::{extract_page, Extraction};
+use crate::extract::{self, extract_page, Extraction};
 use crate::text::TokenizerConfig;
 
 #[derive(Debug, Clone)]
@@ -76,6 +77,8 @@ pub struct ExperimentResult {
     /// Per extraction, what `boilerplate: site` removed on each host
     /// (empty when the experiment does not ask for it).
     pub boilerplate: Vec<(Extraction, Vec<HostReport>)>,
+    /// Per extraction, what the extraction cache gave (empty when it is off).
+    pub extract_cache: Vec<(Extraction, CacheReport)>,
     pub truth: Truth,
     pub algorithms: Vec<AlgorithmResult>,
     pub throughput: Vec<StageRecord>,
@@ -153,12 +156,14 @@ fn run_pages(
     // Every extraction reads the pages first, so that their content can go
     // before any algorithm runs.
     let mut extracted = Vec::new();
+    let mut extract_cache = Vec::new();
     for extraction in config.extractions() {
         let extract_from = clock.records.len();
         // The texts are made again from the structures when their turn comes.
-        let (texts, structures, removed) =
+        let (texts, structures, removed, cache_report) =
             extract_cleaned(config, &corpus, &inputs, extraction, &mut clock);
         drop(texts);
+        extract_cache.extend(cache_report.map(|r| (extraction, r)));
         if let Some(removed) = removed {
             boilerplate.push((extraction, removed));
         }
@@ -263,6 +268,7 @@ fn run_pages(
         skipped_empty: corpus.skipped_empty,
         empty_after_extraction,
         boilerplate,
+        extract_cache,
         algorithms,
         throughput: clock.records,
         wall_seconds: wall.elapsed().as_secs_f64(),
@@ -284,10 +290,11 @@ fn extract_cleaned(
     Vec<String>,
     Vec<Arc<DocumentStructure>>,
     Option<Vec<HostReport>>,
+    Option<CacheReport>,
 ) {
-    let (texts, structures) = extract_texts(&corpus.pages, inputs, extraction, clock);
+    let (texts, structures, cache_report) = extract_texts(corpus, inputs, extraction, clock);
     let Some(site) = &config.boilerplate else {
-        return (texts, structures, None);
+        return (texts, structures, None, cache_report);
     };
     // Per distinct input, by its first page's host: a page mirrored a
     // thousand times must not make its own text boilerplate.
@@ -306,7 +313,7 @@ fn extract_cleaned(
         Stage::DecodeExtract,
         &format!("{} site boilerplate", extraction.name()),
     );
-    (texts, structures, Some(removed))
+    (texts, structures, Some(removed), cache_report)
 }
 
 /// The documents of one extraction, tokenised as the experiment
@@ -318,7 +325,8 @@ pub fn documents(
 ) -> (Vec<Document>, Truth) {
     let mut clock = StageClock::new(corpus.len(), corpus.content_bytes());
     let inputs = DistinctInputs::new(&corpus.pages);
-    let (texts, structures, _) = extract_cleaned(config, corpus, &inputs, extraction, &mut clock);
+    let (texts, structures, _, _) =
+        extract_cleaned(config, corpus, &inputs, extraction, &mut clock);
     let text_len: Vec<usize> = inputs
         .slot
         .iter()
@@ -353,18 +361,7 @@ impl DistinctInputs {
             .par_iter()
             .map(|p| {
                 crate::algo::hash_key(|h| {
-                    let (tag, bytes): (u8, &[u8]) = match &p.content {
-                        Content::Html(s) => (0, s.as_bytes()),
-                        Content::HtmlBytes(b) => (1, b),
-                        Content::Text(s) => (2, s.as_bytes()),
-                    };
-                    h.update(&[tag]);
-                    h.update(&(bytes.len() as u64).to_le_bytes());
-                    h.update(bytes);
-                    let title = p.title.as_deref().map(str::as_bytes);
-                    h.update(&[u8::from(title.is_some())]);
-                    h.update(&(title.map_or(0, <[u8]>::len) as u64).to_le_bytes());
-                    h.update(title.unwrap_or_default());
+                    extract::cache::hash_input(h, p);
                     h.update(p.lang.as_ref().map_or("", |l| l.code()).as_bytes());
                 })
             })
@@ -387,30 +384,80 @@ impl DistinctInputs {
 
 /// Decode and extract each distinct input once, timed: the texts, and the
 /// structures (title, subtitles, sentences) the semantic method reads, per
-/// slot.
+/// slot. With the extraction cache on, structures come from it when it
+/// has them (the stage is then timed as `decode+extract (cache)`), and
+/// what was extracted goes back into it.
 fn extract_texts(
-    pages: &[Page],
+    corpus: &Corpus,
     inputs: &DistinctInputs,
     extraction: Extraction,
     clock: &mut StageClock,
-) -> (Vec<String>, Vec<Arc<DocumentStructure>>) {
+) -> (
+    Vec<String>,
+    Vec<Arc<DocumentStructure>>,
+    Option<CacheReport>,
+) {
+    let pages = &corpus.pages;
     let ticker = clock.begin(
         &format!("decode + extract [{}]", extraction.name()),
         inputs.first.len() as u64,
     );
     let started = clock.start();
-    let structures: Vec<Arc<DocumentStructure>> = inputs
+    let cached = extract::cache::dir().map(|dir| {
+        let path = extract::cache::file_for(&dir, &corpus.source, extraction);
+        let (cache, warning) = ExtractCache::open(path, extraction);
+        let keys: Vec<u128> = inputs
+            .first
+            .par_iter()
+            .map(|&p| extract::cache::page_key(&pages[p as usize]))
+            .collect();
+        (cache, keys, warning)
+    });
+    let structures: Vec<(Arc<DocumentStructure>, bool)> = inputs
         .first
         .par_iter()
-        .map(|&p| {
-            let s = Arc::new(extract_page(&pages[p as usize], extraction).structure);
+        .enumerate()
+        .map(|(slot, &p)| {
+            let hit = cached.as_ref().and_then(|(c, keys, _)| c.get(keys[slot]));
+            let s = match hit {
+                Some(s) => (Arc::new(s), true),
+                None => (
+                    Arc::new(extract_page(&pages[p as usize], extraction).structure),
+                    false,
+                ),
+            };
             ticker.tick(1);
             s
         })
         .collect();
+    let hits = structures.iter().filter(|s| s.1).count();
+    let structures: Vec<Arc<DocumentStructure>> = structures.into_iter().map(|s| s.0).collect();
     let texts = structures.par_iter().map(|s| s.text()).collect();
-    clock.stop(started, Stage::DecodeExtract, extraction.name());
-    (texts, structures)
+    let report = cached.map(|(cache, keys, mut warning)| {
+        let misses = structures.len() - hits;
+        // Rewritten when anything was extracted, or when pages left the
+        // corpus (the file holds this corpus's pages only).
+        let distinct = keys.iter().collect::<std::collections::HashSet<_>>().len();
+        if misses > 0 || cache.len() != distinct {
+            let entries = keys.iter().copied().zip(structures.iter().map(|s| &**s));
+            if let Err(e) = cache.write(entries) {
+                warning.get_or_insert(format!("not written: {e}"));
+            }
+        }
+        CacheReport {
+            path: cache.path().to_path_buf(),
+            hits,
+            misses,
+            warning,
+        }
+    });
+    let stage = if hits > 0 && hits == structures.len() {
+        Stage::ExtractCache
+    } else {
+        Stage::DecodeExtract
+    };
+    clock.stop(started, stage, extraction.name());
+    (texts, structures, report)
 }
 
 /// Tokenise each distinct text once, timed under `label`: one document per

@@ -56,9 +56,18 @@ pub fn decode_html(bytes: &[u8]) -> Decoded {
             };
         }
     }
-    let mut detector = chardetng::EncodingDetector::new();
-    detector.feed(bytes, true);
-    let encoding = detector.guess(None, true);
+    // chardetng answers UTF-8 for any valid UTF-8 (unless it is ASCII with
+    // escapes, which may be ISO-2022-JP): checking validity first skips
+    // its statistics on most pages.
+    let valid_utf8 =
+        std::str::from_utf8(bytes).is_ok() && !(bytes.is_ascii() && bytes.contains(&0x1b));
+    let encoding = if valid_utf8 {
+        UTF_8
+    } else {
+        let mut detector = chardetng::EncodingDetector::new();
+        detector.feed(bytes, true);
+        detector.guess(None, true)
+    };
     let (text, had_errors) = encoding.decode_without_bom_handling(bytes);
     Decoded {
         text: text.into_owned(),

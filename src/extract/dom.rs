@@ -153,13 +153,23 @@ impl Dom {
                                 (p.dropped, p.in_link, p.in_bold, p.depth + 1)
                             })
                             .unwrap_or((false, false, false, 0));
-                        let mut class_id = String::new();
-                        for attr in ["class", "id"] {
-                            if let Some(v) = e.attr(attr) {
-                                class_id.push_str(&v.to_ascii_lowercase());
-                                class_id.push(' ');
+                        // One pass over the attributes: looking each name up
+                        // would intern it every time.
+                        let (mut class, mut id, mut itemprop) = (None, None, "");
+                        for (name, value) in e.attrs() {
+                            match name {
+                                "class" => class = class.or(Some(value)),
+                                "id" => id = id.or(Some(value)),
+                                "itemprop" if itemprop.is_empty() => itemprop = value,
+                                _ => {}
                             }
                         }
+                        let mut class_id = String::new();
+                        for v in [class, id].into_iter().flatten() {
+                            class_id.push_str(v);
+                            class_id.push(' ');
+                        }
+                        class_id.make_ascii_lowercase();
                         let index = dom.elements.len() as u32;
                         if tag == "body" && dom.body.is_none() {
                             dom.body = Some(index);
@@ -170,7 +180,7 @@ impl Dom {
                             in_link: parent_link || tag == "a",
                             in_bold: parent_bold || tag == "b" || tag == "strong",
                             is_block: BLOCKS.contains(&tag.as_str()),
-                            itemprop: e.attr("itemprop").unwrap_or("").to_ascii_lowercase(),
+                            itemprop: itemprop.to_ascii_lowercase(),
                             tag,
                             class_id,
                             parent,

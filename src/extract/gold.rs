@@ -10,7 +10,9 @@
 //!   `eval/` and `cache/` or still in `trafilatura_eval_html.tar.xz`): the
 //!   share of "with" snippets found and of "without" snippets absent;
 //! - a folder with `manifest.jsonl` and `html/` (the Debian Chinese pages),
-//!   which has no gold: what was extracted is summarised for reading by eye.
+//!   which has no gold: what was extracted is summarised for reading by eye;
+//! - a corpus file (JSONL, CSV, Parquet): no gold either, its pages are
+//!   decoded and extracted to time the extractor on them.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -32,6 +34,8 @@ pub enum GoldError {
     },
     #[error("{}: {message}", path.display())]
     Invalid { path: PathBuf, message: String },
+    #[error(transparent)]
+    Corpus(#[from] crate::corpus::CorpusError),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> GoldError + '_ {
@@ -61,7 +65,9 @@ pub fn extract_bytes(bytes: &[u8], extraction: Extraction) -> String {
 /// last line is `F1 <value>` or the snippet shares. `worst` > 0 also lists
 /// that many pages the main extractor does worst on, to read them.
 pub fn evaluate_dir(dir: &Path, worst: usize) -> Result<String, GoldError> {
-    if dir.join("ground-truth.json").is_file() {
+    if dir.is_file() {
+        corpus_speed(dir)
+    } else if dir.join("ground-truth.json").is_file() {
         article_benchmark(dir, worst)
     } else if dir.join("evaldata.json").is_file() {
         trafilatura_eval(dir, worst)
@@ -170,11 +176,30 @@ pub fn benchmark_scores(per_page: &[(f64, f64, f64)]) -> (f64, f64, f64) {
     (p, r, f)
 }
 
+/// CPU seconds of the calling thread: what one page cost one core, however
+/// busy the machine's other cores are (wall time would count waiting).
+fn thread_cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes into the struct we pass.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return 0.0;
+    }
+    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
+}
+
+/// Runs `f` and times it on the calling thread, in CPU seconds.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let started = thread_cpu_seconds();
+    let out = f();
+    (out, (thread_cpu_seconds() - started).max(0.0))
+}
+
 /// Extracts `bytes` and times it on the calling thread.
 fn timed_extract(bytes: &[u8], extraction: Extraction) -> (String, f64) {
-    let started = std::time::Instant::now();
-    let text = extract_bytes(bytes, extraction);
-    (text, started.elapsed().as_secs_f64())
+    timed(|| extract_bytes(bytes, extraction))
 }
 
 /// Pages per second on one core: pages over the summed per-page times.
@@ -435,6 +460,48 @@ fn trafilatura_eval(dir: &Path, worst: usize) -> Result<String, GoldError> {
         }
     }
     let _ = writeln!(out, "snippets with {:.3} without {:.3}", last.0, last.1);
+    Ok(out)
+}
+
+// ---- a corpus ------------------------------------------------------------
+
+/// Decoding and extraction timed on every page of a corpus, per
+/// extraction, on one core (pages over the summed per-page times).
+fn corpus_speed(path: &Path) -> Result<String, GoldError> {
+    let corpus = crate::corpus::read_corpus(path, crate::corpus::ReadOptions::unlabelled())?;
+    let bytes = corpus.content_bytes();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}: {} pages, {:.1} MB of content, no gold (decoding and extraction timed)",
+        path.display(),
+        corpus.len(),
+        bytes as f64 / 1e6
+    );
+    let _ = writeln!(
+        out,
+        "{:<12} {:>16} {:>13} {:>11}",
+        "extraction", "pages/s (1 core)", "MB/s (1 core)", "empty text"
+    );
+    for extraction in [Extraction::Main, Extraction::FullText] {
+        let timed: Vec<(bool, f64)> = corpus
+            .pages
+            .par_iter()
+            .map(|page| {
+                let (s, seconds) = timed(|| super::extract_page(page, extraction).structure);
+                (s.paragraphs.is_empty(), seconds)
+            })
+            .collect();
+        let seconds: f64 = timed.iter().map(|t| t.1).sum();
+        let _ = writeln!(
+            out,
+            "{:<12} {:>16.0} {:>13.1} {:>11}",
+            extraction.name(),
+            pages_per_second(timed.iter().map(|t| t.1)),
+            bytes as f64 / 1e6 / seconds.max(1e-9),
+            timed.iter().filter(|t| t.0).count()
+        );
+    }
     Ok(out)
 }
 

@@ -6,6 +6,7 @@
 //! levels deep cannot overflow the stack.
 
 pub mod boilerplate;
+pub mod cache;
 pub mod decode;
 pub mod dom;
 pub mod gold;
@@ -98,7 +99,7 @@ pub fn page_text(page: &Page, extraction: Extraction) -> ExtractedText {
 }
 
 pub fn extract_html(html: &str, extraction: Extraction) -> ExtractedPage {
-    let dom = Dom::parse(&nesting::cap_nesting(html, nesting::MAX_DEPTH));
+    let dom = Dom::parse(&nesting::for_parsing(html, nesting::MAX_DEPTH));
     let h1 = first_h1(&dom);
     let title = structure::clean_title(dom.title.as_deref(), h1.as_deref());
     let (subtitles, paragraphs) = match extraction {
@@ -136,7 +137,7 @@ pub fn extract_html(html: &str, extraction: Extraction) -> ExtractedPage {
 pub fn extract_article_text(html: &str, extraction: Extraction) -> String {
     match extraction {
         Extraction::Main => {
-            let dom = Dom::parse(&nesting::cap_nesting(html, nesting::MAX_DEPTH));
+            let dom = Dom::parse(&nesting::for_parsing(html, nesting::MAX_DEPTH));
             main_content::article_lines(&dom)
                 .into_iter()
                 .map(|l| l.text)

@@ -1,4 +1,5 @@
-//! A guard against pathological nesting.
+//! The page as the parser gets it: comments, scripts and styles left out
+//! (see [`for_parsing`]), and a guard against pathological nesting.
 //!
 //! html5ever's tree builder checks element scopes by walking the stack of
 //! open elements, so a page nested n levels deep costs O(n²) to parse: a
@@ -6,20 +7,35 @@
 //! than a few hundred levels, so past [`MAX_DEPTH`] start tags (and their end
 //! tags) are dropped before parsing, keeping every piece of text.
 
-use std::borrow::Cow;
-
 pub const MAX_DEPTH: usize = 512;
 
 const VOID: [&str; 14] = [
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
     "track", "wbr",
 ];
-const RAW_TEXT: [&str; 6] = ["script", "style", "textarea", "title", "xmp", "noscript"];
+const RAW_TEXT: [&str; 10] = [
+    "script",
+    "style",
+    "textarea",
+    "title",
+    "xmp",
+    "noscript",
+    "iframe",
+    "noembed",
+    "noframes",
+    "plaintext",
+];
 
 enum Tag<'a> {
-    Start { name: &'a str, self_closing: bool },
+    Start {
+        name: &'a str,
+        self_closing: bool,
+    },
     End,
     Other,
+    /// A comment, or a whole `<script>` or `<style>` element: never page
+    /// text, so it can leave before parsing.
+    Ignorable,
 }
 
 /// The next markup item at `pos` (which holds `<`): its kind and end.
@@ -33,7 +49,15 @@ fn lex_tag(html: &str, pos: usize) -> (Tag<'_>, usize) {
             .unwrap_or(html.len())
     };
     if rest.starts_with("<!--") {
-        return (Tag::Other, find_from("-->", pos + 4));
+        // As the HTML tokenizer ends comments: `<!-->` and `<!--->` are
+        // whole, else the first `-->` or `--!>`.
+        for short in ["<!-->", "<!--->"] {
+            if rest.starts_with(short) {
+                return (Tag::Ignorable, pos + short.len());
+            }
+        }
+        let end = find_from("-->", pos + 4).min(find_from("--!>", pos + 4));
+        return (Tag::Ignorable, end);
     }
     let (is_end, name_start) = if rest.starts_with("</") {
         (true, pos + 2)
@@ -52,18 +76,23 @@ fn lex_tag(html: &str, pos: usize) -> (Tag<'_>, usize) {
         .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '>')
         .map(|i| name_start + i)
         .unwrap_or(html.len());
-    // The tag ends at the first `>` outside quotes.
+    // The tag ends at the first `>` outside quotes; a quote opens a value
+    // only right after `=` (elsewhere it is part of a name or value).
     let mut quote = None;
+    let mut after_equals = false;
     let mut end = html.len();
     for (i, &b) in bytes.iter().enumerate().skip(name_end) {
         match (quote, b) {
-            (None, b'"' | b'\'') => quote = Some(b),
+            (None, b'"' | b'\'') if after_equals => quote = Some(b),
             (Some(q), _) if b == q => quote = None,
             (None, b'>') => {
                 end = i + 1;
                 break;
             }
             _ => {}
+        }
+        if quote.is_none() && !b.is_ascii_whitespace() {
+            after_equals = b == b'=';
         }
     }
     let name = &html[name_start..name_end];
@@ -75,26 +104,45 @@ fn lex_tag(html: &str, pos: usize) -> (Tag<'_>, usize) {
     }
 }
 
-/// Skips a raw-text element's content: to its end tag, case-insensitively.
+/// Skips a raw-text element's content: to its end tag (`</name` followed
+/// by whitespace, `/` or `>`, in any case), or the end of the page.
 fn skip_raw_text(html: &str, from: usize, name: &str) -> usize {
-    let closing = format!("</{}", name.to_ascii_lowercase());
-    let lower_tail = html[from..].to_ascii_lowercase();
-    lower_tail
-        .find(&closing)
-        .map(|i| from + i)
-        .unwrap_or(html.len())
+    let bytes = html.as_bytes();
+    let mut at = from;
+    while let Some(i) = memchr_lt(&bytes[at..]) {
+        let lt = at + i;
+        let name_at = lt + 2;
+        let ends = bytes.get(lt + 1) == Some(&b'/')
+            && bytes
+                .get(name_at..name_at + name.len())
+                .is_some_and(|n| n.eq_ignore_ascii_case(name.as_bytes()))
+            && bytes
+                .get(name_at + name.len())
+                .is_none_or(|&b| b.is_ascii_whitespace() || b == b'/' || b == b'>');
+        if ends {
+            return lt;
+        }
+        at = lt + 1;
+    }
+    html.len()
 }
 
-/// The page with nesting capped at `max_depth` (borrowed when within it).
-pub fn cap_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
-    if !nests_deeper_than(html, max_depth) {
-        return Cow::Borrowed(html);
-    }
+fn memchr_lt(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'<')
+}
+
+/// The page as the extractor parses it: nesting capped at `max_depth`,
+/// and comments, scripts and styles left out, which hold no page text and
+/// are most of the bytes of many real pages (the parser goes through them
+/// a character at a time). A script whose text opens a comment (`<!--`)
+/// is kept, as the parser may read its end differently.
+pub fn for_parsing(html: &str, max_depth: usize) -> String {
     let mut out = String::with_capacity(html.len());
     let mut depth = 0usize;
     let mut dropped = 0usize;
     walk(html, |piece, tag| {
         match tag {
+            Some(Tag::Ignorable) if !piece[1..].contains("<!--") => return,
             Some(Tag::Start { .. }) => {
                 depth += 1;
                 if depth > max_depth {
@@ -113,20 +161,7 @@ pub fn cap_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
         }
         out.push_str(piece);
     });
-    Cow::Owned(out)
-}
-
-fn nests_deeper_than(html: &str, max_depth: usize) -> bool {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    walk(html, |_, tag| match tag {
-        Some(Tag::Start { .. }) => {
-            depth += 1;
-            deepest = deepest.max(depth);
-        }
-        Some(Tag::End) => depth = depth.saturating_sub(1),
-        _ => {}
-    });
-    deepest > max_depth
+    out
 }
 
 /// Calls `f` with each piece of the page: text and other markup with
@@ -158,7 +193,12 @@ fn walk<'a>(html: &'a str, mut f: impl FnMut(&'a str, Option<Tag<'a>>)) {
                     } else {
                         html.len()
                     };
-                    f(&html[lt..stop], Some(Tag::Other));
+                    let kind = if matches!(lower.as_str(), "script" | "style") {
+                        Tag::Ignorable
+                    } else {
+                        Tag::Other
+                    };
+                    f(&html[lt..stop], Some(kind));
                     pos = stop;
                 } else {
                     f(&html[lt..end], Some(Tag::Start { name, self_closing }));
@@ -180,15 +220,14 @@ mod tests {
     #[test]
     fn shallow_pages_are_untouched() {
         let html = "<html><body><div><p>a<br>b</p><img src=x /></div></body></html>";
-        assert!(matches!(cap_nesting(html, 8), Cow::Borrowed(_)));
+        assert_eq!(for_parsing(html, 8), html);
     }
 
     #[test]
     fn deep_pages_keep_their_text() {
         let html = format!("{}text{}", "<div>".repeat(50), "</div>".repeat(50));
-        let capped = cap_nesting(&html, 10);
         assert_eq!(
-            capped,
+            for_parsing(&html, 10),
             format!("{}text{}", "<div>".repeat(10), "</div>".repeat(10))
         );
     }
@@ -199,7 +238,30 @@ mod tests {
             "<script>if (a<b) {{ x = '<div>'; }}</script>{}",
             "<p>".repeat(3)
         );
-        assert!(matches!(cap_nesting(&html, 3), Cow::Borrowed(_)));
+        assert_eq!(for_parsing(&html, 3), "<p>".repeat(3));
+    }
+
+    #[test]
+    fn comments_scripts_and_styles_leave_before_parsing() {
+        let cases = [
+            ("a<!-- x -->b", "ab"),
+            ("a<!-->b<!--->c", "abc"),
+            ("a<!-- x --!>b", "ab"),
+            (
+                "<p>a<SCRIPT type='x'>var s = '</p>';</Script >b</p>",
+                "<p>ab</p>",
+            ),
+            ("<style>p > a {}</style><p>a</p>", "<p>a</p>"),
+            // `</scripts>` does not end a script; the page's end does.
+            ("<script>x</scripts>y", ""),
+            // A script opening a comment may end elsewhere for the parser.
+            ("<script><!-- x </script>y", "<script><!-- x </script>y"),
+            ("<title>a<!-- b --></title>", "<title>a<!-- b --></title>"),
+            ("<a title=it\"s>b<!-- c -->", "<a title=it\"s>b"),
+        ];
+        for (html, want) in cases {
+            assert_eq!(for_parsing(html, 8), want, "{html}");
+        }
     }
 
     #[test]
@@ -215,7 +277,7 @@ mod tests {
             "<<<>>>",
             "<p>中</",
         ] {
-            let _ = cap_nesting(html, 0);
+            let _ = for_parsing(html, 0);
         }
     }
 }

@@ -17,6 +17,14 @@ pub struct Sentence {
     pub last_in_article: bool,
 }
 
+/// Where a sentence sits: its paragraph and its byte range inside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SentenceSpan {
+    pub paragraph: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct DocumentStructure {
     pub title: Option<String>,
@@ -27,24 +35,68 @@ pub struct DocumentStructure {
 
 impl DocumentStructure {
     pub fn new(title: Option<String>, subtitles: Vec<String>, paragraphs: Vec<String>) -> Self {
-        let mut sentences = Vec::new();
+        let spans = paragraphs
+            .iter()
+            .enumerate()
+            .flat_map(|(index, paragraph)| {
+                split_sentences(paragraph)
+                    .into_iter()
+                    .map(move |(a, b)| SentenceSpan {
+                        paragraph: index,
+                        start: a,
+                        end: b,
+                    })
+            })
+            .collect::<Vec<_>>();
+        Self::from_spans(title, subtitles, paragraphs, &spans)
+    }
+
+    /// The structure with sentences already split: `spans` in paragraph
+    /// order, byte ranges inside their paragraph (as the extraction cache
+    /// stores them). `None` when a span does not fit its paragraph.
+    pub fn try_from_spans(
+        title: Option<String>,
+        subtitles: Vec<String>,
+        paragraphs: Vec<String>,
+        spans: &[SentenceSpan],
+    ) -> Option<Self> {
+        let fits = spans.windows(2).all(|w| w[0].paragraph <= w[1].paragraph)
+            && spans.iter().all(|s| {
+                paragraphs
+                    .get(s.paragraph)
+                    .is_some_and(|p| s.start <= s.end && p.get(s.start..s.end).is_some())
+            });
+        fits.then(|| Self::from_spans(title, subtitles, paragraphs, spans))
+    }
+
+    fn from_spans(
+        title: Option<String>,
+        subtitles: Vec<String>,
+        paragraphs: Vec<String>,
+        spans: &[SentenceSpan],
+    ) -> Self {
+        let mut offsets = Vec::with_capacity(paragraphs.len());
         let mut offset = 0;
-        for (index, paragraph) in paragraphs.iter().enumerate() {
-            let spans = split_sentences(paragraph);
-            let count = spans.len();
-            for (k, (a, b)) in spans.into_iter().enumerate() {
-                sentences.push(Sentence {
-                    text: paragraph[a..b].to_string(),
-                    start: offset + a,
-                    end: offset + b,
-                    paragraph: index,
-                    first_in_paragraph: k == 0,
-                    last_in_paragraph: k + 1 == count,
-                    first_in_article: false,
-                    last_in_article: false,
-                });
-            }
+        for paragraph in &paragraphs {
+            offsets.push(offset);
             offset += paragraph.len() + 1;
+        }
+        let mut sentences: Vec<Sentence> = Vec::with_capacity(spans.len());
+        for (k, span) in spans.iter().enumerate() {
+            let text = &paragraphs[span.paragraph][span.start..span.end];
+            let at = offsets[span.paragraph];
+            sentences.push(Sentence {
+                text: text.to_string(),
+                start: at + span.start,
+                end: at + span.end,
+                paragraph: span.paragraph,
+                first_in_paragraph: k == 0 || spans[k - 1].paragraph != span.paragraph,
+                last_in_paragraph: spans
+                    .get(k + 1)
+                    .is_none_or(|n| n.paragraph != span.paragraph),
+                first_in_article: false,
+                last_in_article: false,
+            });
         }
         if let Some(first) = sentences.first_mut() {
             first.first_in_article = true;
@@ -58,6 +110,21 @@ impl DocumentStructure {
             paragraphs,
             sentences,
         }
+    }
+
+    /// Each sentence's paragraph and byte range inside it.
+    pub fn sentence_spans(&self) -> impl Iterator<Item = SentenceSpan> + '_ {
+        let mut offsets = Vec::with_capacity(self.paragraphs.len());
+        let mut offset = 0;
+        for paragraph in &self.paragraphs {
+            offsets.push(offset);
+            offset += paragraph.len() + 1;
+        }
+        self.sentences.iter().map(move |s| SentenceSpan {
+            paragraph: s.paragraph,
+            start: s.start - offsets[s.paragraph],
+            end: s.end - offsets[s.paragraph],
+        })
     }
 
     /// The main text: paragraphs, one per line.

@@ -909,8 +909,10 @@ fn measure_value(run: &StoredRun, m: &Measure) -> (Option<f64>, String) {
                 .throughput
                 .iter()
                 .filter(|s| {
-                    (s.stage == "decode+extract" || s.stage == "tokenize")
-                        && s.algorithm == *extraction
+                    matches!(
+                        s.stage.as_str(),
+                        "decode+extract" | "extract (cache)" | "tokenize"
+                    ) && s.algorithm == *extraction
                 })
                 .map(|s| s.wall_seconds)
                 .sum();

@@ -139,7 +139,7 @@ impl Progress {
         let mut runs: Vec<(String, usize)> = Vec::new();
         for r in &self.records {
             match r.stage {
-                Stage::DecodeExtract | Stage::Tokenize | Stage::Fit => {
+                Stage::DecodeExtract | Stage::ExtractCache | Stage::Tokenize | Stage::Fit => {
                     if r.stage == Stage::Fit && runs.last().is_none_or(|l| l.0 != r.algorithm) {
                         runs.push((r.algorithm.clone(), 0));
                     }

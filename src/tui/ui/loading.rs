@@ -6,6 +6,7 @@ use ratatui::widgets::{Block, Gauge, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::{algorithm_color, fit};
+use crate::eval::throughput::Stage;
 use crate::tui::app::{App, Work, RUN_STAGES};
 
 /// The stage under way: items done (of how many), the rate and the time
@@ -76,7 +77,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let shared: Vec<String> = p
         .records
         .iter()
-        .filter(|r| r.stage.name() == "decode+extract" || r.stage.name() == "tokenize")
+        .filter(|r| {
+            matches!(
+                r.stage,
+                Stage::DecodeExtract | Stage::ExtractCache | Stage::Tokenize
+            )
+        })
         .map(|r| format!("{} {} {:.2}s", r.stage.name(), r.algorithm, r.wall_seconds))
         .collect();
     let planned = p.runs.unwrap_or(0).max(runs.len());

@@ -1,0 +1,603 @@
+//! The extraction cache: each distinct page's document structure (title,
+//! subtitles, paragraphs, sentence spans), kept on disk per corpus and
+//! extraction, so that later runs and workbench reloads skip decoding and
+//! extraction.
+//!
+//! One file per corpus and extraction, `DIR/extract/<corpus hash>.<main |
+//! full_text>.bin`. Entries are keyed by a hash of the page's content and
+//! title; the file's header carries a fingerprint of the extractor (its
+//! source and the locked dependency versions), so a changed extractor or a
+//! changed page is extracted again, never served stale. The body ends in a
+//! checksum: a truncated or damaged file is reported and rebuilt, never
+//! trusted. Files are written to a temporary name and renamed into place, so
+//! concurrent runs each see a whole file.
+//!
+//! The cache is off until [`set_dir`] turns it on (the command line does,
+//! unless `--no-cache`), so library callers and tests write nothing.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{OnceLock, RwLock};
+
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+use super::structure::{DocumentStructure, SentenceSpan};
+use super::Extraction;
+use crate::corpus::{Content, Page};
+
+const MAGIC: &[u8; 8] = b"NDUPXC\r\n";
+/// The file layout; bumped when it changes.
+const FORMAT: u32 = 1;
+/// Magic, format, fingerprint, entry count.
+const HEADER: usize = 8 + 4 + 16 + 8;
+
+/// What the extractor's output depends on: its code and the versions of
+/// the crates it calls (html5ever, encoding_rs, chardetng). Any change to
+/// them gives another fingerprint, so every page is extracted again.
+const EXTRACTOR: [&str; 8] = [
+    include_str!("mod.rs"),
+    include_str!("dom.rs"),
+    include_str!("main_content.rs"),
+    include_str!("nesting.rs"),
+    include_str!("decode.rs"),
+    include_str!("structure.rs"),
+    include_str!("../text/lang.rs"),
+    include_str!("../../Cargo.lock"),
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {reason}", path.display())]
+    Damaged { path: PathBuf, reason: String },
+}
+
+static DIR: RwLock<Option<PathBuf>> = RwLock::new(None);
+
+/// Turns the cache on in `dir` (created when first written), or off.
+pub fn set_dir(dir: Option<PathBuf>) {
+    *DIR.write().unwrap_or_else(|e| e.into_inner()) = dir;
+}
+
+/// Where the cache is, when it is on.
+pub fn dir() -> Option<PathBuf> {
+    DIR.read().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// `$NEARDUP_CACHE_DIR`, else `$XDG_CACHE_HOME/neardup`, else
+/// `~/.cache/neardup`.
+pub fn default_dir() -> Option<PathBuf> {
+    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    var("NEARDUP_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("neardup")))
+        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache").join("neardup")))
+}
+
+/// Removes every cached extraction under `dir`; returns the files removed.
+pub fn clear(dir: &Path) -> Result<usize, CacheError> {
+    let folder = dir.join("extract");
+    let entries = match std::fs::read_dir(&folder) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(source) => {
+            return Err(CacheError::Io {
+                path: folder,
+                source,
+            })
+        }
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let path = entry
+            .map_err(|source| CacheError::Io {
+                path: folder.clone(),
+                source,
+            })?
+            .path();
+        if path.extension().is_some_and(|e| e == "bin" || e == "tmp") {
+            std::fs::remove_file(&path).map_err(|source| CacheError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
+/// The extractor's fingerprint for one extraction.
+fn fingerprint(extraction: Extraction) -> u128 {
+    static CODE: OnceLock<u128> = OnceLock::new();
+    let code = *CODE.get_or_init(|| {
+        let mut h = Xxh3::new();
+        for source in EXTRACTOR {
+            h.update(&(source.len() as u64).to_le_bytes());
+            h.update(source.as_bytes());
+        }
+        h.digest128()
+    });
+    let mut h = Xxh3::new();
+    h.update(&code.to_le_bytes());
+    h.update(extraction.name().as_bytes());
+    h.digest128()
+}
+
+/// Feeds `h` what a page's extraction depends on: its content (and its
+/// kind) and its title.
+pub fn hash_input(h: &mut Xxh3, page: &Page) {
+    let (tag, bytes): (u8, &[u8]) = match &page.content {
+        Content::Html(s) => (0, s.as_bytes()),
+        Content::HtmlBytes(b) => (1, b),
+        Content::Text(s) => (2, s.as_bytes()),
+    };
+    h.update(&[tag]);
+    h.update(&(bytes.len() as u64).to_le_bytes());
+    h.update(bytes);
+    match &page.title {
+        Some(t) => {
+            h.update(&[1]);
+            h.update(&(t.len() as u64).to_le_bytes());
+            h.update(t.as_bytes());
+        }
+        None => h.update(&[0]),
+    }
+}
+
+/// A page's key in the cache.
+pub fn page_key(page: &Page) -> u128 {
+    let mut h = Xxh3::with_seed(0x6e64_7570_6361_6368);
+    hash_input(&mut h, page);
+    h.digest128()
+}
+
+/// The file of one corpus and extraction under `dir`. A corpus read from
+/// a path is named by its absolute path, so runs from any folder share it.
+pub fn file_for(dir: &Path, corpus_source: &str, extraction: Extraction) -> PathBuf {
+    let source = std::fs::canonicalize(corpus_source)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| corpus_source.to_string());
+    dir.join("extract").join(format!(
+        "{:016x}.{}.bin",
+        xxh3_64(source.as_bytes()),
+        extraction.name()
+    ))
+}
+
+/// A cache file as read: entries by key, decoded on demand.
+#[derive(Debug)]
+pub struct ExtractCache {
+    path: PathBuf,
+    extraction: Extraction,
+    data: Vec<u8>,
+    entries: HashMap<u128, (usize, usize)>,
+}
+
+/// What reading the cache found, for the run to report.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CacheReport {
+    pub path: PathBuf,
+    /// Distinct pages read from the cache, and extracted.
+    pub hits: usize,
+    pub misses: usize,
+    /// Why the file was not used or not written (damaged, other version,
+    /// unwritable), when that happened.
+    pub warning: Option<String>,
+}
+
+impl ExtractCache {
+    /// Reads `path`. A missing file is an empty cache; a damaged one, or
+    /// one written by another extractor or format, is an empty cache with
+    /// the reason (the caller warns and rebuilds it).
+    pub fn open(path: PathBuf, extraction: Extraction) -> (ExtractCache, Option<String>) {
+        let mut cache = ExtractCache {
+            path,
+            extraction,
+            data: Vec::new(),
+            entries: HashMap::new(),
+        };
+        let data = match std::fs::read(&cache.path) {
+            Ok(data) => data,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (cache, None),
+            Err(source) => {
+                let e = CacheError::Io {
+                    path: cache.path.clone(),
+                    source,
+                };
+                return (cache, Some(e.to_string()));
+            }
+        };
+        match parse(&data, fingerprint(extraction)) {
+            Ok(Some(entries)) => {
+                cache.entries = entries;
+                cache.data = data;
+                (cache, None)
+            }
+            // Another extractor's file: replaced without a word, as the
+            // extractor changed on purpose.
+            Ok(None) => (cache, None),
+            Err(reason) => {
+                let e = CacheError::Damaged {
+                    path: cache.path.clone(),
+                    reason,
+                };
+                (cache, Some(e.to_string()))
+            }
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The structure stored for `key`; `None` when absent (or, for a file
+    /// whose checksum matched yet whose entry does not decode, treated as
+    /// absent: the page is extracted again).
+    pub fn get(&self, key: u128) -> Option<DocumentStructure> {
+        let &(at, len) = self.entries.get(&key)?;
+        decode_entry(&self.data[at..at + len])
+    }
+
+    /// Replaces the file with `entries` (the run's distinct pages: pages no
+    /// longer in the corpus leave the cache).
+    pub fn write<'a>(
+        &self,
+        entries: impl IntoIterator<Item = (u128, &'a DocumentStructure)>,
+    ) -> Result<(), CacheError> {
+        let bytes = serialize(fingerprint(self.extraction), entries);
+        write_atomically(&self.path, &bytes)
+    }
+}
+
+/// Writes beside `path` under a temporary name, then renames over it.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| CacheError::Io { path, source }
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+    }
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_extension(format!("{}-{n}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        CacheError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+fn put_u32(out: &mut Vec<u8>, v: usize) {
+    out.extend_from_slice(&(v as u32).to_le_bytes());
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_u32(out, s.len());
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// The whole file: header, entries (key, length, structure), checksum.
+fn serialize<'a>(
+    fingerprint: u128,
+    entries: impl IntoIterator<Item = (u128, &'a DocumentStructure)>,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT.to_le_bytes());
+    out.extend_from_slice(&fingerprint.to_le_bytes());
+    out.extend_from_slice(&0u64.to_le_bytes());
+    let mut seen = std::collections::HashSet::new();
+    for (key, s) in entries {
+        // Strings past 4 GiB do not fit the u32 lengths: such a page is
+        // simply not cached.
+        let too_long = s
+            .paragraphs
+            .iter()
+            .chain(&s.subtitles)
+            .any(|p| p.len() > u32::MAX as usize);
+        if too_long || !seen.insert(key) {
+            continue;
+        }
+        out.extend_from_slice(&key.to_le_bytes());
+        let length_at = out.len();
+        put_u32(&mut out, 0);
+        match &s.title {
+            Some(t) => {
+                out.push(1);
+                put_str(&mut out, t);
+            }
+            None => out.push(0),
+        }
+        put_u32(&mut out, s.subtitles.len());
+        for t in &s.subtitles {
+            put_str(&mut out, t);
+        }
+        put_u32(&mut out, s.paragraphs.len());
+        for p in &s.paragraphs {
+            put_str(&mut out, p);
+        }
+        put_u32(&mut out, s.sentences.len());
+        for span in s.sentence_spans() {
+            put_u32(&mut out, span.paragraph);
+            put_u32(&mut out, span.start);
+            put_u32(&mut out, span.end);
+        }
+        let length = out.len() - length_at - 4;
+        out[length_at..length_at + 4].copy_from_slice(&(length as u32).to_le_bytes());
+    }
+    out[HEADER - 8..HEADER].copy_from_slice(&(seen.len() as u64).to_le_bytes());
+    let checksum = xxh3_64(&out);
+    out.extend_from_slice(&checksum.to_le_bytes());
+    out
+}
+
+/// The entries' positions; `Ok(None)` for a whole file of another format
+/// or extractor, `Err` for a damaged one.
+#[allow(clippy::type_complexity)]
+fn parse(data: &[u8], fingerprint: u128) -> Result<Option<HashMap<u128, (usize, usize)>>, String> {
+    if data.len() < HEADER + 8 || &data[..8] != MAGIC {
+        return Err(format!(
+            "not an extraction cache file, or truncated ({} bytes)",
+            data.len()
+        ));
+    }
+    let (body, tail) = data.split_at(data.len() - 8);
+    let stored = u64::from_le_bytes(tail.try_into().expect("8 bytes"));
+    if xxh3_64(body) != stored {
+        return Err("checksum mismatch (truncated or damaged)".into());
+    }
+    let format = u32::from_le_bytes(body[8..12].try_into().expect("4 bytes"));
+    let file_fingerprint = u128::from_le_bytes(body[12..28].try_into().expect("16 bytes"));
+    if format != FORMAT || file_fingerprint != fingerprint {
+        return Ok(None);
+    }
+    let count = u64::from_le_bytes(body[28..36].try_into().expect("8 bytes"));
+    let mut entries = HashMap::with_capacity(count.min(body.len() as u64 / 20) as usize);
+    let mut at = HEADER;
+    while at < body.len() {
+        let header = body
+            .get(at..at + 20)
+            .ok_or_else(|| format!("entry at byte {at} is cut short"))?;
+        let key = u128::from_le_bytes(header[..16].try_into().expect("16 bytes"));
+        let len = u32::from_le_bytes(header[16..].try_into().expect("4 bytes")) as usize;
+        let start = at + 20;
+        if body.len() - start < len {
+            return Err(format!("entry at byte {at} runs past the end"));
+        }
+        entries.insert(key, (start, len));
+        at = start + len;
+    }
+    if entries.len() as u64 != count {
+        return Err(format!(
+            "{} entries where the header says {count}",
+            entries.len()
+        ));
+    }
+    Ok(Some(entries))
+}
+
+/// Reads one entry; `None` when its bytes do not make a structure.
+fn decode_entry(bytes: &[u8]) -> Option<DocumentStructure> {
+    let mut r = Reader { bytes, at: 0 };
+    let title = match r.byte()? {
+        0 => None,
+        1 => Some(r.string()?),
+        _ => return None,
+    };
+    let subtitles = r.strings()?;
+    let paragraphs = r.strings()?;
+    let n = r.u32()? as usize;
+    // Each span takes 12 bytes: a count past what is left is damage.
+    if n > r.remaining() / 12 {
+        return None;
+    }
+    let mut spans = Vec::with_capacity(n);
+    for _ in 0..n {
+        spans.push(SentenceSpan {
+            paragraph: r.u32()? as usize,
+            start: r.u32()? as usize,
+            end: r.u32()? as usize,
+        });
+    }
+    if r.remaining() != 0 {
+        return None;
+    }
+    DocumentStructure::try_from_spans(title, subtitles, paragraphs, &spans)
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn remaining(&self) -> usize {
+        self.bytes.len() - self.at
+    }
+
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        let out = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(out)
+    }
+
+    fn byte(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    }
+
+    fn string(&mut self) -> Option<String> {
+        let n = self.u32()? as usize;
+        std::str::from_utf8(self.take(n)?).ok().map(str::to_string)
+    }
+
+    fn strings(&mut self) -> Option<Vec<String>> {
+        let n = self.u32()? as usize;
+        if n > self.remaining() / 4 {
+            return None;
+        }
+        (0..n).map(|_| self.string()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::{extract_page, Extraction};
+
+    fn page(id: &str, html: &str) -> Page {
+        Page::new(id, id, Content::Html(html.to_string()))
+    }
+
+    fn pages() -> Vec<Page> {
+        vec![
+            page(
+                "a",
+                "<html><head><title>地铁开通_新浪网</title></head><body><div class='nav'>\
+                 <a href='/'>首页</a></div><div id='zhengwen'><h2>小标题</h2>\
+                 <p>本报讯，经过四年建设，江城地铁五号线今天上午九时正式开通试运营。他说：“好！”</p>\
+                 <p>据地铁公司介绍，五号线采用六节编组列车。</p></div></body></html>",
+            ),
+            page(
+                "b",
+                "<html><body><article><p>The council met on Monday. It voted, at last, \
+                 to rebuild the bridge.</p><p>Work starts in May.</p></article></body></html>",
+            ),
+            page("c", ""),
+        ]
+    }
+
+    fn cached(dir: &Path, extraction: Extraction) -> (ExtractCache, Option<String>) {
+        ExtractCache::open(file_for(dir, "corpus.jsonl", extraction), extraction)
+    }
+
+    #[test]
+    fn a_written_cache_gives_back_what_was_extracted() {
+        let dir = tempfile::tempdir().unwrap();
+        for extraction in [Extraction::Main, Extraction::FullText] {
+            let pages = pages();
+            let extracted: Vec<_> = pages
+                .iter()
+                .map(|p| (page_key(p), extract_page(p, extraction).structure))
+                .collect();
+            assert!(extracted.iter().any(|(_, s)| !s.sentences.is_empty()));
+            let (cache, warning) = cached(dir.path(), extraction);
+            assert!(cache.is_empty() && warning.is_none());
+            cache.write(extracted.iter().map(|(k, s)| (*k, s))).unwrap();
+            let (cache, warning) = cached(dir.path(), extraction);
+            assert_eq!((cache.len(), warning), (3, None));
+            for (key, structure) in &extracted {
+                assert_eq!(cache.get(*key).as_ref(), Some(structure));
+            }
+        }
+    }
+
+    #[test]
+    fn another_extraction_or_content_misses() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = &pages()[0];
+        let s = extract_page(p, Extraction::Main).structure;
+        let (cache, _) = cached(dir.path(), Extraction::Main);
+        cache.write([(page_key(p), &s)]).unwrap();
+        // The same file read by another extractor's settings is empty, and
+        // says nothing: that extractor changed on purpose.
+        let path = file_for(dir.path(), "corpus.jsonl", Extraction::Main);
+        let (other, warning) = ExtractCache::open(path, Extraction::FullText);
+        assert!(other.is_empty() && warning.is_none());
+        assert_eq!(
+            fingerprint(Extraction::Main) == fingerprint(Extraction::FullText),
+            false
+        );
+        // A changed page or title has another key.
+        let mut edited = p.clone();
+        edited.title = Some("another title".into());
+        assert_ne!(page_key(p), page_key(&edited));
+        let (cache, _) = cached(dir.path(), Extraction::Main);
+        assert!(cache.get(page_key(&edited)).is_none());
+        assert!(cache.get(page_key(p)).is_some());
+    }
+
+    #[test]
+    fn damaged_files_are_reported_and_never_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let pages = pages();
+        let extracted: Vec<_> = pages
+            .iter()
+            .map(|p| (page_key(p), extract_page(p, Extraction::Main).structure))
+            .collect();
+        let (cache, _) = cached(dir.path(), Extraction::Main);
+        cache.write(extracted.iter().map(|(k, s)| (*k, s))).unwrap();
+        let path = file_for(dir.path(), "corpus.jsonl", Extraction::Main);
+        let good = std::fs::read(&path).unwrap();
+        // Every truncation, and a flipped bit in every byte.
+        let mut damaged: Vec<Vec<u8>> = (0..good.len()).map(|n| good[..n].to_vec()).collect();
+        for i in 0..good.len() {
+            let mut d = good.clone();
+            d[i] ^= 0x10;
+            damaged.push(d);
+        }
+        for d in damaged {
+            std::fs::write(&path, &d).unwrap();
+            let (cache, warning) = ExtractCache::open(path.clone(), Extraction::Main);
+            // A flip inside the fingerprint or format reads as another
+            // extractor's file only if the checksum still matched, which a
+            // single flipped bit never does.
+            assert!(warning.is_some(), "{} bytes", d.len());
+            assert!(cache.is_empty());
+        }
+    }
+
+    #[test]
+    fn entries_that_do_not_decode_are_misses() {
+        // Past the checksum (written by a buggy writer, say), a bad entry
+        // must still give no structure rather than a panic or a wrong one.
+        let s = extract_page(&pages()[1], Extraction::Main).structure;
+        let file = serialize(fingerprint(Extraction::Main), [(7u128, &s)]);
+        let entry = &file[HEADER + 20..file.len() - 8];
+        assert_eq!(decode_entry(entry).as_ref(), Some(&s));
+        for n in 0..entry.len() {
+            assert!(decode_entry(&entry[..n]).is_none());
+        }
+        for i in 0..entry.len() {
+            for flip in [0x01, 0x80] {
+                let mut e = entry.to_vec();
+                e[i] ^= flip;
+                if let Some(d) = decode_entry(&e) {
+                    // A flip inside the text gives other text, well formed.
+                    assert_eq!(d.paragraphs.len(), s.paragraphs.len());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn clear_removes_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = extract_page(&pages()[1], Extraction::Main).structure;
+        let (cache, _) = cached(dir.path(), Extraction::Main);
+        cache.write([(1u128, &s)]).unwrap();
+        assert_eq!(clear(dir.path()).unwrap(), 1);
+        assert!(cached(dir.path(), Extraction::Main).0.is_empty());
+        assert_eq!(clear(&dir.path().join("none")).unwrap(), 0);
+    }
+}

@@ -183,11 +183,24 @@ impl AlgorithmSettings for CombinedConfig {
     fn validate(&self) -> Checked {
         in_range("width", self.width, 1, 64)?;
         in_range("hashes", self.hashes, 1, 4096)?;
-        if !(self.jaccard > 0.0 && self.jaccard <= 1.0) {
+        // A gate of 0 lets every candidate through; it is only meaningful
+        // once the banding is pinned (a banding cannot be chosen for 0).
+        let pinned = self.bands.is_some() && self.rows.is_some();
+        let lowest_ok = if pinned {
+            self.jaccard >= 0.0
+        } else {
+            self.jaccard > 0.0
+        };
+        if !(lowest_ok && self.jaccard <= 1.0) {
+            let range = if pinned {
+                "[0, 1]"
+            } else {
+                "(0, 1] (0 only with `bands` and `rows`)"
+            };
             return Err(invalid(
                 "jaccard",
                 format!(
-                    "{} is out of range: a Jaccard similarity in (0, 1]",
+                    "{} is out of range: a Jaccard similarity in {range}",
                     self.jaccard
                 ),
             ));

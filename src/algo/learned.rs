@@ -796,8 +796,10 @@ mod tests {
         }
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let d = docs(&refs);
+        // SimHash (word bags) finds the reversed stories, exact Jaccard the
+        // reprints with a byline.
         let config = LearnedConfig {
-            candidates_from: vec![Source::Simhash],
+            candidates_from: vec![Source::Simhash, Source::Jaccard],
             semantic: false,
             ..LearnedConfig::default()
         };

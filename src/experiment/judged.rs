@@ -177,7 +177,7 @@ mod tests {
     const EXPERIMENT: &str =
         "corpus: demo\njudged:\n  pairs: ../datasets/judged/demo_pairs.csv\n  \
         positive_from: 2\nalgorithms:\n  - {type: jaccard, floor: 0.2}\n  - {type: minhash}\n  \
-        - {type: simhash, floor: 10}\n";
+        - {type: simhash, candidates: all_pairs, floor: 10}\n";
 
     #[test]
     fn the_demo_judged_pairs_run_end_to_end() {

@@ -131,7 +131,7 @@ mod tests {
         let config = ExperimentConfig::parse(
             Path::new("x.yaml"),
             "corpus: demo\nalgorithms:\n  - {type: jaccard, floor: 0.2}\n  \
-             - {type: jaccard, score: containment, floor: 0.2}\n  - {type: simhash, floor: 10}\n",
+             - {type: jaccard, score: containment, floor: 0.2}\n  - {type: simhash, candidates: all_pairs, floor: 10}\n",
         )
         .unwrap();
         let corpus = load_corpus(&config, Path::new("x.yaml")).unwrap();

@@ -507,8 +507,15 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 .parse()
                 .map_err(|e: String| CliError::Usage(format!("--objective: {e}")))?;
             let (config, path) = load_experiment(&experiment)?;
-            let (_, result, _) = run_quietly(&config, &path)?;
-            let tuned = neardup::experiment::tune::tune_experiment(&config, &result, objective);
+            let (_, result, ids) = run_quietly(&config, &path)?;
+            let judged = read_judged(&config, &path, &ids)?;
+            let tuned = neardup::experiment::tune::tune_experiment(
+                &config,
+                &result,
+                objective,
+                judged.as_ref(),
+            )
+            .map_err(|e| CliError::Usage(format!("--objective: {e}")))?;
             // Paths in the file stay relative: to where it is written.
             let mut tuned = tuned;
             let out_dir = out.parent().unwrap_or(Path::new(""));
@@ -531,7 +538,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 source,
             })?;
             let on = tuned.tuned.as_ref().expect("tune records its corpus");
-            println!("thresholds for {objective} on {}:", on.corpus);
+            let over = match &judged {
+                Some(truth) => format!(" over the judged pairs of {}", truth.source.display()),
+                None => String::new(),
+            };
+            println!("thresholds for {objective}{over} on {}:", on.corpus);
             for f in &on.runs {
                 println!(
                     "  {} [{}]: {} ({} {}){}",
@@ -1045,7 +1056,7 @@ fn run_evaluate(
         json: false,
         pairs: None,
     };
-    write_run(&result, None, &dir, &options)
+    write_run(&result, None, None, &dir, &options)
 }
 
 fn tui_on(source: neardup::tui::Source) -> Result<(), CliError> {
@@ -1226,6 +1237,23 @@ fn run_quietly(
     Ok((name, result, ids))
 }
 
+/// The experiment's judged pairs, when it gives its truth so; errors name
+/// the pairs file, line and field.
+fn read_judged(
+    config: &ExperimentConfig,
+    path: &Path,
+    ids: &[String],
+) -> Result<Option<neardup::eval::judged::JudgedTruth>, CliError> {
+    config
+        .judged
+        .as_ref()
+        .map(|spec| {
+            neardup::eval::judged::JudgedTruth::read(&spec.path(path), ids, spec.positive_from)
+                .map_err(|e| CliError::Usage(e.to_string()))
+        })
+        .transpose()
+}
+
 fn run_experiment_file(
     config: &ExperimentConfig,
     path: &Path,
@@ -1236,23 +1264,20 @@ fn run_experiment_file(
         .out
         .clone()
         .unwrap_or_else(|| Path::new("reports").join(&name));
-    write_run(&result, config.paper.as_ref(), &dir, &options)?;
-    let judged = match &config.judged {
-        Some(spec) => Some(
-            neardup::eval::judged::JudgedTruth::read(&spec.path(path), &ids, spec.positive_from)
-                .map_err(|e| CliError::Usage(e.to_string()))?,
-        ),
-        None => None,
-    };
-    if let Some(truth) = &judged {
-        let evaluations = experiment::judged::judge(&result, truth);
-        let table = experiment::judged::render_judged(&result, truth, &evaluations);
+    let judged = read_judged(config, path, &ids)?;
+    let evaluations = judged
+        .as_ref()
+        .map(|truth| experiment::judged::judge(&result, truth));
+    let both = judged.as_ref().zip(evaluations.as_deref());
+    write_run(&result, config.paper.as_ref(), both, &dir, &options)?;
+    if let Some((truth, evaluations)) = both {
+        let table = experiment::judged::render_judged(&result, truth, evaluations);
         if options.json {
             eprint!("{table}");
         } else {
             print!("{table}");
         }
-        experiment::judged::write_judged(&result, &evaluations, &dir)
+        experiment::judged::write_judged(&result, evaluations, &dir)
             .map_err(ExperimentError::from)?;
     }
     if let Some(pairs) = &options.pairs {
@@ -1269,6 +1294,10 @@ fn run_experiment_file(
 fn write_run(
     result: &experiment::ExperimentResult,
     paper: Option<&neardup::report::paper::Paper>,
+    judged: Option<(
+        &neardup::eval::judged::JudgedTruth,
+        &[Vec<neardup::eval::judged::JudgedEvaluation>],
+    )>,
     dir: &Path,
     options: &RunOptions,
 ) -> Result<(), CliError> {
@@ -1284,8 +1313,8 @@ fn write_run(
         }
         print!("{}", experiment::summary::render_summary_table(result));
     }
-    let mut written =
-        experiment::write_reports(result, paper, dir).map_err(ExperimentError::from)?;
+    let mut written = experiment::results::write_reports_judged(result, paper, judged, dir)
+        .map_err(ExperimentError::from)?;
     if options.report {
         let run = neardup::report::load_run(dir)?;
         written.extend(neardup::report::render_report(

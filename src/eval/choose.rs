@@ -68,8 +68,17 @@ impl Objective {
         match *self {
             Objective::PairwiseF1 => Some(nan_is_zero(e.pairwise.overall.f1())),
             Objective::ClusteredF1 => Some(nan_is_zero(e.clustered.overall.f1())),
+            Objective::RecallAtPrecision(_) => self.value_of_pairs(&e.pairwise.overall),
+        }
+    }
+
+    /// The value over a set of pairs with these counts (judged pairs, say):
+    /// both F objectives are its F1 there, as pairs have no clusters.
+    pub fn value_of_pairs(&self, c: &Counts) -> Option<f64> {
+        let nan_is_zero = |x: f64| if x.is_nan() { 0.0 } else { x };
+        match *self {
+            Objective::PairwiseF1 | Objective::ClusteredF1 => Some(nan_is_zero(c.f1())),
             Objective::RecallAtPrecision(p) => {
-                let c: &Counts = &e.pairwise.overall;
                 (c.detected > 0 && c.precision() >= p).then(|| nan_is_zero(c.recall()))
             }
         }
@@ -129,13 +138,24 @@ pub fn choose<'a>(
     scale: &ScoreScale,
     objective: Objective,
 ) -> Option<&'a Evaluation> {
-    let strictness = |e: &Evaluation| match scale.direction {
-        Direction::AtLeast => e.threshold,
-        Direction::AtMost => -e.threshold,
+    best_by(evaluations, scale, |e| e.threshold, |e| objective.value(e))
+}
+
+/// The item with the highest `value`, ties to the strictest threshold;
+/// `None` when no item has a value.
+pub fn best_by<'a, T>(
+    items: &'a [T],
+    scale: &ScoreScale,
+    threshold: impl Fn(&T) -> f64,
+    value: impl Fn(&T) -> Option<f64>,
+) -> Option<&'a T> {
+    let strictness = |e: &T| match scale.direction {
+        Direction::AtLeast => threshold(e),
+        Direction::AtMost => -threshold(e),
     };
-    evaluations
+    items
         .iter()
-        .filter_map(|e| objective.value(e).map(|v| (v, e)))
+        .filter_map(|e| value(e).map(|v| (v, e)))
         .max_by(|(va, a), (vb, b)| {
             va.total_cmp(vb)
                 .then(strictness(a).total_cmp(&strictness(b)))

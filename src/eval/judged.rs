@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::choose::{best_by, Objective};
 use super::Counts;
-use crate::algo::{passes_gates, AlgorithmRun};
+use crate::algo::{passes_gates, AlgorithmRun, Direction, ScoreScale};
 
 /// An experiment's `judged:` entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -208,7 +209,7 @@ impl JudgedTruth {
 }
 
 /// The judged pairs of one grade at one threshold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GradeCounts {
     pub grade: i64,
     pub pairs: u64,
@@ -219,7 +220,7 @@ pub struct GradeCounts {
 }
 
 /// An algorithm at one threshold against the judged pairs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgedEvaluation {
     pub threshold: f64,
     /// `actual`: positive pairs; `detected`: judged pairs the algorithm
@@ -242,68 +243,139 @@ pub fn evaluate_judged(
     run: &AlgorithmRun,
     thresholds: &[f64],
 ) -> Vec<JudgedEvaluation> {
-    let gate_thresholds = run.gate_thresholds();
-    // Each judged pair's stored score, when it passes the gates; NaN when
-    // never scored, None when scored but gated out.
-    let scores: Vec<Option<f32>> = truth
-        .pairs
-        .iter()
-        .map(|p| match run.lookup(p.a, p.b) {
-            None => Some(f32::NAN),
-            Some((score, gates)) => gates
-                .is_none_or(|g| passes_gates(&g, &gate_thresholds))
-                .then_some(score),
-        })
-        .collect();
-    let unscored = |positive: bool| {
-        truth
-            .pairs
-            .iter()
-            .zip(&scores)
-            .filter(|(p, s)| truth.is_positive(p.grade) == positive && s.is_some_and(f32::is_nan))
-            .count() as u64
-    };
-    let (unscored_positives, unscored_negatives) = (unscored(true), unscored(false));
-    thresholds
-        .iter()
-        .map(|&threshold| {
-            let mut counts = Counts::default();
-            let mut true_negatives = 0;
-            let mut grades: Vec<GradeCounts> = truth
-                .grades
-                .iter()
-                .map(|&grade| GradeCounts {
-                    grade,
-                    pairs: 0,
-                    detected: 0,
-                    unscored: 0,
+    JudgedCurve::of_run(truth, run, &run.gate_thresholds()).at_each(thresholds)
+}
+
+/// The judged pairs' metrics at any threshold, as a lookup: the judged
+/// pairs the run scored (through the gates) sorted best first with running
+/// counts, so that a threshold is a binary search. Judged pairs are few
+/// (thousands), so the table is small; the workbench rebuilds it when a
+/// gate moves, as it rebuilds its threshold curve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgedCurve {
+    scale: ScoreScale,
+    grades: Vec<i64>,
+    /// Scores of the judged pairs passing the gates, best first.
+    scores: Vec<f32>,
+    /// After the first k of `scores`: positives among them (index k).
+    correct: Vec<u64>,
+    /// After the first k of `scores`: per grade, how many (index k * grades + g).
+    by_grade: Vec<u64>,
+    actual: u64,
+    negatives: u64,
+    /// Per grade: judged pairs, and those never scored.
+    pairs: Vec<u64>,
+    unscored: Vec<u64>,
+    unscored_positives: u64,
+    unscored_negatives: u64,
+}
+
+impl JudgedCurve {
+    /// The table for `run` with its gates at `gate_thresholds`.
+    pub fn of_run(truth: &JudgedTruth, run: &AlgorithmRun, gate_thresholds: &[f64]) -> Self {
+        let n = truth.grades.len();
+        let grade_index = |g: i64| truth.grades.binary_search(&g).expect("a listed grade");
+        let mut pairs = vec![0; n];
+        let mut unscored = vec![0; n];
+        let (mut unscored_positives, mut unscored_negatives) = (0, 0);
+        // (score, grade index, positive) of the pairs the gates let through.
+        let mut scored: Vec<(f32, usize, bool)> = Vec::new();
+        for p in &truth.pairs {
+            let g = grade_index(p.grade);
+            let positive = truth.is_positive(p.grade);
+            pairs[g] += 1;
+            match run.lookup(p.a, p.b) {
+                None => {
+                    unscored[g] += 1;
+                    if positive {
+                        unscored_positives += 1;
+                    } else {
+                        unscored_negatives += 1;
+                    }
+                }
+                // A score that is not a number passes no threshold.
+                Some((score, gates)) => {
+                    if !score.is_nan() && gates.is_none_or(|s| passes_gates(&s, gate_thresholds)) {
+                        scored.push((score, g, positive));
+                    }
+                }
+            }
+        }
+        match run.scale.direction {
+            Direction::AtLeast => scored.sort_by(|x, y| y.0.total_cmp(&x.0)),
+            Direction::AtMost => scored.sort_by(|x, y| x.0.total_cmp(&y.0)),
+        }
+        let mut correct = vec![0u64];
+        let mut by_grade = vec![0u64; n];
+        for (k, &(_, g, positive)) in scored.iter().enumerate() {
+            correct.push(correct[k] + u64::from(positive));
+            let row = by_grade[k * n..(k + 1) * n].to_vec();
+            by_grade.extend(row);
+            by_grade[(k + 1) * n + g] += 1;
+        }
+        let actual = truth.positives();
+        JudgedCurve {
+            scale: run.scale.clone(),
+            grades: truth.grades.clone(),
+            scores: scored.iter().map(|s| s.0).collect(),
+            correct,
+            by_grade,
+            actual,
+            negatives: truth.pairs.len() as u64 - actual,
+            pairs,
+            unscored,
+            unscored_positives,
+            unscored_negatives,
+        }
+    }
+
+    /// The judged pairs' metrics at `threshold`.
+    pub fn at(&self, threshold: f64) -> JudgedEvaluation {
+        let k = self
+            .scores
+            .partition_point(|&s| self.scale.passes(s, threshold));
+        let n = self.grades.len();
+        let counts = Counts {
+            actual: self.actual,
+            detected: k as u64,
+            correct: self.correct[k],
+        };
+        JudgedEvaluation {
+            threshold,
+            true_negatives: self.negatives - (counts.detected - counts.correct),
+            unscored_positives: self.unscored_positives,
+            unscored_negatives: self.unscored_negatives,
+            grades: (0..n)
+                .map(|g| GradeCounts {
+                    grade: self.grades[g],
+                    pairs: self.pairs[g],
+                    detected: self.by_grade[k * n + g],
+                    unscored: self.unscored[g],
                 })
-                .collect();
-            for (p, score) in truth.pairs.iter().zip(&scores) {
-                let called = score.is_some_and(|s| !s.is_nan() && run.scale.passes(s, threshold));
-                let positive = truth.is_positive(p.grade);
-                counts.actual += u64::from(positive);
-                counts.detected += u64::from(called);
-                counts.correct += u64::from(called && positive);
-                true_negatives += u64::from(!called && !positive);
-                let g = truth
-                    .grades
-                    .binary_search(&p.grade)
-                    .expect("a listed grade");
-                grades[g].pairs += 1;
-                grades[g].detected += u64::from(called);
-                grades[g].unscored += u64::from(score.is_some_and(f32::is_nan));
-            }
-            JudgedEvaluation {
-                threshold,
-                counts,
-                true_negatives,
-                unscored_positives,
-                unscored_negatives,
-                grades,
-            }
-        })
-        .collect()
+                .collect(),
+            counts,
+        }
+    }
+
+    pub fn at_each(&self, thresholds: &[f64]) -> Vec<JudgedEvaluation> {
+        thresholds.iter().map(|&t| self.at(t)).collect()
+    }
+}
+
+/// Where `objective` is best over the judged pairs among `evaluations`,
+/// ties to the strictest threshold as everywhere; both F objectives are
+/// the judged pairs' F1. `None` when none qualifies.
+pub fn choose_judged<'a>(
+    evaluations: &'a [JudgedEvaluation],
+    scale: &ScoreScale,
+    objective: Objective,
+) -> Option<&'a JudgedEvaluation> {
+    best_by(
+        evaluations,
+        scale,
+        |e| e.threshold,
+        |e| objective.value_of_pairs(&e.counts),
+    )
 }
 
 #[cfg(test)]

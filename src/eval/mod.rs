@@ -17,7 +17,7 @@ use crate::algo::{passes_gates, PageGroup, ScoreScale, ScoredPair};
 use crate::corpus::{Page, Published};
 
 /// The counts behind a precision/recall/F line, as in seed 001's tables.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Counts {
     pub actual: u64,
     pub detected: u64,

@@ -417,13 +417,30 @@ pub fn write_reports(
     paper: Option<&crate::report::paper::Paper>,
     dir: &Path,
 ) -> Result<Vec<PathBuf>, ReportError> {
+    write_reports_judged(result, paper, None, dir)
+}
+
+/// [`write_reports`], with the run's figures over its judged pairs kept in
+/// `run.json` for the report.
+pub fn write_reports_judged(
+    result: &ExperimentResult,
+    paper: Option<&crate::report::paper::Paper>,
+    judged: Option<(
+        &crate::eval::judged::JudgedTruth,
+        &[Vec<crate::eval::judged::JudgedEvaluation>],
+    )>,
+    dir: &Path,
+) -> Result<Vec<PathBuf>, ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
     let mut written = write_frame("results", results_frame(result), dir)?;
     written.extend(write_frame("throughput", throughput_frame(result), dir)?);
-    let run = crate::report::stored::StoredRun::new(result, paper);
+    let mut run = crate::report::stored::StoredRun::new(result, paper);
+    if let Some((truth, evaluations)) = judged {
+        run = run.with_judged(truth, evaluations);
+    }
     let path = dir.join(crate::report::RUN_FILE);
     let text = serde_json::to_string_pretty(&run).expect("plain data serialises");
     std::fs::write(&path, text).map_err(|source| ReportError::Io {

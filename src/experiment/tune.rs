@@ -8,6 +8,7 @@ use super::config::{AlgorithmEntry, ExperimentConfig};
 use super::runner::{AlgorithmResult, ExperimentResult};
 use crate::eval::choose::{choose, reachable_thresholds, Objective};
 use crate::eval::curve::ThresholdCurve;
+use crate::eval::judged::{choose_judged, JudgedCurve, JudgedTruth};
 use crate::eval::{Evaluation, Truth};
 use crate::extract::Extraction;
 
@@ -97,6 +98,9 @@ pub struct TunedOn {
     pub corpus: String,
     /// `f1`, `clustered_f1` or `recall_at_precision=P`.
     pub objective: String,
+    /// The objective was measured over the experiment's judged pairs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub judged: bool,
     pub runs: Vec<TunedFigure>,
 }
 
@@ -115,40 +119,78 @@ pub struct TunedFigure {
     /// The threshold sits at the floor: the best may lie past it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub at_floor: bool,
+    /// F1 over the judged pairs there, when the corpus has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged_f1: Option<f64>,
 }
 
 /// `neardup tune`: per run, the threshold where `objective` is best on the
 /// experiment's own corpus, and the complete experiment that applies them.
+/// With judged pairs, best over the judged pairs (`clustered_f1` is then
+/// refused, as pairs have no clusters).
 pub fn tune_experiment(
     config: &ExperimentConfig,
     result: &ExperimentResult,
     objective: Objective,
-) -> ExperimentConfig {
+    judged: Option<&JudgedTruth>,
+) -> Result<ExperimentConfig, String> {
+    if judged.is_some() && objective == Objective::ClusteredF1 {
+        return Err(
+            "clustered_f1 needs clusters; over judged pairs tune for f1 or recall_at_precision=P"
+                .into(),
+        );
+    }
     let mut runs = Vec::new();
     let mut figures = Vec::new();
     for a in &result.algorithms {
-        let best = best_for(a, &result.truth, objective);
-        let at = best.as_ref().unwrap_or_else(|| a.at_threshold());
+        let curve = full_curve(a, &result.truth);
+        let (threshold, value, judged_f1) = match judged {
+            Some(truth) => {
+                let run = &a.run;
+                let table = JudgedCurve::of_run(truth, run, &run.gate_thresholds());
+                let grid = table.at_each(&reachable_thresholds(&run.scale));
+                let best = choose_judged(&grid, &run.scale, objective);
+                let at = best.map_or_else(|| table.at(a.threshold), Clone::clone);
+                (
+                    at.threshold,
+                    best.and_then(|e| objective.value_of_pairs(&e.counts)),
+                    Some(at.counts.f1()).filter(|f| f.is_finite()),
+                )
+            }
+            None => {
+                let best = choose(&curve, &a.run.scale, objective);
+                (
+                    best.map_or(a.threshold, |e| e.threshold),
+                    best.and_then(|e| objective.value(e)),
+                    None,
+                )
+            }
+        };
+        let at = curve
+            .iter()
+            .find(|e| e.threshold == threshold)
+            .unwrap_or_else(|| a.at_threshold());
         runs.push(TunedRun {
             entry: a.entry,
             extraction: a.extraction,
-            threshold: at.threshold,
+            threshold,
             gates: a.run.gate_thresholds(),
         });
         figures.push(TunedFigure {
             entry: 0,
             extract: a.extraction,
             algorithm: a.run.label.clone(),
-            threshold: at.threshold,
-            value: best.as_ref().and_then(|e| objective.value(e)),
+            threshold,
+            value,
             pairwise_f1: at.pairwise.overall.f1(),
             clustered_f1: at.clustered.overall.f1(),
             at_floor: {
                 let scale = &a.run.scale;
                 scale.floor > scale.min
                     && scale.floor < scale.max
-                    && (at.threshold - scale.floor).abs() < 1e-9
+                    && (threshold - scale.floor).abs() < 1e-9
             },
+            judged_f1,
         });
     }
     let (mut tuned, placed) = tuned_config(config, &format!("{}-tuned", result.name), &runs);
@@ -158,9 +200,10 @@ pub fn tune_experiment(
     tuned.tuned = Some(TunedOn {
         corpus: result.corpus_source.clone(),
         objective: objective.to_string(),
+        judged: judged.is_some(),
         runs: figures,
     });
-    tuned
+    Ok(tuned)
 }
 
 /// One row of the transfer table.

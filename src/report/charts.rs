@@ -266,6 +266,8 @@ const PAPER_COLOR: RGBColor = RGBColor(40, 40, 40);
 /// overview of each family's best variant with the papers' points.
 pub struct PrCurves<'a> {
     pub series: &'a [Series],
+    /// What the pairs are counted over, for the title.
+    pub over: &'a str,
     pub panels: Vec<Panel>,
     pub overview: Panel,
     pub paper: Vec<PaperMark>,
@@ -290,7 +292,7 @@ impl Chart for PrCurves<'_> {
     {
         root.fill(&WHITE)?;
         let root = root.titled(
-            "Precision against recall (pairwise, all slices); labels are thresholds, the filled dot the configured one",
+            &format!("Precision against recall ({}); labels are thresholds, the filled dot the configured one", self.over),
             font(22),
         )?;
         let areas = grid(&root, self.count(), 3);
@@ -451,6 +453,8 @@ where
 /// threshold filled, the best F ringed and labelled.
 pub struct F1Curves<'a> {
     pub series: &'a [Series],
+    /// What the pairs are counted over, for the title.
+    pub over: &'a str,
     pub panels: Vec<Panel>,
 }
 
@@ -470,7 +474,10 @@ impl Chart for F1Curves<'_> {
     {
         root.fill(&WHITE)?;
         let root = root.titled(
-            "F1 against threshold (pairwise, all slices); the ring is the best F",
+            &format!(
+                "F1 against threshold ({}); the ring is the best F",
+                self.over
+            ),
             font(22),
         )?;
         for (panel, area) in self

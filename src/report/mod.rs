@@ -560,25 +560,58 @@ pub fn render_report(
         .cloned()
         .collect();
     let mut written = Vec::new();
-    let grouped = panels(&series);
+    // With judged pairs, the curves are theirs: the corpus's truth. The
+    // clusters' curves follow as pr_clusters when the pages carry any.
+    let judged = judged_series(&series);
+    let clusters_too = !judged.is_empty() && runs.iter().any(|(_, r)| r.true_pairs > 0);
+    let (curves, over) = if judged.is_empty() {
+        (&series, "pairwise, all slices")
+    } else {
+        (&judged, "over the judged pairs")
+    };
+    let grouped = panels(curves);
+    let mut best = overview(curves);
+    if !judged.is_empty() {
+        best.title = "the best of each family (F over judged pairs)".into();
+    }
     written.extend(draw_files(
         &PrCurves {
-            series: &series,
+            series: curves,
+            over,
             panels: grouped.clone(),
-            overview: overview(&series),
-            paper: paper_marks(runs),
+            overview: best,
+            paper: if judged.is_empty() {
+                paper_marks(runs)
+            } else {
+                Vec::new()
+            },
         },
         "pr",
         out,
     )?);
     written.extend(draw_files(
         &F1Curves {
-            series: &series,
+            series: curves,
+            over,
             panels: grouped,
         },
         "f1",
         out,
     )?);
+    if clusters_too {
+        written.extend(draw_files(
+            &PrCurves {
+                series: &series,
+                over: "pairwise against the clusters, all slices",
+                panels: panels(&series),
+                overview: overview(&series),
+                paper: paper_marks(runs),
+            },
+            "pr_clusters",
+            out,
+        )?);
+        written.extend(write_frame("pr_clusters", curve_frame(&series), out)?);
+    }
     written.extend(draw_files(
         &SliceHeatmap {
             series: &series,
@@ -599,8 +632,8 @@ pub fn render_report(
         written.extend(draw_files(&sweep, "imatch_k", out)?);
         written.extend(write_frame("imatch_k", sweep_frame(&sweep_lines), out)?);
     }
-    written.extend(write_frame("pr", curve_frame(&series), out)?);
-    written.extend(write_frame("f1", curve_frame(&series), out)?);
+    written.extend(write_frame("pr", curve_frame(curves), out)?);
+    written.extend(write_frame("f1", curve_frame(curves), out)?);
     written.extend(write_frame("slices", slice_frame(&series, &slices), out)?);
     written.extend(write_frame(
         "throughput_stages",
@@ -614,6 +647,7 @@ pub fn render_report(
     // Optional charts not drawn this time must not linger from an earlier
     // report in the same directory.
     for (drawn, name) in [
+        (clusters_too, "pr_clusters"),
         (!banded.is_empty(), "lsh"),
         (!sweep_lines.is_empty(), "imatch_k"),
     ] {
@@ -627,6 +661,8 @@ pub fn render_report(
     let extras = Extras {
         lsh: !banded.is_empty(),
         sweep: !sweep_lines.is_empty(),
+        judged: !judged.is_empty(),
+        clusters_too,
     };
     std::fs::write(&md, markdown(runs, &series, &slices, &extras)).map_err(|source| {
         ReportError::Io {
@@ -654,6 +690,42 @@ fn seconds(x: f64) -> String {
 struct Extras {
     lsh: bool,
     sweep: bool,
+    /// The curves are over judged pairs; `clusters_too`: and the
+    /// clusters' are drawn beside them.
+    judged: bool,
+    clusters_too: bool,
+}
+
+/// The series of runs with judged pairs, their figures over the judged
+/// pairs in place of the pairwise ones, for the curve charts.
+fn judged_series(series: &[Series]) -> Vec<Series> {
+    let mut out: Vec<Series> = series
+        .iter()
+        .filter(|s| !s.algorithm.judged.is_empty())
+        .cloned()
+        .map(|mut s| {
+            s.algorithm.evaluations = s
+                .algorithm
+                .judged
+                .iter()
+                .map(|e| {
+                    let level = stored::StoredLevel {
+                        overall: [e.counts.actual, e.counts.detected, e.counts.correct],
+                        slices: Vec::new(),
+                    };
+                    stored::StoredEvaluation {
+                        threshold: e.threshold,
+                        pairwise: level.clone(),
+                        clustered: level.clone(),
+                        page: level,
+                    }
+                })
+                .collect();
+            s
+        })
+        .collect();
+    assign_colors(&mut out);
+    out
 }
 
 fn sweep_frame(lines: &[charts::SweepLine]) -> PolarsResult<DataFrame> {
@@ -691,6 +763,11 @@ fn markdown(
         if runs.len() > 1 { "; the second run's lines are dashed, the third's dotted" } else { "" }
     );
     summary_section(&mut md, series);
+    for (name, run) in runs {
+        if let Some(judged) = &run.judged {
+            judged_section(&mut md, name, run, judged, runs.len() > 1);
+        }
+    }
     let _ = writeln!(md, "## Runs\n");
     let _ = writeln!(
         md,
@@ -715,7 +792,20 @@ fn markdown(
     let chart = |md: &mut String, title: &str, file: &str, data: &str, what: &str| {
         let _ = writeln!(md, "\n## {title}\n\n{what}\n\n![{title}]({file}.png)\n\n[SVG]({file}.svg) · data: [{data}.csv]({data}.csv), [{data}.parquet]({data}.parquet)");
     };
-    chart(&mut md, "Precision and recall", "pr", "pr", "Pairwise, over all slices, one point per threshold of each algorithm's grid; the filled dot is the configured threshold.");
+    if extras.judged {
+        chart(&mut md, "Precision and recall", "pr", "pr", "Over the judged pairs, one point per threshold of each algorithm's grid; the filled dot is the configured threshold.");
+        if extras.clusters_too {
+            chart(
+                &mut md,
+                "Precision and recall against the clusters",
+                "pr_clusters",
+                "pr_clusters",
+                "Pairwise against the pages' clusters, over all slices.",
+            );
+        }
+    } else {
+        chart(&mut md, "Precision and recall", "pr", "pr", "Pairwise, over all slices, one point per threshold of each algorithm's grid; the filled dot is the configured threshold.");
+    }
     chart(
         &mut md,
         "F1 against threshold",
@@ -826,6 +916,111 @@ fn summary_section(md: &mut String, series: &[Series]) {
             s.name,
             charts::threshold_text(s.algorithm.threshold)
         );
+    }
+    let _ = writeln!(md);
+}
+
+/// Over a run's judged pairs: best F per algorithm and where it peaks,
+/// the pairs never scored, and a line per grade at the configured
+/// threshold.
+fn judged_section(
+    md: &mut String,
+    name: &str,
+    run: &StoredRun,
+    judged: &stored::StoredJudged,
+    named: bool,
+) {
+    let _ = writeln!(
+        md,
+        "## Judged pairs{}
+",
+        if named {
+            format!(" ({name})")
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(
+        md,
+        "{} judged pairs from `{}`: {} duplicates (grade >= {}), {} not. Figures count the judged pairs only; \
+         a judged pair an algorithm never scored (not a candidate, or past the floor) is a miss when a duplicate \
+         and a correct rejection otherwise. Best F is the highest over each algorithm's threshold grid.\n",
+        judged.pairs,
+        judged.source,
+        judged.positives,
+        judged.positive_from,
+        judged.pairs - judged.positives
+    );
+    let _ = writeln!(
+        md,
+        "| algorithm | best F | at threshold | P | R | configured | P | R | F | never scored: duplicates (misses) | others (rejections) |"
+    );
+    let _ = writeln!(
+        md,
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    fn at(a: &StoredAlgorithm) -> Option<&crate::eval::judged::JudgedEvaluation> {
+        a.judged
+            .iter()
+            .find(|e| (e.threshold - a.threshold).abs() < 1e-9)
+    }
+    for a in &run.algorithms {
+        let best = a
+            .judged
+            .iter()
+            .filter(|e| e.counts.f1().is_finite())
+            .max_by(|x, y| x.counts.f1().total_cmp(&y.counts.f1()));
+        let prf = |e: Option<&crate::eval::judged::JudgedEvaluation>| match e {
+            Some(e) => [
+                pct(e.counts.precision()),
+                pct(e.counts.recall()),
+                pct(e.counts.f1()),
+            ],
+            None => ["-".into(), "-".into(), "-".into()],
+        };
+        let [bp, br, bf] = prf(best);
+        let [p, r, f] = prf(at(a));
+        let (never_pos, never_neg) = a
+            .judged
+            .first()
+            .map_or((0, 0), |e| (e.unscored_positives, e.unscored_negatives));
+        let _ = writeln!(
+            md,
+            "| {} | {bf} | {} | {bp} | {br} | {} | {p} | {r} | {f} | {never_pos} | {never_neg} |",
+            a.key(),
+            best.map_or("-".into(), |e| charts::threshold_text(e.threshold)),
+            charts::threshold_text(a.threshold),
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\nPer grade at the configured thresholds (`+` marks the grades that count as duplicates):\n"
+    );
+    let _ = writeln!(
+        md,
+        "| algorithm (at threshold) | grade | pairs | judged duplicates | share | never scored |"
+    );
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|");
+    for a in &run.algorithms {
+        let Some(e) = at(a) else { continue };
+        for g in &e.grades {
+            let _ = writeln!(
+                md,
+                "| {} (at {}) | {}{} | {} | {} | {} | {} |",
+                a.key(),
+                charts::threshold_text(a.threshold),
+                g.grade,
+                if g.grade >= judged.positive_from {
+                    "+"
+                } else {
+                    ""
+                },
+                g.pairs,
+                g.detected,
+                pct(g.detected as f64 / g.pairs as f64),
+                g.unscored
+            );
+        }
     }
     let _ = writeln!(md);
 }

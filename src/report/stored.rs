@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::paper::Paper;
 use crate::algo::{Direction, ScoreScale};
+use crate::eval::judged::{JudgedEvaluation, JudgedTruth};
 use crate::eval::{grouped_pair_recall, Counts, Evaluation, LevelMetrics, Truth};
 use crate::experiment::{AlgorithmResult, ExperimentResult};
 
@@ -26,6 +27,20 @@ pub struct StoredRun {
     pub algorithms: Vec<StoredAlgorithm>,
     pub throughput: Vec<StoredStage>,
     pub paper: Option<Paper>,
+    /// The judged pairs, when the corpus gives its truth so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged: Option<StoredJudged>,
+}
+
+/// What the judged pairs are: the file, the least positive grade, how
+/// many pairs and positives, the grades present.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredJudged {
+    pub source: String,
+    pub positive_from: i64,
+    pub pairs: u64,
+    pub positives: u64,
+    pub grades: Vec<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,6 +100,10 @@ pub struct StoredAlgorithm {
     /// Width of the histogram's bins.
     pub bin_width: f64,
     pub histogram: Vec<ScoreBin>,
+    /// Over the judged pairs at each threshold of `evaluations`, when the
+    /// run has judged pairs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judged: Vec<JudgedEvaluation>,
 }
 
 impl StoredAlgorithm {
@@ -226,6 +245,7 @@ impl StoredRun {
                         evaluations: a.evaluations.iter().map(stored_evaluation).collect(),
                         bin_width,
                         histogram,
+                        judged: Vec::new(),
                     }
                 })
                 .collect(),
@@ -242,6 +262,23 @@ impl StoredRun {
                 })
                 .collect(),
             paper: paper.cloned(),
+            judged: None,
         }
+    }
+
+    /// The run with its algorithms' figures over the judged pairs (one
+    /// list per algorithm, in the run's order).
+    pub fn with_judged(mut self, truth: &JudgedTruth, judged: &[Vec<JudgedEvaluation>]) -> Self {
+        self.judged = Some(StoredJudged {
+            source: truth.source.display().to_string(),
+            positive_from: truth.positive_from,
+            pairs: truth.pairs.len() as u64,
+            positives: truth.positives(),
+            grades: truth.grades.clone(),
+        });
+        for (a, e) in self.algorithms.iter_mut().zip(judged) {
+            a.judged = e.clone();
+        }
+        self
     }
 }

@@ -10,6 +10,7 @@ use std::thread;
 
 use super::workbench::{Source, Workbench};
 use crate::corpus::demo;
+use crate::eval::judged::JudgedTruth;
 use crate::eval::throughput::{Progress, ProgressSink, StageRecord};
 use crate::experiment::{self, ExperimentConfig};
 
@@ -168,6 +169,18 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<Workbench, String
     let name = experiment::experiment_name(&config, &path);
     let corpus = experiment::load_corpus(&config, &path).map_err(|e| e.to_string())?;
     let references = experiment::load_references(&config, &path).map_err(|e| e.to_string())?;
+    // Judged pairs are read before the run, so that a bad pairs file fails
+    // at once, naming its line and field.
+    let judged = match &config.judged {
+        Some(spec) => {
+            let ids: Vec<String> = corpus.pages.iter().map(|p| p.id.clone()).collect();
+            Some(
+                JudgedTruth::read(&spec.path(&path), &ids, spec.positive_from)
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+        None => None,
+    };
     let _ = events.send(LoadEvent::Planned {
         runs: config.runs(),
         pages: corpus.len(),
@@ -192,12 +205,11 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<Workbench, String
     let result =
         experiment::run_experiment_observed(&name, &config, &corpus, &references, watchers);
     let _ = forward.join();
-    Ok(Workbench::new(
-        source.clone(),
-        config,
-        Arc::new(corpus),
-        result,
-    ))
+    let bench = Workbench::new(source.clone(), config, Arc::new(corpus), result);
+    Ok(match judged {
+        Some(truth) => bench.with_judged(truth),
+        None => bench,
+    })
 }
 
 /// Starts the worker; its events arrive on the returned channel.

@@ -173,6 +173,18 @@ pub fn export_charts(
         }
         stored.evaluations = evaluations;
     }
+    if let Some(truth) = &bench.judged {
+        let judged: Vec<_> = run
+            .algorithms
+            .iter()
+            .zip(&bench.tunings)
+            .map(|(stored, tuning)| {
+                let thresholds: Vec<f64> = stored.evaluations.iter().map(|e| e.threshold).collect();
+                tuning.judged_at_each(&thresholds).unwrap_or_default()
+            })
+            .collect();
+        run = run.with_judged(truth, &judged);
+    }
     let name = format!("{}-tuned", bench.result.name);
     let dir = reports.join(&name);
     crate::report::render_report(&[(name, run)], &dir).map_err(|e| e.to_string())?;

@@ -13,6 +13,7 @@ use crate::eval::choose::{
     choose, reachable_range, reachable_thresholds, round4, threshold_step, within_floor, Objective,
 };
 use crate::eval::curve::ThresholdCurve;
+use crate::eval::judged::{JudgedCurve, JudgedEvaluation, JudgedTruth};
 use crate::eval::{Evaluation, LevelMetrics, Truth};
 use crate::experiment::{AlgorithmResult, ExperimentConfig, ExperimentResult};
 
@@ -110,6 +111,11 @@ pub struct Tuning {
     /// Thresholds that serve each of [`Tuning::objectives`] best on the
     /// curve, `None` where none qualifies.
     pub choices: Vec<(Objective, Option<f64>)>,
+    /// The experiment's judged pairs and their table at the current gates:
+    /// a threshold move is a lookup there too.
+    judged: Option<(Arc<JudgedTruth>, JudgedCurve)>,
+    /// The judged pairs at the current threshold.
+    pub judged_evaluation: Option<JudgedEvaluation>,
 }
 
 /// Recall no threshold can pass: what the candidate stage found (before
@@ -132,6 +138,8 @@ impl Tuning {
             curve: Vec::new(),
             least_precision: 0.99,
             choices: Vec::new(),
+            judged: None,
+            judged_evaluation: None,
         };
         tuning.refilter_with(result, None);
         tuning
@@ -159,6 +167,9 @@ impl Tuning {
         self.gated = (!run.gates.is_empty()).then(|| run.gated_pairs(&self.gates).into_owned());
         if let Some(truth) = truth {
             self.lookup = ThresholdCurve::of_run(truth, run, &self.gates);
+            if let Some((judged, table)) = &mut self.judged {
+                *table = JudgedCurve::of_run(judged, run, &self.gates);
+            }
         }
         self.curve = self.lookup.at_each(&reachable_thresholds(&run.scale));
         self.choose(&run.scale);
@@ -181,6 +192,19 @@ impl Tuning {
 
     fn evaluate(&mut self) {
         self.evaluation = self.lookup.at(self.threshold);
+        self.judged_evaluation = self.judged.as_ref().map(|(_, t)| t.at(self.threshold));
+    }
+
+    /// The judged pairs at each threshold, when there are judged pairs.
+    pub fn judged_at_each(&self, thresholds: &[f64]) -> Option<Vec<JudgedEvaluation>> {
+        self.judged.as_ref().map(|(_, t)| t.at_each(thresholds))
+    }
+
+    /// Scores the judged pairs too, from now on.
+    pub fn judge(&mut self, truth: Arc<JudgedTruth>, result: &AlgorithmResult) {
+        let table = JudgedCurve::of_run(&truth, &result.run, &self.gates);
+        self.judged = Some((truth, table));
+        self.evaluate();
     }
 
     /// Sets the threshold and re-evaluates. A threshold past the floor is
@@ -481,6 +505,8 @@ pub struct Workbench {
     pub result: ExperimentResult,
     pub summary: CorpusSummary,
     pub tunings: Vec<Tuning>,
+    /// The experiment's judged pairs, when it gives its truth so.
+    pub judged: Option<Arc<JudgedTruth>>,
 }
 
 impl Workbench {
@@ -503,7 +529,18 @@ impl Workbench {
             result,
             summary,
             tunings,
+            judged: None,
         }
+    }
+
+    /// The workbench scoring the judged pairs as well.
+    pub fn with_judged(mut self, truth: JudgedTruth) -> Self {
+        let truth = Arc::new(truth);
+        for (t, a) in self.tunings.iter_mut().zip(&self.result.algorithms) {
+            t.judge(truth.clone(), a);
+        }
+        self.judged = Some(truth);
+        self
     }
 
     /// Slices worth a row: those with something to find or something found

@@ -21,14 +21,23 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     // Borders and the header row besides the algorithms.
     let list_height = (bench.tunings.len() as u16 + 3).min(area.height / 3).max(4);
     let table_height = (shown.len() as u16 + 4).min(area.height / 3).max(4);
-    let [list, table, charts] = Layout::vertical([
+    // With judged pairs, their box: a line of totals and one per grade.
+    let judged_height = bench
+        .judged
+        .as_ref()
+        .map_or(0, |j| (j.grades.len() as u16 + 3).min(area.height / 4));
+    let [list, table, judged, charts] = Layout::vertical([
         Constraint::Length(list_height),
         Constraint::Length(table_height),
+        Constraint::Length(judged_height),
         Constraint::Min(5),
     ])
     .areas(area);
     render_algorithms(app, bench, frame, list);
     render_metrics(app, bench, &shown, frame, table);
+    if judged_height > 0 {
+        render_judged(app, bench, frame, judged);
+    }
     let [pr, f] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(charts);
     render_pr_curve(app, bench, frame, pr);
@@ -237,6 +246,59 @@ fn render_metrics(app: &App, bench: &Workbench, shown: &[usize], frame: &mut Fra
         .column_spacing(1)
         .block(Block::bordered().title(title));
     frame.render_widget(table, area);
+}
+
+/// The focused algorithm over the judged pairs at its current threshold.
+fn render_judged(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
+    let (Some(truth), Some(e)) = (&bench.judged, &bench.tunings[app.focus].judged_evaluation)
+    else {
+        return;
+    };
+    let c = &e.counts;
+    let mut lines = vec![Line::from(vec![
+        Span::raw(format!("P {} R {} ", pct(c.precision()), pct(c.recall()))),
+        Span::styled(
+            format!("F {}", pct(c.f1())),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
+        Span::raw(format!(
+            "  TP {} FP {} FN {} TN {}; never scored: {} dup (misses), {} other",
+            count(c.correct),
+            count(c.detected - c.correct),
+            count(c.actual - c.correct),
+            count(e.true_negatives),
+            count(e.unscored_positives),
+            count(e.unscored_negatives),
+        )),
+    ])];
+    for g in &e.grades {
+        let positive = truth.is_positive(g.grade);
+        lines.push(Line::styled(
+            format!(
+                "grade {:>2}{} {:>6} pairs {:>6} called dup ({}) {:>6} never scored",
+                g.grade,
+                if positive { "+" } else { " " },
+                g.pairs,
+                g.detected,
+                pct(g.detected as f64 / g.pairs as f64),
+                g.unscored
+            ),
+            if positive {
+                Style::new()
+            } else {
+                Style::new().fg(Color::Gray)
+            },
+        ));
+    }
+    let title = format!(
+        " judged pairs: {} of them, grade ≥ {} duplicates ",
+        truth.pairs.len(),
+        truth.positive_from
+    );
+    frame.render_widget(
+        ratatui::widgets::Paragraph::new(lines).block(Block::bordered().title(title)),
+        area,
+    );
 }
 
 type Point = (f64, f64);

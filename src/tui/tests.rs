@@ -879,3 +879,105 @@ fn pairs_computed_elsewhere_tune_like_neardup_evaluate_and_cannot_be_saved() {
         "{e}"
     );
 }
+
+/// `experiments/judged_demo.yaml` written into `dir` with the pairs file
+/// named absolutely, so that a file saved beside it finds them too.
+fn judged_experiment(dir: &std::path::Path, pairs: Option<&str>) -> std::path::PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let demo_pairs = root.join("datasets/judged/demo_pairs.csv");
+    let pairs_path = match pairs {
+        Some(text) => {
+            let p = dir.join("bad_pairs.csv");
+            std::fs::write(&p, text).unwrap();
+            p
+        }
+        None => demo_pairs,
+    };
+    let text = std::fs::read_to_string(root.join("experiments/judged_demo.yaml"))
+        .unwrap()
+        .replace(
+            "../datasets/judged/demo_pairs.csv",
+            pairs_path.to_str().unwrap(),
+        );
+    let path = dir.join("judged_demo.yaml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn judged_pairs_follow_the_threshold_and_saving_reproduces_them() {
+    use crate::eval::judged::evaluate_judged;
+    use crate::experiment::{judged::judge, load_corpus, run_experiment};
+    let dir = tempfile::tempdir().unwrap();
+    let path = judged_experiment(dir.path(), None);
+    let bench = load_now(&Source::Experiment(path.clone())).expect("loads");
+    let jaccard = algorithm(&bench, "jaccard(w=3)", Extraction::Main);
+    let mut app = App::with_workbench(bench);
+    focus(&mut app, jaccard);
+    insta::assert_snapshot!("tuning_judged", screen(&app, 100, 34));
+    let before = app.bench.as_ref().unwrap().tunings[jaccard]
+        .judged_evaluation
+        .clone()
+        .expect("judged figures");
+    for _ in 0..5 {
+        key(&mut app, KeyCode::Right);
+    }
+    let bench = app.bench.as_ref().unwrap();
+    let tuning = &bench.tunings[jaccard];
+    let now = tuning.judged_evaluation.clone().unwrap();
+    assert_eq!(now.threshold, tuning.threshold);
+    assert!(now.counts.detected < before.counts.detected, "{now:?}");
+    // The lookup gives what `neardup run` counts at that threshold.
+    let truth = bench.judged.as_ref().unwrap();
+    let run = &bench.result.algorithms[jaccard].run;
+    assert_eq!(now, evaluate_judged(truth, run, &[tuning.threshold])[0]);
+    assert!(screen(&app, 100, 34).contains(&format!("F {}", super::ui::pct(now.counts.f1()))));
+
+    key(&mut app, KeyCode::Char('s'));
+    let Some(Request::Save(saved)) = app.requests.pop() else {
+        panic!("no save request")
+    };
+    assert_eq!(saved, dir.path().join("judged_demo.tuned.yaml"));
+    perform(&mut app, Request::Save(saved.clone()));
+    assert!(app.status.starts_with("saved"), "{}", app.status);
+    let bench = app.bench.as_ref().unwrap();
+    let config = ExperimentConfig::load(&saved).unwrap();
+    let corpus = load_corpus(&config, &saved).unwrap();
+    let rerun = run_experiment("rerun", &config, &corpus, &Vec::new());
+    let judged = judge(&rerun, truth);
+    for (shown, tuning) in bench.result.algorithms.iter().zip(&bench.tunings) {
+        let k = rerun
+            .algorithms
+            .iter()
+            .position(|a| a.run.label == shown.run.label && a.extraction == shown.extraction)
+            .unwrap();
+        let again = judged[k]
+            .iter()
+            .find(|e| e.threshold == rerun.algorithms[k].threshold)
+            .expect("the threshold is on the grid");
+        assert_eq!(Some(again), tuning.judged_evaluation.as_ref());
+    }
+}
+
+#[test]
+fn a_malformed_pairs_file_fails_the_load_naming_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    for (pairs, says) in [
+        (
+            "a,b,label\nzh-news-00-orig,zh-news-00-full1,3\nzh-news-00-orig,nowhere,1\n",
+            "bad_pairs.csv:3: field `b`: page id `nowhere` is not in the corpus",
+        ),
+        (
+            "a,b,label\nzh-news-00-orig,zh-news-00-full1,3\nzh-news-00-full1,zh-news-00-orig,2\n",
+            "bad_pairs.csv:3: field `b`: the pair",
+        ),
+        (
+            "a,b,label\nzh-news-00-orig,zh-news-00-orig,3\n",
+            "bad_pairs.csv:2: field `b`: the pair judges page `zh-news-00-orig` against itself",
+        ),
+    ] {
+        let path = judged_experiment(dir.path(), Some(pairs));
+        let e = load_now(&Source::Experiment(path)).expect_err("a bad pairs file");
+        assert!(e.contains(says), "{e}");
+    }
+}

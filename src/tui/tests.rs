@@ -928,8 +928,8 @@ fn judged_pairs_follow_the_threshold_and_saving_reproduces_them() {
     assert_eq!(now.threshold, tuning.threshold);
     assert!(now.counts.detected < before.counts.detected, "{now:?}");
     // The lookup gives what `neardup run` counts at that threshold.
-    let truth = bench.judged.as_ref().unwrap();
     let run = &bench.result.algorithms[jaccard].run;
+    let truth = bench.judged.as_ref().unwrap();
     assert_eq!(now, evaluate_judged(truth, run, &[tuning.threshold])[0]);
     assert!(screen(&app, 100, 34).contains(&format!("F {}", super::ui::pct(now.counts.f1()))));
 
@@ -944,7 +944,7 @@ fn judged_pairs_follow_the_threshold_and_saving_reproduces_them() {
     let config = ExperimentConfig::load(&saved).unwrap();
     let corpus = load_corpus(&config, &saved).unwrap();
     let rerun = run_experiment("rerun", &config, &corpus, &Vec::new());
-    let judged = judge(&rerun, truth);
+    let judged = judge(&rerun, bench.judged.as_ref().unwrap());
     for (shown, tuning) in bench.result.algorithms.iter().zip(&bench.tunings) {
         let k = rerun
             .algorithms

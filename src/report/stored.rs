@@ -26,6 +26,17 @@ pub struct StoredRun {
     pub algorithms: Vec<StoredAlgorithm>,
     pub throughput: Vec<StoredStage>,
     pub paper: Option<Paper>,
+    /// What `boilerplate: site` removed, per extraction and group (absent
+    /// in runs without it, and in files written before it was stored).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub boilerplate: Vec<StoredBoilerplate>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredBoilerplate {
+    pub extraction: String,
+    #[serde(flatten)]
+    pub group: crate::extract::boilerplate::GroupReport,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -242,6 +253,16 @@ impl StoredRun {
                 })
                 .collect(),
             paper: paper.cloned(),
+            boilerplate: result
+                .boilerplate
+                .iter()
+                .flat_map(|(extraction, groups)| {
+                    groups.iter().map(|g| StoredBoilerplate {
+                        extraction: extraction.name().to_string(),
+                        group: g.clone(),
+                    })
+                })
+                .collect(),
         }
     }
 }

@@ -74,8 +74,8 @@ pub struct ExperimentResult {
     /// Per extraction, pages whose extracted text was empty. They stay in
     /// the evaluation (a miss is a miss) without a signature.
     pub empty_after_extraction: Vec<(Extraction, usize)>,
-    /// Per extraction, what `boilerplate: site` removed on each host
-    /// (empty when the experiment does not ask for it).
+    /// Per extraction, what `boilerplate: site` removed in each host and
+    /// template group (empty when the experiment does not ask for it).
     pub boilerplate: Vec<(Extraction, Vec<GroupReport>)>,
     /// Per extraction, what the extraction cache gave (empty when it is off).
     pub extract_cache: Vec<(Extraction, CacheReport)>,

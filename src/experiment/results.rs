@@ -49,13 +49,19 @@ pub fn render_summary(result: &ExperimentResult) -> String {
             extraction.name()
         );
     }
-    for (extraction, hosts) in &result.boilerplate {
-        for h in hosts {
+    for (extraction, groups) in &result.boilerplate {
+        for h in groups {
+            // A template's hosts show whether it was mirrored across sites.
+            let hosts = match h.kind.as_str() {
+                "template" => format!(" on {} hosts", h.hosts),
+                _ => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "boilerplate {} {}: {} pages, {} blocks on >= {} pages removed, {} of {} chars",
+                "boilerplate {} {} {}: {} pages{hosts}, {} blocks on >= {} pages removed, {} of {} chars",
                 extraction.name(),
-                h.host,
+                h.kind,
+                h.name,
                 h.pages,
                 h.blocks,
                 h.min_pages,

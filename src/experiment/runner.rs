@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::extract::boilerplate::{remove_site_boilerplate, HostReport};
+use crate::extract::boilerplate::{remove_site_boilerplate, GroupReport};
 use crate::extract::cache::{CacheReport, ExtractCache};
 use crate::extract::structure::DocumentStructure;
 use crate::extract::{self, extract_page, Extraction};
@@ -74,9 +74,9 @@ pub struct ExperimentResult {
     /// Per extraction, pages whose extracted text was empty. They stay in
     /// the evaluation (a miss is a miss) without a signature.
     pub empty_after_extraction: Vec<(Extraction, usize)>,
-    /// Per extraction, what `boilerplate: site` removed on each host
-    /// (empty when the experiment does not ask for it).
-    pub boilerplate: Vec<(Extraction, Vec<HostReport>)>,
+    /// Per extraction, what `boilerplate: site` removed in each host and
+    /// template group (empty when the experiment does not ask for it).
+    pub boilerplate: Vec<(Extraction, Vec<GroupReport>)>,
     /// Per extraction, what the extraction cache gave (empty when it is off).
     pub extract_cache: Vec<(Extraction, CacheReport)>,
     pub truth: Truth,
@@ -289,23 +289,25 @@ fn extract_cleaned(
 ) -> (
     Vec<String>,
     Vec<Arc<DocumentStructure>>,
-    Option<Vec<HostReport>>,
+    Option<Vec<GroupReport>>,
     Option<CacheReport>,
 ) {
     let (texts, structures, cache_report) = extract_texts(corpus, inputs, extraction, clock);
     let Some(site) = &config.boilerplate else {
         return (texts, structures, None, cache_report);
     };
-    // Per distinct input, by its first page's host: a page mirrored a
-    // thousand times must not make its own text boilerplate.
+    // Per distinct input, by its first page's host and skeleton: a page
+    // mirrored a thousand times must not make its own text boilerplate.
     let started = clock.start();
+    let first = |p: &u32| &corpus.pages[*p as usize];
     let urls: Vec<Option<&str>> = inputs
         .first
         .iter()
-        .map(|&p| corpus.pages[p as usize].url.as_deref())
+        .map(|p| first(p).url.as_deref())
         .collect();
+    let ids: Vec<&str> = inputs.first.iter().map(|p| first(p).id.as_str()).collect();
     let mut owned: Vec<DocumentStructure> = structures.iter().map(|s| (**s).clone()).collect();
-    let removed = remove_site_boilerplate(&urls, &mut owned, site);
+    let removed = remove_site_boilerplate(&ids, &urls, &mut owned, site);
     let texts = owned.par_iter().map(|s| s.text()).collect();
     let structures = owned.into_iter().map(Arc::new).collect();
     clock.stop(

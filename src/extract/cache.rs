@@ -21,26 +21,29 @@ use std::sync::{OnceLock, RwLock};
 
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
+use super::skeleton::{Skeleton, HASHES};
 use super::structure::{DocumentStructure, SentenceSpan};
 use super::Extraction;
 use crate::corpus::{Content, Page};
 
 const MAGIC: &[u8; 8] = b"NDUPXC\r\n";
-/// The file layout; bumped when it changes.
-const FORMAT: u32 = 1;
+/// The file layout; bumped when it changes (2: each entry ends in the
+/// page's DOM skeleton, for `boilerplate: { group: template }`).
+const FORMAT: u32 = 2;
 /// Magic, format, fingerprint, entry count.
 const HEADER: usize = 8 + 4 + 16 + 8;
 
 /// What the extractor's output depends on: its code and the versions of
 /// the crates it calls (html5ever, encoding_rs, chardetng). Any change to
 /// them gives another fingerprint, so every page is extracted again.
-const EXTRACTOR: [&str; 8] = [
+const EXTRACTOR: [&str; 9] = [
     include_str!("mod.rs"),
     include_str!("dom.rs"),
     include_str!("main_content.rs"),
     include_str!("nesting.rs"),
     include_str!("decode.rs"),
     include_str!("structure.rs"),
+    include_str!("skeleton.rs"),
     include_str!("../text/lang.rs"),
     include_str!("../../Cargo.lock"),
 ];
@@ -338,6 +341,15 @@ fn serialize<'a>(
             put_u32(&mut out, span.start);
             put_u32(&mut out, span.end);
         }
+        match &s.skeleton {
+            Some(skeleton) => {
+                out.push(1);
+                for v in skeleton.0 {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            None => out.push(0),
+        }
         let length = out.len() - length_at - 4;
         out[length_at..length_at + 4].copy_from_slice(&(length as u32).to_le_bytes());
     }
@@ -415,10 +427,23 @@ fn decode_entry(bytes: &[u8]) -> Option<DocumentStructure> {
             end: r.u32()? as usize,
         });
     }
+    let skeleton = match r.byte()? {
+        0 => None,
+        1 => {
+            let mut values = [0u32; HASHES];
+            for v in &mut values {
+                *v = r.u32()?;
+            }
+            Some(Skeleton(values))
+        }
+        _ => return None,
+    };
     if r.remaining() != 0 {
         return None;
     }
-    DocumentStructure::try_from_spans(title, subtitles, paragraphs, &spans)
+    let mut structure = DocumentStructure::try_from_spans(title, subtitles, paragraphs, &spans)?;
+    structure.skeleton = skeleton;
+    Some(structure)
 }
 
 struct Reader<'a> {
@@ -480,8 +505,10 @@ mod tests {
             ),
             page(
                 "b",
-                "<html><body><article><p>The council met on Monday. It voted, at last, \
-                 to rebuild the bridge.</p><p>Work starts in May.</p></article></body></html>",
+                "<html><body><header><nav><ul><li>Home</li><li>News</li></ul></nav></header>\
+                 <article><p>The council met on Monday. It voted, at last, \
+                 to rebuild the bridge.</p><p>Work starts in May.</p></article>\
+                 <aside><p>Most read</p></aside><footer><p>Contact</p></footer></body></html>",
             ),
             page("c", ""),
         ]
@@ -501,6 +528,8 @@ mod tests {
                 .map(|p| (page_key(p), extract_page(p, extraction).structure))
                 .collect();
             assert!(extracted.iter().any(|(_, s)| !s.sentences.is_empty()));
+            // What template grouping reads comes back too.
+            assert!(extracted.iter().any(|(_, s)| s.skeleton.is_some()));
             let (cache, warning) = cached(dir.path(), extraction);
             assert!(cache.is_empty() && warning.is_none());
             cache.write(extracted.iter().map(|(k, s)| (*k, s))).unwrap();

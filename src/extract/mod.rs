@@ -12,6 +12,7 @@ pub mod dom;
 pub mod gold;
 pub mod main_content;
 mod nesting;
+pub mod skeleton;
 pub mod structure;
 
 use serde::{Deserialize, Serialize};
@@ -125,8 +126,10 @@ pub fn extract_html(html: &str, extraction: Extraction) -> ExtractedPage {
             (Vec::new(), lines.into_iter().map(|l| l.text).collect())
         }
     };
+    let mut structure = DocumentStructure::new(title, subtitles, paragraphs);
+    structure.skeleton = skeleton::of(&dom);
     ExtractedPage {
-        structure: DocumentStructure::new(title, subtitles, paragraphs),
+        structure,
         encoding: None,
     }
 }

@@ -31,6 +31,10 @@ pub struct DocumentStructure {
     pub subtitles: Vec<String>,
     pub paragraphs: Vec<String>,
     pub sentences: Vec<Sentence>,
+    /// The page's DOM skeleton, for grouping pages by template (see
+    /// `extract::skeleton`); `None` for text pages and pages without one.
+    #[serde(skip)]
+    pub skeleton: Option<super::skeleton::Skeleton>,
 }
 
 impl DocumentStructure {
@@ -109,6 +113,7 @@ impl DocumentStructure {
             subtitles,
             paragraphs,
             sentences,
+            skeleton: None,
         }
     }
 

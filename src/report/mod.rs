@@ -854,6 +854,7 @@ fn markdown(
             );
         }
     }
+    boilerplate_section(&mut md, runs);
     chart(&mut md, "Throughput", "throughput", "throughput_stages", "Pages per second of each algorithm's own stages (decoding, extraction and tokenising are shared and listed in the runs' throughput.csv).");
     chart(&mut md, "Scores of true and false pairs", "scores", "scores", "Every stored pair (within the floor) by score; the black line is the configured threshold.");
     if extras.lsh {
@@ -873,6 +874,39 @@ fn markdown(
         }
     }
     md
+}
+
+/// What `boilerplate: site` removed in each host and template group.
+fn boilerplate_section(md: &mut String, runs: &[(String, StoredRun)]) {
+    if runs.iter().all(|(_, r)| r.boilerplate.is_empty()) {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "\n## Boilerplate across pages\n\nBlocks on at least the given number of a group's pages \
+         (`boilerplate: site`) were removed before tokenising; a template groups pages whose DOM \
+         skeletons match, on any host.\n\n\
+         | run | extract | group | name | pages | hosts | blocks on >= pages | blocks removed | chars removed |\n\
+         |---|---|---|---|---:|---:|---:|---:|---:|"
+    );
+    for (name, run) in runs {
+        for b in &run.boilerplate {
+            let g = &b.group;
+            let _ = writeln!(
+                md,
+                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} of {} |",
+                b.extraction,
+                g.kind,
+                g.name,
+                g.pages,
+                g.hosts,
+                g.min_pages,
+                g.blocks,
+                g.chars_removed,
+                g.chars
+            );
+        }
+    }
 }
 
 /// Best pairwise F per algorithm and where it peaks, beside the figures

@@ -30,6 +30,10 @@ pub struct StoredRun {
     /// The judged pairs, when the corpus gives its truth so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judged: Option<StoredJudged>,
+    /// What `boilerplate: site` removed, per extraction and group (absent
+    /// in runs without it, and in files written before it was stored).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub boilerplate: Vec<StoredBoilerplate>,
 }
 
 /// What the judged pairs are: the file, the least positive grade, how
@@ -41,6 +45,13 @@ pub struct StoredJudged {
     pub pairs: u64,
     pub positives: u64,
     pub grades: Vec<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredBoilerplate {
+    pub extraction: String,
+    #[serde(flatten)]
+    pub group: crate::extract::boilerplate::GroupReport,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -263,6 +274,16 @@ impl StoredRun {
                 .collect(),
             paper: paper.cloned(),
             judged: None,
+            boilerplate: result
+                .boilerplate
+                .iter()
+                .flat_map(|(extraction, groups)| {
+                    groups.iter().map(|g| StoredBoilerplate {
+                        extraction: extraction.name().to_string(),
+                        group: g.clone(),
+                    })
+                })
+                .collect(),
         }
     }
 

@@ -1,0 +1,199 @@
+//! A page's DOM skeleton, for grouping pages by template.
+//!
+//! The skeleton is the set of distinct root-to-element paths of the page's
+//! block elements, each step a tag with its class and id words (words with
+//! digits left out: `post-1234`, `item-3` name the story, not the
+//! template). A set, not a sequence: a story with twelve paragraphs and one
+//! with three give the same paths, and one extra figure or quote in the
+//! body adds a path or two to the hundred or more a real template has.
+//!
+//! Pages are compared by the Jaccard similarity of those sets, estimated by
+//! a 16-value MinHash ([`Skeleton`]). MinHash rather than SimHash because
+//! the sets are small (tens to a few hundred paths): one extra path moves a
+//! 64-bit SimHash by several bits on such a set, where it changes each
+//! min-hash with probability 1/|set| only, so near-equal skeletons keep
+//! near-equal signatures. Grouping ([`template_groups`]) is linear: LSH
+//! buckets (4 bands of 4 min-hashes) and one comparison per page and band
+//! with the bucket's first page, never all pairs.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use super::dom::Dom;
+
+/// Min-hashes per skeleton.
+pub const HASHES: usize = 16;
+const BANDS: usize = 4;
+const ROWS: usize = HASHES / BANDS;
+/// A page with fewer distinct block paths has no template worth the name
+/// (a bare `<p>` page): it gets no skeleton, so bare pages are never
+/// grouped together by their lack of structure.
+pub const MIN_PATHS: usize = 8;
+/// Min-hashes two skeletons must share to be one template: 12 of 16, an
+/// estimated Jaccard of 0.75. Stories on one template share nearly every
+/// path (0.9 and above); two templates of one CMS share the frame but not
+/// its classes.
+pub const MIN_AGREE: usize = 12;
+
+/// The MinHash of a page's skeleton paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct Skeleton(pub [u32; HASHES]);
+
+impl Skeleton {
+    /// Min-hashes the two skeletons share, out of [`HASHES`].
+    pub fn agreement(&self, other: &Skeleton) -> usize {
+        self.0.iter().zip(&other.0).filter(|(a, b)| a == b).count()
+    }
+}
+
+/// One step of a path: the tag and its class and id words without digits.
+fn step(tag: &str, class_id: &str) -> u64 {
+    let mut words: Vec<&str> = class_id
+        .split_ascii_whitespace()
+        .filter(|w| !w.bytes().any(|b| b.is_ascii_digit()))
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    let mut label = String::with_capacity(tag.len() + class_id.len() + 1);
+    label.push_str(tag);
+    for w in words {
+        label.push('.');
+        label.push_str(w);
+    }
+    xxh3_64_with_seed(label.as_bytes(), 0x736b_656c)
+}
+
+/// The skeleton of a parsed page; `None` when its body has fewer than
+/// [`MIN_PATHS`] distinct block paths.
+pub fn of(dom: &Dom) -> Option<Skeleton> {
+    // Elements come in document order, so a parent's path is known before
+    // its children's.
+    let mut paths: Vec<u64> = Vec::with_capacity(dom.elements.len());
+    let mut features: Vec<u64> = Vec::new();
+    let body = dom.body;
+    let mut in_body: Vec<bool> = Vec::with_capacity(dom.elements.len());
+    for (i, e) in dom.elements.iter().enumerate() {
+        let parent = e.parent.map(|p| p as usize);
+        let parent_path = parent.map_or(0, |p| paths[p]);
+        let path = xxh3_64_with_seed(
+            &[
+                parent_path.to_le_bytes(),
+                step(&e.tag, &e.class_id).to_le_bytes(),
+            ]
+            .concat(),
+            0x70_6174_68,
+        );
+        paths.push(path);
+        let inside = body.is_none_or(|b| b as usize == i) || parent.is_some_and(|p| in_body[p]);
+        in_body.push(inside);
+        if inside && e.is_block && !e.dropped {
+            features.push(path);
+        }
+    }
+    features.sort_unstable();
+    features.dedup();
+    if features.len() < MIN_PATHS {
+        return None;
+    }
+    let mut mins = [u32::MAX; HASHES];
+    for f in features {
+        for (k, m) in mins.iter_mut().enumerate() {
+            let h = (xxh3_64_with_seed(&f.to_le_bytes(), k as u64) >> 32) as u32;
+            *m = (*m).min(h);
+        }
+    }
+    Some(Skeleton(mins))
+}
+
+fn find(parent: &mut [usize], mut x: usize) -> usize {
+    while parent[x] != x {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    x
+}
+
+/// Template groups: `out[i]` is page i's group (groups numbered by their
+/// first page), `None` for pages without a skeleton. Pages sharing all four
+/// min-hashes of a band fall in one bucket; each joins the bucket's first
+/// page when they share at least [`MIN_AGREE`] min-hashes in all. Linear
+/// in the pages: four bucket look-ups and at most four comparisons each.
+pub fn template_groups(skeletons: &[Option<&Skeleton>]) -> Vec<Option<usize>> {
+    let n = skeletons.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    let mut heads: HashMap<(usize, [u32; ROWS]), usize> = HashMap::new();
+    for (i, s) in skeletons.iter().enumerate() {
+        let Some(s) = s else { continue };
+        for band in 0..BANDS {
+            let key: [u32; ROWS] = s.0[band * ROWS..(band + 1) * ROWS]
+                .try_into()
+                .expect("ROWS values");
+            let head = *heads.entry((band, key)).or_insert(i);
+            if head != i && skeletons[head].is_some_and(|h| h.agreement(s) >= MIN_AGREE) {
+                let (a, b) = (find(&mut parent, head), find(&mut parent, i));
+                // The smaller index is the root, so a group is named by
+                // its first page whatever the order of joins.
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    (0..n)
+        .map(|i| skeletons[i].map(|_| find(&mut parent, i)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(wrapper: &str, story: &str) -> String {
+        format!(
+            "<html><body class='{wrapper}'><header class='top'><nav class='menu'><ul><li>Home</li>\
+             <li>News</li></ul></nav></header><div class='layout'><main class='content'>\
+             <article class='story post-{}'>{story}</article></main><aside class='side'>\
+             <div class='box'><h3>Most read</h3><ul class='list'><li>a</li></ul></div></aside>\
+             </div><footer class='foot'><p>Copyright</p><div class='legal'><p>x</p></div>\
+             </footer></body></html>",
+            story.len()
+        )
+    }
+
+    fn skeleton(html: &str) -> Option<Skeleton> {
+        of(&Dom::parse(html))
+    }
+
+    #[test]
+    fn stories_on_one_template_share_a_skeleton_and_other_templates_do_not() {
+        let a = skeleton(&page("site", "<p>One.</p><p>Two.</p><p>Three.</p>")).unwrap();
+        // More paragraphs, another post number: the same set of paths.
+        let b = skeleton(&page("site", "<p>Other story.</p>")).unwrap();
+        assert_eq!(a, b);
+        // Another template: other classes throughout.
+        let other = page("site", "<p>One.</p>")
+            .replace("class='", "class='v2-")
+            .replace("<div", "<section")
+            .replace("</div>", "</section>");
+        let c = skeleton(&other).unwrap();
+        assert!(a.agreement(&c) < MIN_AGREE, "{}", a.agreement(&c));
+        // A bare page has no skeleton at all.
+        assert_eq!(
+            skeleton("<html><body><p>Just text.</p></body></html>"),
+            None
+        );
+    }
+
+    #[test]
+    fn groups_join_near_equal_skeletons_only() {
+        let a = skeleton(&page("site", "<p>One.</p>")).unwrap();
+        let mut near = a;
+        near.0[0] ^= 1; // one min-hash off: 15 of 16 agree
+        let mut far = a;
+        for v in &mut far.0[..8] {
+            *v ^= 1; // half of them off, one band intact
+        }
+        let groups = template_groups(&[Some(&far), Some(&a), None, Some(&near), Some(&a)]);
+        assert_eq!(groups, [Some(0), Some(1), None, Some(1), Some(1)]);
+    }
+}

@@ -89,6 +89,12 @@ fn signatures_are_the_in_process_sketches_with_their_settings() {
         assert_eq!(settings["rows"], banding.rows);
         assert_eq!(settings["threshold"], 0.6);
         assert_eq!(settings["seed"], 0x6d69_6e68_6173_6801u64);
+        // The family's name and version travel with the seed, so sketches
+        // from another hashing never join these.
+        assert_eq!(
+            settings["hash_family"],
+            neardup::algo::shingling::minhash::MINHASH_FAMILY
+        );
         let (bands, _) = read(&out.join("minhash-0/bands").join(&part));
         assert_eq!(bands.height(), signatures.height() * banding.bands);
         // Each stored sketch is the one the detector computes in-process,
@@ -123,6 +129,10 @@ fn signatures_are_the_in_process_sketches_with_their_settings() {
         }
         let (fps, meta) = read(&out.join("simhash-1/fingerprints").join(&part));
         assert_eq!(meta["settings"]["layout"], "6c3");
+        assert_eq!(
+            meta["settings"]["hash_family"],
+            neardup::algo::simhash::HASH_FAMILY
+        );
         assert_eq!(meta["settings"]["tables"].as_array().unwrap().len(), 20);
         assert!(fps.height() > 0);
     }

@@ -22,7 +22,9 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use super::{write_table, DistError, Shard, FORMAT};
-use crate::algo::shingling::minhash::{MINHASH_SEED, ONE_PERMUTATION_SEED};
+use crate::algo::shingling::minhash::{
+    MINHASH_FAMILY, MINHASH_SEED, ONE_PERMUTATION_FAMILY, ONE_PERMUTATION_SEED,
+};
 use crate::algo::shingling::{CandidateSearch, SetScore, Sketching, Verify};
 use crate::algo::simhash::{self, Weights};
 use crate::algo::{Detector, Document};
@@ -238,9 +240,9 @@ pub fn write_signatures(
                 let banding = detector.banding().expect("exportable searches band");
                 let mut settings =
                     common_settings(&key, &label, algorithm, &tokenizer, extraction, corpus);
-                let seed = match c.sketch {
-                    Sketching::Minhash => MINHASH_SEED,
-                    Sketching::OnePermutation => ONE_PERMUTATION_SEED,
+                let (seed, family) = match c.sketch {
+                    Sketching::Minhash => (MINHASH_SEED, MINHASH_FAMILY),
+                    Sketching::OnePermutation => (ONE_PERMUTATION_SEED, ONE_PERMUTATION_FAMILY),
                 };
                 settings.extend([
                     ("algorithm".into(), Detector::name(&detector).into()),
@@ -251,6 +253,7 @@ pub fn write_signatures(
                     ),
                     ("hashes".into(), detector.hashes().into()),
                     ("seed".into(), seed.into()),
+                    ("hash_family".into(), family.into()),
                     ("bands".into(), banding.bands.into()),
                     ("rows".into(), banding.rows.into()),
                     ("min_shared".into(), banding.min_shared.into()),
@@ -363,6 +366,7 @@ pub fn write_signatures(
                     ("idf".into(), c.idf.clone().into()),
                     ("bits".into(), c.bits.into()),
                     ("seed".into(), simhash::SEED.into()),
+                    ("hash_family".into(), simhash::HASH_FAMILY.into()),
                     ("layout".into(), layout.to_string().into()),
                     ("max_k".into(), layout.max_k().into()),
                     ("tables".into(), tables.into()),

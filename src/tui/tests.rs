@@ -566,7 +566,9 @@ fn thresholds_past_the_floor_are_refused_with_the_floor_named() {
     }
     key(&mut app, KeyCode::Enter);
     assert!(
-        app.status.contains("past the floor 6") && app.status.contains("`floor`"),
+        app.status.contains("past the floor 6")
+            && app.status.contains("`floor`")
+            && app.status.contains("candidates: all_pairs"),
         "{}",
         app.status
     );

@@ -223,8 +223,15 @@ impl Tuning {
                     scale.name
                 )
             } else {
+                // SimHash's permuted tables find pairs only as far as their
+                // layout reaches, so a higher floor alone is refused by the config.
+                let reach = if result.run.name == "simhash" {
+                    "raise this algorithm's `floor` in the experiment, with a wider `index` layout or `candidates: all_pairs` (the tables find no pair past their layout)"
+                } else {
+                    "raise this algorithm's `floor` in the experiment to reach it"
+                };
                 format!(
-                    "{} is past the floor {}: pairs beyond it were never stored; raise this algorithm's `floor` in the experiment to reach it",
+                    "{} is past the floor {}: pairs beyond it were never stored; {reach}",
                     round4(value),
                     scale.floor
                 )

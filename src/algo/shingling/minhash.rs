@@ -22,6 +22,12 @@ use crate::text::shingle::fmix64;
 
 /// Fixed so that sketches are the same on every run and machine.
 pub const MINHASH_SEED: u64 = 0x6d69_6e68_6173_6801;
+/// Names the hash family with its version. Exported sketches carry it, so
+/// files written by different families are never joined: the seed alone
+/// does not say how its values were computed. Change it whenever a change
+/// to the hashing changes a sketch's values.
+pub const MINHASH_FAMILY: &str = "fold64-xor-mul32 v2";
+pub const ONE_PERMUTATION_FAMILY: &str = "oph-optimal-densification v1";
 pub const ONE_PERMUTATION_SEED: u64 = 0x6f70_6800_6465_6e73;
 
 /// SplitMix64: the parameter stream of the hash families.
@@ -140,14 +146,32 @@ unsafe fn update_mins_avx2(mins: &mut [u32], xor: &[u32], mul: &[u32], keys: &[u
 pub struct OnePermutation {
     bins: usize,
     seed: u64,
+    /// The first [`PROBES_KEPT`] bins each bin's densification probes, in
+    /// order. They depend on the bin and the seed only, so computing them
+    /// once takes the hashing out of every page's densification.
+    probes: Vec<u32>,
 }
+
+/// Probes kept per bin: an empty bin's first probe lands on a filled bin
+/// with the share of bins filled (about 85% at two shingles a bin), so
+/// eight probes leave about one bin in a million to hash further.
+const PROBES_KEPT: usize = 8;
+
+/// Shingles mixed per pass: the mixing vectorises over a buffer that stays
+/// on the stack, and the scatter into bins follows while it is in L1.
+const MIX_CHUNK: usize = 64;
+
+/// Bins whose "reached" flags fit on the stack.
+const STACK_BINS: usize = 512;
 
 impl OnePermutation {
     pub fn new(bins: usize, seed: u64) -> Self {
-        OnePermutation {
-            bins: bins.max(1),
-            seed,
-        }
+        let bins = bins.max(1);
+        let probes = (0..bins)
+            .flat_map(|j| (0..PROBES_KEPT as u64).map(move |attempt| (j, attempt)))
+            .map(|(j, attempt)| bin_of(bins, probe_hash(seed, j, attempt)) as u32)
+            .collect();
+        OnePermutation { bins, seed, probes }
     }
 
     pub fn len(&self) -> usize {
@@ -158,75 +182,115 @@ impl OnePermutation {
         false
     }
 
-    /// Maps 32 random bits onto 0..n without a division.
-    #[inline]
-    fn bin_of(&self, bits: u64) -> usize {
-        ((bits >> 32).wrapping_mul(self.bins as u64) >> 32) as usize
-    }
-
     pub fn sketch(&self, shingles: &[u64]) -> Vec<u32> {
         if shingles.is_empty() {
             return Vec::new();
         }
         let n = self.bins;
-        let mixed = mix_all(shingles, self.seed);
         let mut mins = vec![u32::MAX; n];
-        let mut filled = vec![0u64; n.div_ceil(64)];
-        for &g in &mixed {
-            let bin = self.bin_of(g);
-            // Branch-free: whether a shingle lowers its bin is a coin flip
-            // the branch predictor cannot learn.
-            mins[bin] = mins[bin].min(g as u32);
-            filled[bin / 64] |= 1 << (bin % 64);
+        // A flag byte per bin rather than a bit: a bitset's read-modify-write
+        // of one word chains every shingle's store through memory, separate
+        // bytes let the stores run independently.
+        let mut stack_flags = [false; STACK_BINS];
+        let mut heap_flags = Vec::new();
+        let reached: &mut [bool] = if n <= STACK_BINS {
+            &mut stack_flags[..n]
+        } else {
+            heap_flags.resize(n, false);
+            &mut heap_flags
+        };
+        let mut mixed = [0u64; MIX_CHUNK];
+        for chunk in shingles.chunks(MIX_CHUNK) {
+            let mixed = &mut mixed[..chunk.len()];
+            mix_into(chunk, self.seed, mixed);
+            for &g in mixed.iter() {
+                let bin = bin_of(n, g);
+                // SAFETY: `bin_of(n, _)` is `(x * n) >> 32` with `x < 2^32`,
+                // so below `n`, the length of both slices; the bounds checks
+                // were a fifth of this loop.
+                unsafe {
+                    // Branch-free: whether a shingle lowers its bin is a coin
+                    // flip the branch predictor cannot learn.
+                    let min = mins.get_unchecked_mut(bin);
+                    *min = (*min).min(g as u32);
+                    *reached.get_unchecked_mut(bin) = true;
+                }
+            }
         }
-        let is_filled = |k: usize| filled[k / 64] >> (k % 64) & 1 == 1;
         // Each empty bin probes bins in an order fixed by its own index
         // (the same for every page) and copies the first filled one, so two
         // pages agree on it exactly when they agree on the bin it copies.
+        // The first probe is taken without a branch (about one bin in seven
+        // is empty, too often to predict); the few bins whose first probe is
+        // empty too are listed and probed further. Only empty bins are
+        // written, and only filled bins are read, so the copies can be made
+        // in place.
+        let mut unresolved = Vec::new();
         for j in 0..n {
-            if is_filled(j) {
-                continue;
+            let first = self.probes[j * PROBES_KEPT] as usize;
+            let source = if reached[j] { j } else { first };
+            mins[j] = mins[source];
+            if !reached[j] & !reached[first] {
+                unresolved.push(j);
             }
-            let mut attempt = 0u64;
-            loop {
-                let probe = fmix64(self.seed ^ ((j as u64) << 32 | attempt));
-                let k = self.bin_of(probe);
-                if is_filled(k) {
-                    mins[j] = mins[k];
-                    break;
-                }
-                attempt += 1;
-            }
+        }
+        for j in unresolved {
+            let kept = &self.probes[j * PROBES_KEPT + 1..(j + 1) * PROBES_KEPT];
+            let source = kept
+                .iter()
+                .map(|&k| k as usize)
+                .find(|&k| reached[k])
+                .unwrap_or_else(|| {
+                    (PROBES_KEPT as u64..)
+                        .map(|attempt| bin_of(n, probe_hash(self.seed, j, attempt)))
+                        .find(|&k| reached[k])
+                        .expect("a page with a shingle fills a bin")
+                });
+            mins[j] = mins[source];
         }
         mins
     }
 }
 
-/// `fmix64(h ^ seed)` of every shingle, in a loop of its own so that it
-/// vectorises (eight 64-bit lanes per AVX-512 register); the bins are then
-/// filled by a scalar pass.
-fn mix_all(shingles: &[u64], seed: u64) -> Vec<u64> {
+/// Maps 32 random bits onto 0..n without a division.
+#[inline]
+fn bin_of(bins: usize, bits: u64) -> usize {
+    ((bits >> 32).wrapping_mul(bins as u64) >> 32) as usize
+}
+
+/// The hash behind an empty bin's `attempt`-th densification probe.
+fn probe_hash(seed: u64, bin: usize, attempt: u64) -> u64 {
+    fmix64(seed ^ ((bin as u64) << 32 | attempt))
+}
+
+/// `fmix64(h ^ seed)` of every shingle of a chunk, in a loop of its own so
+/// that it vectorises (eight 64-bit lanes per AVX-512 register); the bins
+/// are then filled by a scalar pass.
+#[inline]
+fn mix_into(shingles: &[u64], seed: u64, out: &mut [u64]) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512dq")
         {
             // SAFETY: the CPU has the features the function is compiled for.
-            return unsafe { mix_all_avx512(shingles, seed) };
+            return unsafe { mix_into_avx512(shingles, seed, out) };
         }
     }
-    mix_all_portable(shingles, seed)
+    mix_into_portable(shingles, seed, out)
 }
 
 #[inline(always)]
-fn mix_all_portable(shingles: &[u64], seed: u64) -> Vec<u64> {
-    shingles.iter().map(|&h| fmix64(h ^ seed)).collect()
+fn mix_into_portable(shingles: &[u64], seed: u64, out: &mut [u64]) {
+    for (o, &h) in out.iter_mut().zip(shingles) {
+        *o = fmix64(h ^ seed);
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq")]
-unsafe fn mix_all_avx512(shingles: &[u64], seed: u64) -> Vec<u64> {
-    mix_all_portable(shingles, seed)
+unsafe fn mix_into_avx512(shingles: &[u64], seed: u64, out: &mut [u64]) {
+    mix_into_portable(shingles, seed, out)
 }
 
 /// The fraction of positions at which two sketches agree: the estimate of
@@ -501,7 +565,7 @@ mod tests {
             let (mut mins, mut filled) = (vec![u32::MAX; n], vec![false; n]);
             for &h in set {
                 let g = fmix64(h ^ oph.seed);
-                let bin = oph.bin_of(g);
+                let bin = bin_of(oph.bins, g);
                 if !filled[bin] || (g as u32) < mins[bin] {
                     mins[bin] = g as u32;
                     filled[bin] = true;
@@ -510,7 +574,7 @@ mod tests {
             for j in 0..n {
                 let mut attempt = 0u64;
                 while !filled[j] {
-                    let k = oph.bin_of(fmix64(oph.seed ^ ((j as u64) << 32 | attempt)));
+                    let k = bin_of(oph.bins, fmix64(oph.seed ^ ((j as u64) << 32 | attempt)));
                     if filled[k] {
                         mins[j] = mins[k];
                         break;
@@ -520,7 +584,9 @@ mod tests {
             }
             mins
         };
-        for n in [1, 64, 100, 128, 300] {
+        // 3 shingles in 300 or 600 bins send most empty bins past the kept
+        // probes; 600 bins keep their flags on the heap.
+        for n in [1, 64, 100, 128, 300, 600] {
             let oph = OnePermutation::new(n, ONE_PERMUTATION_SEED);
             for (a, _) in set_pairs(20, 5) {
                 assert_eq!(oph.sketch(&a), reference(&oph, &a), "n = {n}");

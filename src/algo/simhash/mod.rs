@@ -23,6 +23,9 @@ use tables::Layout;
 
 /// Fixed so that fingerprints are the same on every run and machine.
 pub const SEED: u64 = 0x7369_6d68_6173_6801;
+/// The feature hash with its version, carried by exported fingerprints
+/// beside the seed (see `shingling::minhash::MINHASH_FAMILY`).
+pub const HASH_FAMILY: &str = "xxh3-128 v1";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

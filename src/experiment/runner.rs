@@ -9,7 +9,8 @@ use crate::algo::{AlgorithmRun, Document};
 use crate::corpus::{Content, Corpus, Page};
 use crate::eval::curve::ThresholdCurve;
 use crate::eval::throughput::{
-    peak_memory_bytes, process_cpu_seconds, Progress, Stage, StageClock, StageRecord,
+    peak_memory_bytes, process_cpu_seconds, release_freed_memory, Progress, Stage, StageClock,
+    StageRecord,
 };
 use crate::eval::{
     evaluate_grouped, grouped_pair_recall, stored_recall, Counts, Evaluation, Truth,
@@ -19,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::extract::boilerplate::{remove_site_boilerplate, GroupReport};
-use crate::extract::cache::{CacheReport, ExtractCache};
+use crate::extract::cache::{CacheReport, ExtractCache, Packed};
 use crate::extract::structure::DocumentStructure;
 use crate::extract::{self, extract_page, Extraction};
 use crate::text::TokenizerConfig;
@@ -157,42 +158,48 @@ fn run_pages(
     // before any algorithm runs.
     let mut extracted = Vec::new();
     let mut extract_cache = Vec::new();
+    // With several extractions, each one's structures wait packed while
+    // the others are made and run: one extraction is unpacked at a time.
+    let pack = config.extractions().len() > 1;
     for extraction in config.extractions() {
         let extract_from = clock.records.len();
-        // The texts are made again from the structures when their turn comes.
-        let (texts, structures, removed, cache_report) =
+        let (structures, removed, cache_report) =
             extract_cleaned(config, &corpus, &inputs, extraction, &mut clock);
-        drop(texts);
         extract_cache.extend(cache_report.map(|r| (extraction, r)));
         if let Some(removed) = removed {
             boilerplate.push((extraction, removed));
         }
-        extracted.push((extraction, structures, extract_from..clock.records.len()));
+        let held = match pack.then(|| Packed::pack(&structures)).flatten() {
+            Some(packed) => Held::Packed(packed),
+            None => Held::Ready(structures),
+        };
+        extracted.push((extraction, held, extract_from..clock.records.len()));
     }
     if let Cow::Owned(corpus) = &mut corpus {
         for page in &mut corpus.pages {
             page.content = Content::Text(String::new());
         }
+        release_freed_memory();
     }
-    for (extraction, structures, extract_records) in extracted {
-        let texts: Vec<String> = structures.par_iter().map(|s| s.text()).collect();
+    for (extraction, held, extract_records) in extracted {
+        let structures = match held {
+            Held::Ready(structures) => structures,
+            Held::Packed(packed) => packed.unpack(),
+        };
+        // Texts are made from the structures where they are read, never
+        // held all at once: a run holds each page's text in its structure
+        // and in its tokens already.
+        let lengths = text_lengths(&structures);
         empty_after_extraction.push((
             extraction,
             inputs
                 .slot
                 .iter()
-                .filter(|&&s| texts[s as usize].trim().is_empty())
+                .filter(|&&s| lengths[s as usize] == 0)
                 .count(),
         ));
         // Retention ("keep the longer page") reads the first extraction's text.
-        let truth = truth.get_or_insert_with(|| {
-            let text_len: Vec<usize> = inputs
-                .slot
-                .iter()
-                .map(|&s| texts[s as usize].chars().count())
-                .collect();
-            Truth::new(&corpus.pages, &text_len)
-        });
+        let truth = truth.get_or_insert_with(|| page_truth(&corpus.pages, &inputs, &structures));
         // Documents per tokenizer: algorithms with tokens of their own
         // tokenise once per kind, not once each.
         // With the record of the tokenising stage, for end-to-end times.
@@ -217,7 +224,6 @@ fn run_pages(
                     let docs = tokenize_documents(
                         &corpus.pages,
                         &inputs,
-                        &texts,
                         &structures,
                         &tokenizer,
                         &label,
@@ -257,6 +263,12 @@ fn run_pages(
             }
             algorithms.push(result);
         }
+        // This extraction's structures go now; the semantic method's
+        // analyses of them with them.
+        crate::algo::semantic::forget_analyses();
+        drop(tokenized);
+        drop(structures);
+        release_freed_memory();
     }
 
     ExperimentResult {
@@ -277,8 +289,14 @@ fn run_pages(
     }
 }
 
+/// An extraction's structures while they wait their turn.
+enum Held {
+    Ready(Vec<Arc<DocumentStructure>>),
+    Packed(Packed),
+}
+
 /// Decodes and extracts every distinct input, then drops site
-/// boilerplate when the experiment asks: the texts and structures per
+/// boilerplate when the experiment asks: the structures per
 /// slot, and what the boilerplate pass removed.
 fn extract_cleaned(
     config: &ExperimentConfig,
@@ -287,14 +305,13 @@ fn extract_cleaned(
     extraction: Extraction,
     clock: &mut StageClock,
 ) -> (
-    Vec<String>,
     Vec<Arc<DocumentStructure>>,
     Option<Vec<GroupReport>>,
     Option<CacheReport>,
 ) {
-    let (texts, structures, cache_report) = extract_texts(corpus, inputs, extraction, clock);
+    let (structures, cache_report) = extract_structures(corpus, inputs, extraction, clock);
     let Some(site) = &config.boilerplate else {
-        return (texts, structures, None, cache_report);
+        return (structures, None, cache_report);
     };
     // Per distinct input, by its first page's host and skeleton: a page
     // mirrored a thousand times must not make its own text boilerplate.
@@ -308,14 +325,42 @@ fn extract_cleaned(
     let ids: Vec<&str> = inputs.first.iter().map(|p| first(p).id.as_str()).collect();
     let mut owned: Vec<DocumentStructure> = structures.iter().map(|s| (**s).clone()).collect();
     let removed = remove_site_boilerplate(&ids, &urls, &mut owned, site);
-    let texts = owned.par_iter().map(|s| s.text()).collect();
     let structures = owned.into_iter().map(Arc::new).collect();
     clock.stop(
         started,
         Stage::DecodeExtract,
         &format!("{} site boilerplate", extraction.name()),
     );
-    (texts, structures, Some(removed), cache_report)
+    (structures, Some(removed), cache_report)
+}
+
+/// Per slot, whether its text is empty once trimmed (0) or else its
+/// length in characters.
+fn text_lengths(structures: &[Arc<DocumentStructure>]) -> Vec<usize> {
+    structures
+        .par_iter()
+        .map(|s| {
+            let text = s.text();
+            match text.trim().is_empty() {
+                true => 0,
+                false => text.chars().count(),
+            }
+        })
+        .collect()
+}
+
+/// The truth, with the pages' text lengths for the retention rule.
+fn page_truth(
+    pages: &[Page],
+    inputs: &DistinctInputs,
+    structures: &[Arc<DocumentStructure>],
+) -> Truth {
+    let text_len: Vec<usize> = structures
+        .par_iter()
+        .map(|s| s.text().chars().count())
+        .collect();
+    let text_len: Vec<usize> = inputs.slot.iter().map(|&s| text_len[s as usize]).collect();
+    Truth::new(pages, &text_len)
 }
 
 /// The documents of one extraction, tokenised as the experiment
@@ -327,18 +372,11 @@ pub fn documents(
 ) -> (Vec<Document>, Truth) {
     let mut clock = StageClock::new(corpus.len(), corpus.content_bytes());
     let inputs = DistinctInputs::new(&corpus.pages);
-    let (texts, structures, _, _) =
-        extract_cleaned(config, corpus, &inputs, extraction, &mut clock);
-    let text_len: Vec<usize> = inputs
-        .slot
-        .iter()
-        .map(|&s| texts[s as usize].chars().count())
-        .collect();
-    let truth = Truth::new(&corpus.pages, &text_len);
+    let (structures, _, _) = extract_cleaned(config, corpus, &inputs, extraction, &mut clock);
+    let truth = page_truth(&corpus.pages, &inputs, &structures);
     let docs = tokenize_documents(
         &corpus.pages,
         &inputs,
-        &texts,
         &structures,
         &config.tokenizer,
         extraction.name(),
@@ -384,21 +422,17 @@ impl DistinctInputs {
     }
 }
 
-/// Decode and extract each distinct input once, timed: the texts, and the
+/// Decode and extract each distinct input once, timed: the
 /// structures (title, subtitles, sentences) the semantic method reads, per
 /// slot. With the extraction cache on, structures come from it when it
 /// has them (the stage is then timed as `decode+extract (cache)`), and
 /// what was extracted goes back into it.
-fn extract_texts(
+fn extract_structures(
     corpus: &Corpus,
     inputs: &DistinctInputs,
     extraction: Extraction,
     clock: &mut StageClock,
-) -> (
-    Vec<String>,
-    Vec<Arc<DocumentStructure>>,
-    Option<CacheReport>,
-) {
+) -> (Vec<Arc<DocumentStructure>>, Option<CacheReport>) {
     let pages = &corpus.pages;
     let ticker = clock.begin(
         &format!("decode + extract [{}]", extraction.name()),
@@ -434,7 +468,6 @@ fn extract_texts(
         .collect();
     let hits = structures.iter().filter(|s| s.1).count();
     let structures: Vec<Arc<DocumentStructure>> = structures.into_iter().map(|s| s.0).collect();
-    let texts = structures.par_iter().map(|s| s.text()).collect();
     let report = cached.map(|(cache, keys, mut warning)| {
         let misses = structures.len() - hits;
         // Rewritten when anything was extracted, or when pages left the
@@ -459,7 +492,7 @@ fn extract_texts(
         Stage::DecodeExtract
     };
     clock.stop(started, stage, extraction.name());
-    (texts, structures, report)
+    (structures, report)
 }
 
 /// Tokenise each distinct text once, timed under `label`: one document per
@@ -467,7 +500,6 @@ fn extract_texts(
 fn tokenize_documents(
     pages: &[Page],
     inputs: &DistinctInputs,
-    texts: &[String],
     structures: &[Arc<DocumentStructure>],
     tokenizer: &TokenizerConfig,
     label: &str,
@@ -478,9 +510,10 @@ fn tokenize_documents(
     let distinct: Vec<Document> = inputs
         .first
         .par_iter()
-        .zip(texts.par_iter())
-        .map(|(&p, text)| {
-            let d = Document::new(p, text, pages[p as usize].lang.clone(), tokenizer);
+        .zip(structures.par_iter())
+        .map(|(&p, structure)| {
+            let text = structure.text();
+            let d = Document::new(p, &text, pages[p as usize].lang.clone(), tokenizer);
             ticker.tick(1);
             d
         })

@@ -295,6 +295,90 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
+/// Whether `s` fits the format's u32 lengths.
+fn fits(s: &DocumentStructure) -> bool {
+    s.paragraphs
+        .iter()
+        .chain(&s.subtitles)
+        .chain(&s.title)
+        .all(|p| p.len() <= u32::MAX as usize)
+}
+
+fn put_structure(out: &mut Vec<u8>, s: &DocumentStructure) {
+    match &s.title {
+        Some(t) => {
+            out.push(1);
+            put_str(out, t);
+        }
+        None => out.push(0),
+    }
+    put_u32(out, s.subtitles.len());
+    for t in &s.subtitles {
+        put_str(out, t);
+    }
+    put_u32(out, s.paragraphs.len());
+    for p in &s.paragraphs {
+        put_str(out, p);
+    }
+    put_u32(out, s.sentences.len());
+    for span in s.sentence_spans() {
+        put_u32(out, span.paragraph);
+        put_u32(out, span.start);
+        put_u32(out, span.end);
+    }
+    match &s.skeleton {
+        Some(skeleton) => {
+            out.push(1);
+            for v in skeleton.0 {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        None => out.push(0),
+    }
+}
+
+/// Structures packed as the cache file holds them (each text once,
+/// sentences as spans): less than half the memory they take unpacked, for
+/// an extraction that waits while another one's algorithms run.
+#[derive(Debug)]
+pub struct Packed {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Packed {
+    /// `None` when a structure does not fit the format (a string past 4 GiB).
+    pub fn pack(structures: &[std::sync::Arc<DocumentStructure>]) -> Option<Packed> {
+        if !structures.iter().all(|s| fits(s)) {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        let ends = structures
+            .iter()
+            .map(|s| {
+                put_structure(&mut bytes, s);
+                bytes.len()
+            })
+            .collect();
+        bytes.shrink_to_fit();
+        Some(Packed { bytes, ends })
+    }
+
+    /// The structures again, as packed.
+    pub fn unpack(&self) -> Vec<std::sync::Arc<DocumentStructure>> {
+        use rayon::prelude::*;
+        (0..self.ends.len())
+            .into_par_iter()
+            .map(|i| {
+                let start = if i == 0 { 0 } else { self.ends[i - 1] };
+                let s = decode_entry(&self.bytes[start..self.ends[i]])
+                    .expect("a packed structure decodes");
+                std::sync::Arc::new(s)
+            })
+            .collect()
+    }
+}
+
 /// The whole file: header, entries (key, length, structure), checksum.
 fn serialize<'a>(
     fingerprint: u128,
@@ -309,47 +393,13 @@ fn serialize<'a>(
     for (key, s) in entries {
         // Strings past 4 GiB do not fit the u32 lengths: such a page is
         // simply not cached.
-        let too_long = s
-            .paragraphs
-            .iter()
-            .chain(&s.subtitles)
-            .any(|p| p.len() > u32::MAX as usize);
-        if too_long || !seen.insert(key) {
+        if !fits(s) || !seen.insert(key) {
             continue;
         }
         out.extend_from_slice(&key.to_le_bytes());
         let length_at = out.len();
         put_u32(&mut out, 0);
-        match &s.title {
-            Some(t) => {
-                out.push(1);
-                put_str(&mut out, t);
-            }
-            None => out.push(0),
-        }
-        put_u32(&mut out, s.subtitles.len());
-        for t in &s.subtitles {
-            put_str(&mut out, t);
-        }
-        put_u32(&mut out, s.paragraphs.len());
-        for p in &s.paragraphs {
-            put_str(&mut out, p);
-        }
-        put_u32(&mut out, s.sentences.len());
-        for span in s.sentence_spans() {
-            put_u32(&mut out, span.paragraph);
-            put_u32(&mut out, span.start);
-            put_u32(&mut out, span.end);
-        }
-        match &s.skeleton {
-            Some(skeleton) => {
-                out.push(1);
-                for v in skeleton.0 {
-                    out.extend_from_slice(&v.to_le_bytes());
-                }
-            }
-            None => out.push(0),
-        }
+        put_structure(&mut out, s);
         let length = out.len() - length_at - 4;
         out[length_at..length_at + 4].copy_from_slice(&(length as u32).to_le_bytes());
     }
@@ -516,6 +566,17 @@ mod tests {
 
     fn cached(dir: &Path, extraction: Extraction) -> (ExtractCache, Option<String>) {
         ExtractCache::open(file_for(dir, "corpus.jsonl", extraction), extraction)
+    }
+
+    #[test]
+    fn packed_structures_unpack_as_they_were() {
+        let structures: Vec<std::sync::Arc<DocumentStructure>> = pages()
+            .iter()
+            .map(|p| std::sync::Arc::new(extract_page(p, Extraction::Main).structure))
+            .collect();
+        assert!(structures.iter().any(|s| !s.sentences.is_empty()));
+        let packed = Packed::pack(&structures).expect("small pages fit");
+        assert_eq!(packed.unpack(), structures);
     }
 
     #[test]

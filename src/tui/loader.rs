@@ -195,17 +195,21 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<Workbench, String
             }
         })
     };
+    let gauge = Arc::new(Gauge {
+        events: Mutex::new(events.clone()),
+        done: Arc::new(AtomicU64::new(0)),
+    });
     let watchers = experiment::Watchers {
         stages: Some(stages),
-        progress: Some(Progress(Arc::new(Gauge {
-            events: Mutex::new(events.clone()),
-            done: Arc::new(AtomicU64::new(0)),
-        }))),
+        progress: Some(Progress(gauge.clone())),
     };
     let result =
         experiment::run_experiment_observed(&name, &config, &corpus, &references, watchers);
     let _ = forward.join();
-    let bench = Workbench::new(source.clone(), config, Arc::new(corpus), result);
+    gauge.begin("threshold curves", result.algorithms.len() as u64);
+    let bench = Workbench::observed(source.clone(), config, Arc::new(corpus), result, &|| {
+        gauge.advance(1)
+    });
     Ok(match judged {
         Some(truth) => bench.with_judged(truth),
         None => bench,

@@ -523,11 +523,29 @@ impl Workbench {
         corpus: Arc<Corpus>,
         result: ExperimentResult,
     ) -> Self {
+        Self::observed(source, config, corpus, result, &|| {})
+    }
+
+    /// [`Workbench::new`], calling `curve_done` as each algorithm's
+    /// threshold curve is built (they are built in parallel: on a large
+    /// corpus they take seconds).
+    pub fn observed(
+        source: Source,
+        config: ExperimentConfig,
+        corpus: Arc<Corpus>,
+        result: ExperimentResult,
+        curve_done: &(dyn Fn() + Sync),
+    ) -> Self {
+        use rayon::prelude::*;
         let summary = CorpusSummary::new(&corpus, &result.truth);
         let tunings = result
             .algorithms
-            .iter()
-            .map(|a| Tuning::new(a, &result.truth))
+            .par_iter()
+            .map(|a| {
+                let tuning = Tuning::new(a, &result.truth);
+                curve_done();
+                tuning
+            })
             .collect();
         Workbench {
             source,

@@ -208,49 +208,168 @@ pub fn is_declarative(sentence: &str) -> bool {
     !matches!(end, Some('？' | '?' | '！' | '!'))
 }
 
-/// The analysed page: what signing needs, computed once in `fit`.
+/// The analysed page: what signing needs, computed once in `fit`. Words
+/// are ids into the page's own vocabulary and chunks are their hashes:
+/// held as strings (every word twice, in its chunk and its sentence) the
+/// analyses of a corpus took about 70 KB a page, the largest thing a run
+/// held.
 #[derive(Debug, Clone, Default)]
 struct Analysis {
-    title_words: Vec<String>,
-    subtitle_words: Vec<String>,
-    /// Per sentence: its chunks and words.
-    sentences: Vec<(Vec<Chunk>, Vec<String>)>,
+    /// The page's distinct words, concatenated; `word_ends[id]` ends word `id`.
+    vocabulary: String,
+    word_ends: Vec<u32>,
+    title_words: Vec<u32>,
+    subtitle_words: Vec<u32>,
+    /// Every sentence's content chunks' hashes, one sentence after another;
+    /// `sentence_ends[i]` ends sentence `i` in `chunks` and in `words`.
+    chunks: Vec<u64>,
+    /// Every sentence's words (function words and punctuation left out).
+    words: Vec<u32>,
+    sentence_ends: Vec<(u32, u32)>,
 }
 
-fn content_words(chunks: &[Chunk]) -> Vec<String> {
-    chunks
-        .iter()
-        .filter(|c| c.kind.is_content() && c.kind != ChunkKind::Numeral)
-        .flat_map(|c| c.words.iter().cloned())
-        .collect()
+impl Analysis {
+    fn word(&self, id: u32) -> &str {
+        let end = self.word_ends[id as usize] as usize;
+        let start = match id {
+            0 => 0,
+            _ => self.word_ends[id as usize - 1] as usize,
+        };
+        &self.vocabulary[start..end]
+    }
+
+    /// Sentence by sentence: its content chunks' hashes and its words.
+    fn sentences(&self) -> impl Iterator<Item = (&[u64], &[u32])> + '_ {
+        let mut from = (0, 0);
+        self.sentence_ends.iter().map(move |&(c, w)| {
+            let out = (
+                &self.chunks[from.0 as usize..c as usize],
+                &self.words[from.1 as usize..w as usize],
+            );
+            from = (c, w);
+            out
+        })
+    }
+}
+
+/// Gives each distinct word of a page an id, in order of first use.
+#[derive(Default)]
+struct PageVocabulary {
+    ids: HashMap<String, u32>,
+    analysis: Analysis,
+}
+
+impl PageVocabulary {
+    fn id(&mut self, word: &str) -> u32 {
+        if let Some(&id) = self.ids.get(word) {
+            return id;
+        }
+        let a = &mut self.analysis;
+        let id = a.word_ends.len() as u32;
+        a.vocabulary.push_str(word);
+        a.word_ends.push(a.vocabulary.len() as u32);
+        self.ids.insert(word.to_string(), id);
+        id
+    }
+
+    fn content_words(&mut self, chunks: &[Chunk]) -> Vec<u32> {
+        chunks
+            .iter()
+            .filter(|c| c.kind.is_content() && c.kind != ChunkKind::Numeral)
+            .flat_map(|c| c.words.iter())
+            .map(|w| self.id(w))
+            .collect()
+    }
 }
 
 fn analyse(structure: &DocumentStructure) -> Analysis {
-    let title_words = structure
+    let mut v = PageVocabulary::default();
+    v.analysis.title_words = structure
         .title
         .as_deref()
-        .map(|t| content_words(&chunk(&tag(t))))
+        .map(|t| v.content_words(&chunk(&tag(t))))
         .unwrap_or_default();
-    let subtitle_words = content_words(&chunk(&tag(&structure.subtitles.join("。"))));
-    let sentences = structure
-        .sentences
-        .iter()
-        .map(|s| {
-            let words = tag(&s.text);
-            // Function words carry no topic: they stay out of the vectors
-            // (and out of the candidate search's concept sets).
-            let words_only: Vec<String> = words
+    v.analysis.subtitle_words = v.content_words(&chunk(&tag(&structure.subtitles.join("。"))));
+    for s in &structure.sentences {
+        let words = tag(&s.text);
+        // Function words carry no topic: they stay out of the vectors
+        // (and out of the candidate search's concept sets).
+        for w in words
+            .iter()
+            .filter(|w| w.tag != "w" && !is_stop_word(&w.word))
+        {
+            let id = v.id(&w.word);
+            v.analysis.words.push(id);
+        }
+        let content = chunk(&words);
+        v.analysis.chunks.extend(
+            content
                 .iter()
-                .filter(|w| w.tag != "w" && !is_stop_word(&w.word))
-                .map(|w| w.word.clone())
-                .collect();
-            (chunk(&words), words_only)
-        })
-        .collect();
-    Analysis {
-        title_words,
-        subtitle_words,
-        sentences,
+                .filter(|c| c.kind.is_content())
+                .map(chunk_hash),
+        );
+        let ends = (
+            v.analysis.chunks.len() as u32,
+            v.analysis.words.len() as u32,
+        );
+        v.analysis.sentence_ends.push(ends);
+    }
+    let mut analysis = v.analysis;
+    analysis.vocabulary.shrink_to_fit();
+    analysis.chunks.shrink_to_fit();
+    analysis.words.shrink_to_fit();
+    analysis
+}
+
+/// The analyses of the structures the method last read. An experiment
+/// often runs the method more than once on one extraction (two
+/// aggregates, say), and tagging is most of its time; the analyses depend
+/// on the structure alone. Held weakly by structure, so that a structure
+/// dropped and another allocated in its place cannot be mistaken for it.
+type SharedAnalyses = (Vec<std::sync::Weak<DocumentStructure>>, Vec<Arc<Analysis>>);
+
+static LAST_ANALYSED: std::sync::Mutex<Option<SharedAnalyses>> = std::sync::Mutex::new(None);
+
+/// Each structure's analysis, tagged again only when the structures are
+/// not those analysed last.
+fn shared_analyses(distinct: &[&Arc<DocumentStructure>]) -> Vec<Arc<Analysis>> {
+    analyses_kept_in(&LAST_ANALYSED, distinct)
+}
+
+fn analyses_kept_in(
+    last_analysed: &std::sync::Mutex<Option<SharedAnalyses>>,
+    distinct: &[&Arc<DocumentStructure>],
+) -> Vec<Arc<Analysis>> {
+    use rayon::prelude::*;
+    let same = |(weak, _): &SharedAnalyses| {
+        weak.len() == distinct.len()
+            && weak
+                .iter()
+                .zip(distinct)
+                .all(|(w, s)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(s)))
+    };
+    if let Some(last) = last_analysed.lock().ok().and_then(|l| {
+        l.as_ref()
+            .filter(|l| same(l))
+            .map(|(_, analysed)| analysed.clone())
+    }) {
+        return last;
+    }
+    let analysed: Vec<Arc<Analysis>> = distinct.par_iter().map(|s| Arc::new(analyse(s))).collect();
+    if let Ok(mut last) = last_analysed.lock() {
+        *last = Some((
+            distinct.iter().map(|s| Arc::downgrade(s)).collect(),
+            analysed.clone(),
+        ));
+    }
+    analysed
+}
+
+/// Lets go of the analyses kept for the next run on the same structures
+/// (when those structures are done with).
+pub fn forget_analyses() {
+    if let Ok(mut last) = LAST_ANALYSED.lock() {
+        *last = None;
     }
 }
 
@@ -383,35 +502,52 @@ impl Semantic {
         }
     }
 
-    fn concept_vector<'a>(&self, words: impl Iterator<Item = &'a String>) -> ConceptVector {
+    /// Each word's concepts, hashed, by word id: a word recurs across a
+    /// page's sentences, its thesaurus lookup need not.
+    fn page_concepts(&self, analysis: &Analysis) -> Vec<Vec<(u64, f64)>> {
+        (0..analysis.word_ends.len() as u32)
+            .map(|id| {
+                self.thesaurus
+                    .concepts(analysis.word(id), self.level)
+                    .into_iter()
+                    .map(|(concept, share)| {
+                        (xxh3_64_with_seed(concept.as_bytes(), CONCEPT_SEED), share)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn concept_vector(&self, words: &[u32], concepts: &[Vec<(u64, f64)>]) -> ConceptVector {
         let mut weights: HashMap<u64, f64> = HashMap::new();
-        for w in words {
-            for (concept, share) in self.thesaurus.concepts(w, self.level) {
-                *weights
-                    .entry(xxh3_64_with_seed(concept.as_bytes(), CONCEPT_SEED))
-                    .or_insert(0.0) += share;
+        for &w in words {
+            for &(concept, share) in &concepts[w as usize] {
+                *weights.entry(concept).or_insert(0.0) += share;
             }
         }
         ConceptVector::from_weights(weights)
     }
 
     /// W(S) for every sentence (0 for non-declarative ones).
-    fn weigh(&self, structure: &DocumentStructure, analysis: &Analysis) -> Vec<WeighedSentence> {
+    fn weigh(
+        &self,
+        structure: &DocumentStructure,
+        analysis: &Analysis,
+        concepts: &[Vec<(u64, f64)>],
+    ) -> Vec<WeighedSentence> {
         let [a, b, c, d, e, f] = self.coefficients;
         let mut page_tf: HashMap<u64, f64> = HashMap::new();
-        for (chunks, _) in &analysis.sentences {
-            for ch in chunks.iter().filter(|c| c.kind.is_content()) {
-                *page_tf.entry(chunk_hash(ch)).or_insert(0.0) += 1.0;
-            }
+        for &h in &analysis.chunks {
+            *page_tf.entry(h).or_insert(0.0) += 1.0;
         }
         structure
             .sentences
             .iter()
-            .zip(&analysis.sentences)
+            .zip(analysis.sentences())
             .enumerate()
-            .map(|(index, (s, (chunks, words)))| {
+            .map(|(index, (s, (content, words)))| {
                 let declarative = is_declarative(&s.text);
-                let has = |keywords: &[String]| keywords.iter().any(|k| words.contains(k));
+                let has = |keywords: &[u32]| keywords.iter().any(|k| words.contains(k));
                 let ww = position_weight(s);
                 let wt = if has(&analysis.title_words) {
                     table1::TITLE_KEYWORD
@@ -433,17 +569,13 @@ impl Semantic {
                 } else {
                     0.0
                 };
-                let content: Vec<&Chunk> = chunks.iter().filter(|c| c.kind.is_content()).collect();
                 let clauses = 1 + s.text.matches(['，', '；', '：', ',', ';']).count();
                 let wn = if content.is_empty() {
                     0.0
                 } else {
                     content
                         .iter()
-                        .map(|ch| {
-                            let h = chunk_hash(ch);
-                            page_tf[&h] * self.chunk_df.idf_of(h)
-                        })
+                        .map(|&h| page_tf[&h] * self.chunk_df.idf_of(h))
                         .sum::<f64>()
                         / (content.len() * clauses) as f64
                 };
@@ -455,7 +587,7 @@ impl Semantic {
                 WeighedSentence {
                     index,
                     weight,
-                    vector: self.concept_vector(words.iter()),
+                    vector: self.concept_vector(words, concepts),
                     declarative,
                 }
             })
@@ -550,12 +682,11 @@ impl Detector for Semantic {
     /// Tags and chunks every page once, and counts chunk document
     /// frequencies for W(C).
     fn fit(&mut self, docs: &[Document]) -> bool {
-        use rayon::prelude::*;
         self.capped = std::sync::OnceLock::new();
         // Pages sharing one extracted structure (identical inputs) are
         // tagged once: tagging is the expensive part.
         let mut slot_of: HashMap<usize, usize> = HashMap::new();
-        let mut distinct: Vec<&DocumentStructure> = Vec::new();
+        let mut distinct: Vec<&Arc<DocumentStructure>> = Vec::new();
         let slots: Vec<Option<usize>> = docs
             .iter()
             .map(|d| {
@@ -566,8 +697,7 @@ impl Detector for Semantic {
                 }))
             })
             .collect();
-        let analysed: Vec<Arc<Analysis>> =
-            distinct.par_iter().map(|s| Arc::new(analyse(s))).collect();
+        let analysed = shared_analyses(&distinct);
         let none = Arc::new(Analysis::default());
         self.analyses = docs
             .iter()
@@ -583,17 +713,7 @@ impl Detector for Semantic {
         self.chunk_df = DocumentFrequencies::count(docs, |d| {
             analyses
                 .get(&d.page)
-                .map(|a| {
-                    a.sentences
-                        .iter()
-                        .flat_map(|(chunks, _)| {
-                            chunks
-                                .iter()
-                                .filter(|c| c.kind.is_content())
-                                .map(chunk_hash)
-                        })
-                        .collect::<Vec<u64>>()
-                })
+                .map(|a| a.chunks.clone())
                 .unwrap_or_default()
         });
         true
@@ -602,14 +722,15 @@ impl Detector for Semantic {
     fn sign(&self, doc: &Document) -> Option<SemanticSignature> {
         let structure = doc.structure.as_deref()?;
         let analysis = self.analyses.get(&doc.page)?;
-        let topics = self.topic_vector(self.weigh(structure, analysis));
+        let concepts = self.page_concepts(analysis);
+        let topics = self.topic_vector(self.weigh(structure, analysis, &concepts));
         if topics.is_empty() {
             return None;
         }
         let title = (!analysis.title_words.is_empty())
-            .then(|| self.concept_vector(analysis.title_words.iter()));
+            .then(|| self.concept_vector(&analysis.title_words, &concepts));
         let subtitles = (!analysis.subtitle_words.is_empty())
-            .then(|| self.concept_vector(analysis.subtitle_words.iter()));
+            .then(|| self.concept_vector(&analysis.subtitle_words, &concepts));
         let mut concepts: Vec<u64> = title
             .iter()
             .chain(topics.iter())
@@ -814,6 +935,47 @@ mod tests {
         );
         d.structure = Some(Arc::new(structure));
         d
+    }
+
+    #[test]
+    fn analyses_are_shared_while_their_structures_live() {
+        let slot = std::sync::Mutex::new(None);
+        let docs = [
+            doc(0, "江城地铁五号线开通", &["江城地铁五号线今天开通试运营。"]),
+            doc(1, "山区学校迎来新教师", &["山区学校今年迎来十名新教师。"]),
+        ];
+        let structures: Vec<&Arc<DocumentStructure>> =
+            docs.iter().map(|d| d.structure.as_ref().unwrap()).collect();
+        let first = analyses_kept_in(&slot, &structures);
+        let again = analyses_kept_in(&slot, &structures);
+        assert!(first.iter().zip(&again).all(|(a, b)| Arc::ptr_eq(a, b)));
+        // Other structures, even with the same text, are analysed anew.
+        let copies = [
+            doc(0, "江城地铁五号线开通", &["江城地铁五号线今天开通试运营。"]),
+            doc(1, "山区学校迎来新教师", &["山区学校今年迎来十名新教师。"]),
+        ];
+        drop(docs);
+        let structures: Vec<&Arc<DocumentStructure>> = copies
+            .iter()
+            .map(|d| d.structure.as_ref().unwrap())
+            .collect();
+        let fresh = analyses_kept_in(&slot, &structures);
+        assert!(first.iter().zip(&fresh).all(|(a, b)| !Arc::ptr_eq(a, b)));
+        // The compact analysis reads back the words it was made of.
+        let a = &fresh[0];
+        let title: Vec<&str> = a.title_words.iter().map(|&w| a.word(w)).collect();
+        assert_eq!(title.concat(), "江城地铁五号线开通");
+        let words: Vec<&str> = a
+            .sentences()
+            .flat_map(|(_, w)| w)
+            .map(|&w| a.word(w))
+            .collect();
+        assert!(
+            words.contains(&"试运营") || words.contains(&"运营"),
+            "{words:?}"
+        );
+        assert_eq!(a.sentences().count(), 1);
+        assert!(a.sentences().all(|(chunks, _)| !chunks.is_empty()));
     }
 
     #[test]

@@ -552,10 +552,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     objective,
                     f.value
                         .map_or("not reached".into(), |v| format!("{:.2}%", 100.0 * v)),
-                    if f.at_floor {
-                        "; at the floor: the best may lie past it (move `floor` to look)"
-                    } else {
-                        ""
+                    match (f.at_floor, f.algorithm.starts_with("simhash")) {
+                        (true, true) =>
+                            "; at the floor: the best may lie past it (move `floor` to look, \
+                             with a wider `index` layout or `candidates: all_pairs`)",
+                        (true, false) =>
+                            "; at the floor: the best may lie past it (move `floor` to look)",
+                        (false, _) => "",
                     }
                 );
             }

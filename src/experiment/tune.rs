@@ -292,7 +292,8 @@ pub fn render_transfer(tuned: Option<&TunedOn>, rows: &[Transfer], corpus: &str)
     if rows.iter().any(|r| r.at_floor) {
         out.push_str(
             "\n\\* the carried threshold or this corpus's own best sits at the floor: the best may lie \
-             past it, where no pair was stored (move `floor` to see).\n",
+             past it, where no pair was stored (move `floor` to see; for SimHash through its tables, \
+             with a wider `index` layout or `candidates: all_pairs`).\n",
         );
     }
     out

@@ -192,6 +192,9 @@ pub fn run_scale(
     sizes: &[usize],
     mut progress: impl FnMut(&str),
 ) -> Result<ScaleTable, ScaleError> {
+    // The pages are made here, never read again: caching their extraction
+    // would only write a file per size (gigabytes at a million pages).
+    crate::extract::cache::set_dir(None);
     let references = experiment::load_references(config, Path::new("."))?;
     let mut table = ScaleTable {
         pages: sizes.to_vec(),

@@ -208,13 +208,52 @@ pub fn is_declarative(sentence: &str) -> bool {
     !matches!(end, Some('？' | '?' | '！' | '!'))
 }
 
-/// The analysed page: what signing needs, computed once in `fit`.
+/// The analysed page: what signing needs, computed once in `fit`. A
+/// million pages are held at once, so words are ids into the method's
+/// vocabulary and chunks are their hashes (as strings they took about
+/// 30 KB a page).
 #[derive(Debug, Clone, Default)]
-struct Analysis {
-    title_words: Vec<String>,
-    subtitle_words: Vec<String>,
-    /// Per sentence: its chunks and words.
-    sentences: Vec<(Vec<Chunk>, Vec<String>)>,
+struct Analysis<W = u32> {
+    title_words: Vec<W>,
+    subtitle_words: Vec<W>,
+    /// Per sentence: its content chunks' hashes, and its words.
+    sentences: Vec<(Box<[u64]>, Box<[W]>)>,
+}
+
+impl Analysis<String> {
+    fn interned(self, vocabulary: &mut Vocabulary) -> Analysis {
+        let mut ids = |words: Vec<String>| -> Vec<u32> {
+            words.into_iter().map(|w| vocabulary.id(w)).collect()
+        };
+        Analysis {
+            title_words: ids(self.title_words),
+            subtitle_words: ids(self.subtitle_words),
+            sentences: self
+                .sentences
+                .into_iter()
+                .map(|(chunks, words)| (chunks, ids(words.into_vec()).into_boxed_slice()))
+                .collect(),
+        }
+    }
+}
+
+/// Words by id, and ids by word while `fit` interns.
+#[derive(Debug, Clone, Default)]
+struct Vocabulary {
+    words: Vec<String>,
+    ids: HashMap<String, u32>,
+}
+
+impl Vocabulary {
+    fn id(&mut self, word: String) -> u32 {
+        if let Some(&id) = self.ids.get(&word) {
+            return id;
+        }
+        let id = self.words.len() as u32;
+        self.words.push(word.clone());
+        self.ids.insert(word, id);
+        id
+    }
 }
 
 fn content_words(chunks: &[Chunk]) -> Vec<String> {
@@ -225,7 +264,7 @@ fn content_words(chunks: &[Chunk]) -> Vec<String> {
         .collect()
 }
 
-fn analyse(structure: &DocumentStructure) -> Analysis {
+fn analyse(structure: &DocumentStructure) -> Analysis<String> {
     let title_words = structure
         .title
         .as_deref()
@@ -239,12 +278,17 @@ fn analyse(structure: &DocumentStructure) -> Analysis {
             let words = tag(&s.text);
             // Function words carry no topic: they stay out of the vectors
             // (and out of the candidate search's concept sets).
-            let words_only: Vec<String> = words
+            let words_only: Box<[String]> = words
                 .iter()
                 .filter(|w| w.tag != "w" && !is_stop_word(&w.word))
                 .map(|w| w.word.clone())
                 .collect();
-            (chunk(&words), words_only)
+            let chunks: Box<[u64]> = chunk(&words)
+                .iter()
+                .filter(|c| c.kind.is_content())
+                .map(chunk_hash)
+                .collect();
+            (chunks, words_only)
         })
         .collect();
     Analysis {
@@ -260,59 +304,6 @@ fn analyse(structure: &DocumentStructure) -> Analysis {
 /// above the near-duplicates one story has (fan2008's largest cluster is
 /// 12 pages).
 pub const DEFAULT_CANDIDATES_PER_PAGE: usize = 20;
-
-/// Pairs `(i, j)`, `i < j`, sorted, that either page ranks among its `keep`
-/// best by `rank` (higher first, then the lower page id): at most `keep`
-/// pairs per page, the same on any number of threads.
-pub fn best_per_page(
-    pairs: &[(u32, u32)],
-    pages: usize,
-    keep: usize,
-    rank: impl Fn(u32, u32) -> u32 + Sync,
-) -> Vec<(u32, u32)> {
-    use rayon::prelude::*;
-    let ranks: Vec<u32> = pairs.par_iter().map(|&(i, j)| rank(i, j)).collect();
-    // Each page's pairs, as indices into `pairs` (a CSR layout).
-    let mut start = vec![0usize; pages + 1];
-    for &(i, j) in pairs {
-        start[i as usize + 1] += 1;
-        start[j as usize + 1] += 1;
-    }
-    for p in 0..pages {
-        start[p + 1] += start[p];
-    }
-    let mut fill = start.clone();
-    let mut of_page = vec![0u32; start[pages]];
-    for (k, &(i, j)) in pairs.iter().enumerate() {
-        for p in [i, j] {
-            of_page[fill[p as usize]] = k as u32;
-            fill[p as usize] += 1;
-        }
-    }
-    let other = |k: u32, p: usize| {
-        let (i, j) = pairs[k as usize];
-        if i as usize == p {
-            j
-        } else {
-            i
-        }
-    };
-    let per_page: Vec<Vec<u32>> = (0..pages)
-        .into_par_iter()
-        .map(|p| {
-            let mut mine = of_page[start[p]..start[p + 1]].to_vec();
-            if mine.len() > keep {
-                mine.sort_unstable_by_key(|&k| (std::cmp::Reverse(ranks[k as usize]), other(k, p)));
-                mine.truncate(keep);
-            }
-            mine
-        })
-        .collect();
-    let mut kept: Vec<u32> = per_page.into_iter().flatten().collect();
-    kept.par_sort_unstable();
-    kept.dedup();
-    kept.into_iter().map(|k| pairs[k as usize]).collect()
-}
 
 fn chunk_hash(c: &Chunk) -> u64 {
     xxh3_64_with_seed(c.text().as_bytes(), CONCEPT_SEED ^ 1)
@@ -342,6 +333,7 @@ pub struct Semantic {
     /// LSH candidates found and kept by the last search, for the notes.
     capped: std::sync::OnceLock<(usize, usize)>,
     analyses: HashMap<u32, Arc<Analysis>>,
+    vocabulary: Vec<String>,
     chunk_df: DocumentFrequencies,
     permutations: PermutedHashes,
 }
@@ -378,14 +370,15 @@ impl Semantic {
             candidates_per_page: DEFAULT_CANDIDATES_PER_PAGE,
             capped: std::sync::OnceLock::new(),
             analyses: HashMap::new(),
+            vocabulary: Vec::new(),
             chunk_df: DocumentFrequencies::default(),
             permutations: PermutedHashes::new(128, MINHASH_SEED),
         }
     }
 
-    fn concept_vector<'a>(&self, words: impl Iterator<Item = &'a String>) -> ConceptVector {
+    fn concept_vector<'a>(&self, words: impl Iterator<Item = &'a u32>) -> ConceptVector {
         let mut weights: HashMap<u64, f64> = HashMap::new();
-        for w in words {
+        for w in words.map(|&id| &self.vocabulary[id as usize]) {
             for (concept, share) in self.thesaurus.concepts(w, self.level) {
                 *weights
                     .entry(xxh3_64_with_seed(concept.as_bytes(), CONCEPT_SEED))
@@ -400,8 +393,8 @@ impl Semantic {
         let [a, b, c, d, e, f] = self.coefficients;
         let mut page_tf: HashMap<u64, f64> = HashMap::new();
         for (chunks, _) in &analysis.sentences {
-            for ch in chunks.iter().filter(|c| c.kind.is_content()) {
-                *page_tf.entry(chunk_hash(ch)).or_insert(0.0) += 1.0;
+            for &h in chunks.iter() {
+                *page_tf.entry(h).or_insert(0.0) += 1.0;
             }
         }
         structure
@@ -411,7 +404,7 @@ impl Semantic {
             .enumerate()
             .map(|(index, (s, (chunks, words)))| {
                 let declarative = is_declarative(&s.text);
-                let has = |keywords: &[String]| keywords.iter().any(|k| words.contains(k));
+                let has = |keywords: &[u32]| keywords.iter().any(|k| words.contains(k));
                 let ww = position_weight(s);
                 let wt = if has(&analysis.title_words) {
                     table1::TITLE_KEYWORD
@@ -433,19 +426,15 @@ impl Semantic {
                 } else {
                     0.0
                 };
-                let content: Vec<&Chunk> = chunks.iter().filter(|c| c.kind.is_content()).collect();
                 let clauses = 1 + s.text.matches(['，', '；', '：', ',', ';']).count();
-                let wn = if content.is_empty() {
+                let wn = if chunks.is_empty() {
                     0.0
                 } else {
-                    content
+                    chunks
                         .iter()
-                        .map(|ch| {
-                            let h = chunk_hash(ch);
-                            page_tf[&h] * self.chunk_df.idf_of(h)
-                        })
+                        .map(|&h| page_tf[&h] * self.chunk_df.idf_of(h))
                         .sum::<f64>()
-                        / (content.len() * clauses) as f64
+                        / (chunks.len() * clauses) as f64
                 };
                 let weight = if declarative {
                     a * ww + b * wt + c * wx + d * wy + e * wz + f * wn
@@ -566,8 +555,19 @@ impl Detector for Semantic {
                 }))
             })
             .collect();
-        let analysed: Vec<Arc<Analysis>> =
-            distinct.par_iter().map(|s| Arc::new(analyse(s))).collect();
+        // Tagged in parallel a batch at a time, interned in order: only a
+        // batch's pages are ever held as strings.
+        let mut vocabulary = Vocabulary::default();
+        let mut analysed: Vec<Arc<Analysis>> = Vec::with_capacity(distinct.len());
+        for batch in distinct.chunks(4096) {
+            let tagged: Vec<Analysis<String>> = batch.par_iter().map(|s| analyse(s)).collect();
+            analysed.extend(
+                tagged
+                    .into_iter()
+                    .map(|a| Arc::new(a.interned(&mut vocabulary))),
+            );
+        }
+        self.vocabulary = vocabulary.words;
         let none = Arc::new(Analysis::default());
         self.analyses = docs
             .iter()
@@ -586,12 +586,7 @@ impl Detector for Semantic {
                 .map(|a| {
                     a.sentences
                         .iter()
-                        .flat_map(|(chunks, _)| {
-                            chunks
-                                .iter()
-                                .filter(|c| c.kind.is_content())
-                                .map(chunk_hash)
-                        })
+                        .flat_map(|(chunks, _)| chunks.iter().copied())
                         .collect::<Vec<u64>>()
                 })
                 .unwrap_or_default()
@@ -631,8 +626,8 @@ impl Detector for Semantic {
             .iter()
             .map(|s| s.as_ref().map(|s| &s.sketch[..]))
             .collect();
-        let found = banding.candidates(&sketches);
         if self.candidates_per_page == 0 {
+            let found = banding.candidates(&sketches);
             let _ = self.capped.set((found.len(), found.len()));
             return found;
         }
@@ -642,13 +637,8 @@ impl Detector for Semantic {
             (Some(a), Some(b)) => a.iter().zip(b.iter()).filter(|(x, y)| x == y).count() as u32,
             _ => 0,
         };
-        let kept = best_per_page(
-            &found,
-            signatures.len(),
-            self.candidates_per_page,
-            agreement,
-        );
-        let _ = self.capped.set((found.len(), kept.len()));
+        let (found, kept) = banding.best_per_page(&sketches, self.candidates_per_page, agreement);
+        let _ = self.capped.set((found as usize, kept.len()));
         kept
     }
 
@@ -899,40 +889,5 @@ mod tests {
             declarative: true,
         };
         assert_eq!(m.topic_vector((0..10).map(s).collect()).len(), 5);
-    }
-
-    #[test]
-    fn best_per_page_keeps_each_pages_top_and_no_more_than_the_bound() {
-        // A hub (page 0) paired with everyone, and a ring among the others.
-        let pages = 40u32;
-        let mut pairs: Vec<(u32, u32)> = (1..pages).map(|j| (0, j)).collect();
-        pairs.extend((1..pages - 1).map(|i| (i, i + 1)));
-        pairs.sort_unstable();
-        let rank = |i: u32, j: u32| (i * 7 + j * 13) % 11;
-        for keep in [1, 2, 5, 100] {
-            let kept = best_per_page(&pairs, pages as usize, keep, rank);
-            assert!(kept.len() <= keep * pages as usize, "keep {keep}");
-            assert!(kept.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats");
-            // A pair stays exactly when one of its pages ranks it among its
-            // `keep` best (ties to the lower other page).
-            for &(i, j) in &pairs {
-                let in_top = |p: u32, q: u32| {
-                    let key = |o: u32| (std::cmp::Reverse(rank(p.min(o), p.max(o))), o);
-                    let mut mine: Vec<u32> = pairs
-                        .iter()
-                        .filter(|&&(a, b)| a == p || b == p)
-                        .map(|&(a, b)| if a == p { b } else { a })
-                        .collect();
-                    mine.sort_by_key(|&o| key(o));
-                    mine.iter().take(keep).any(|&o| o == q)
-                };
-                assert_eq!(
-                    kept.binary_search(&(i, j)).is_ok(),
-                    in_top(i, j) || in_top(j, i),
-                    "keep {keep}: ({i}, {j})"
-                );
-            }
-        }
-        assert_eq!(best_per_page(&pairs, pages as usize, 100, rank), pairs);
     }
 }

@@ -330,8 +330,13 @@ pub struct Semantic {
     pub candidate_jaccard: f64,
     /// LSH candidates kept per page, the best by sketch agreement (0: all).
     pub candidates_per_page: usize,
-    /// LSH candidates found and kept by the last search, for the notes.
-    capped: std::sync::OnceLock<(usize, usize)>,
+    /// LSH buckets of more than this many pages are left out of the
+    /// search (0: none is); a page's candidates are gathered from its
+    /// buckets, so one bucket of b pages costs b^2.
+    pub max_bucket: usize,
+    /// LSH candidates found and kept by the last search, and the buckets
+    /// left out with their pages, for the notes.
+    capped: std::sync::OnceLock<(usize, usize, u64, u64)>,
     analyses: HashMap<u32, Arc<Analysis>>,
     vocabulary: Vec<String>,
     chunk_df: DocumentFrequencies,
@@ -368,6 +373,7 @@ impl Semantic {
             floor: 0.3,
             candidate_jaccard: 0.3,
             candidates_per_page: DEFAULT_CANDIDATES_PER_PAGE,
+            max_bucket: 0,
             capped: std::sync::OnceLock::new(),
             analyses: HashMap::new(),
             vocabulary: Vec::new(),
@@ -628,7 +634,7 @@ impl Detector for Semantic {
             .collect();
         if self.candidates_per_page == 0 {
             let found = banding.candidates(&sketches);
-            let _ = self.capped.set((found.len(), found.len()));
+            let _ = self.capped.set((found.len(), found.len(), 0, 0));
             return found;
         }
         // Equal min-hash positions: the estimated Jaccard of the two
@@ -637,9 +643,19 @@ impl Detector for Semantic {
             (Some(a), Some(b)) => a.iter().zip(b.iter()).filter(|(x, y)| x == y).count() as u32,
             _ => 0,
         };
-        let (found, kept) = banding.best_per_page(&sketches, self.candidates_per_page, agreement);
-        let _ = self.capped.set((found as usize, kept.len()));
-        kept
+        let search = banding.best_per_page(
+            &sketches,
+            self.candidates_per_page,
+            self.max_bucket,
+            agreement,
+        );
+        let _ = self.capped.set((
+            search.found as usize,
+            search.kept.len(),
+            search.skipped_buckets,
+            search.skipped_entries,
+        ));
+        search.kept
     }
 
     fn signature_key(&self, s: &SemanticSignature) -> Option<u128> {
@@ -703,7 +719,13 @@ impl Detector for Semantic {
             "W(S) = {a}Ww + {b}Wt + {c}Wx + {d}Wy + {e}Wz + {f}Wn; title >= {}, subtitles >= {}; candidates by MinHash-LSH over title and topic concepts (J ~ {})",
             self.title_threshold, self.subtitle_threshold, self.candidate_jaccard
         )];
-        if let Some(&(found, kept)) = self.capped.get() {
+        if let Some(&(found, kept, buckets, entries)) = self.capped.get() {
+            if buckets > 0 {
+                notes.push(format!(
+                    "{buckets} LSH buckets of more than {} pages left out of the candidate search (max_bucket {}), {entries} page entries in all",
+                    self.max_bucket, self.max_bucket
+                ));
+            }
             notes.push(match self.candidates_per_page {
                 0 => format!("every LSH candidate verified: {found} pairs (candidates_per_page 0)"),
                 k => format!(

@@ -182,19 +182,25 @@ impl Banding {
     /// (several times over before the bands are merged), while what is kept
     /// stays at most `keep` per page. Each page gathers its candidates from
     /// its own buckets.
+    ///
+    /// A bucket of more than `max_bucket` pages (0: no limit) is left out:
+    /// its pages share that band and nothing more is known, and gathering
+    /// from it costs the square of its size.
     pub fn best_per_page(
         &self,
         sketches: &[Option<&[u32]>],
         keep: usize,
+        max_bucket: usize,
         rank: impl Fn(u32, u32) -> u32 + Sync,
-    ) -> (u64, Vec<(u32, u32)>) {
+    ) -> PerPage {
         let rows = self.rows;
         let band_of = |s: &[u32], band: usize| {
             let (lo, hi) = (band * rows, (band + 1) * rows);
             (s.len() >= hi).then(|| band_key(&s[lo..hi], band))
         };
-        // Per band, its keys sorted with their pages beside them.
-        let tables: Vec<(Vec<u64>, Vec<u32>)> = (0..self.bands)
+        // Per band, its keys sorted with their pages beside them, and the
+        // buckets (and their pages) left out.
+        let tables: Vec<(Vec<u64>, Vec<u32>, u64, u64)> = (0..self.bands)
             .into_par_iter()
             .map(|band| {
                 let mut keys: Vec<(u64, u32)> = sketches
@@ -203,7 +209,21 @@ impl Banding {
                     .filter_map(|(i, s)| Some((band_of((*s)?, band)?, i as u32)))
                     .collect();
                 keys.sort_unstable();
-                keys.into_iter().unzip()
+                let (mut buckets, mut entries) = (0, 0);
+                if max_bucket > 0 {
+                    let mut within = Vec::with_capacity(keys.len());
+                    for bucket in keys.chunk_by(|x, y| x.0 == y.0) {
+                        if bucket.len() > max_bucket {
+                            buckets += 1;
+                            entries += bucket.len() as u64;
+                        } else {
+                            within.extend_from_slice(bucket);
+                        }
+                    }
+                    keys = within;
+                }
+                let (keys, pages) = keys.into_iter().unzip();
+                (keys, pages, buckets, entries)
             })
             .collect();
         let per_page: Vec<(u64, Vec<(u32, u32)>)> = (0..sketches.len())
@@ -214,7 +234,7 @@ impl Banding {
                 };
                 let p = p as u32;
                 let mut others: Vec<u32> = Vec::new();
-                for (band, (keys, pages)) in tables.iter().enumerate() {
+                for (band, (keys, pages, _, _)) in tables.iter().enumerate() {
                     let Some(key) = band_of(s, band) else {
                         continue;
                     };
@@ -243,8 +263,26 @@ impl Banding {
         let mut kept: Vec<(u32, u32)> = per_page.into_iter().flat_map(|(_, k)| k).collect();
         kept.par_sort_unstable();
         kept.dedup();
-        (found, kept)
+        PerPage {
+            found,
+            kept,
+            skipped_buckets: tables.iter().map(|t| t.2).sum(),
+            skipped_entries: tables.iter().map(|t| t.3).sum(),
+        }
     }
+}
+
+/// What [`Banding::best_per_page`] kept, and what it saw.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PerPage {
+    /// Candidate pairs in the buckets searched.
+    pub found: u64,
+    /// The pairs kept, sorted.
+    pub kept: Vec<(u32, u32)>,
+    /// Buckets over the size limit, left out, and the pages they held
+    /// (summed over bands).
+    pub skipped_buckets: u64,
+    pub skipped_entries: u64,
 }
 
 /// The hash of one band: its values in order, and the band's index.
@@ -380,7 +418,7 @@ mod tests {
             let pairs = banding.candidates(&refs);
             assert!(pairs.len() > 50, "{}", pairs.len());
             for keep in [1, 2, 5, 1000] {
-                let (found, kept) = banding.best_per_page(&refs, keep, rank);
+                let PerPage { found, kept, .. } = banding.best_per_page(&refs, keep, 0, rank);
                 assert_eq!(found, pairs.len() as u64);
                 assert!(kept.len() <= keep * refs.len(), "keep {keep}");
                 assert!(kept.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats");
@@ -402,8 +440,37 @@ mod tests {
                     .collect();
                 assert_eq!(kept, expected, "keep {keep}, min_shared {min_shared}");
             }
-            assert_eq!(banding.best_per_page(&refs, 1000, rank).1, pairs);
+            assert_eq!(banding.best_per_page(&refs, 1000, 0, rank).kept, pairs);
+            // A limit no bucket passes changes nothing.
+            assert_eq!(
+                banding.best_per_page(&refs, 1000, refs.len(), rank).kept,
+                pairs
+            );
         }
+    }
+
+    #[test]
+    fn buckets_over_the_limit_are_left_out_and_counted() {
+        // Ten pages alike in every band, a pair alike in one, a loner.
+        let hub = [1u32, 1, 1, 1, 1, 1];
+        let mut sketches: Vec<Vec<u32>> = vec![hub.to_vec(); 10];
+        sketches.push(vec![2, 2, 3, 3, 4, 4]);
+        sketches.push(vec![2, 2, 5, 5, 6, 6]);
+        sketches.push(vec![7, 7, 8, 8, 9, 9]);
+        let refs: Vec<Option<&[u32]>> = sketches.iter().map(|s| Some(&s[..])).collect();
+        let banding = Banding {
+            bands: 3,
+            rows: 2,
+            min_shared: 1,
+        };
+        let rank = |_: u32, _: u32| 0;
+        let all = banding.best_per_page(&refs, 100, 0, rank);
+        assert_eq!(all.found, 45 + 1);
+        assert_eq!((all.skipped_buckets, all.skipped_entries), (0, 0));
+        let capped = banding.best_per_page(&refs, 100, 5, rank);
+        assert_eq!(capped.kept, [(10, 11)]);
+        assert_eq!(capped.found, 1);
+        assert_eq!((capped.skipped_buckets, capped.skipped_entries), (3, 30));
     }
 
     #[test]

@@ -39,7 +39,10 @@ pub const ALGORITHMS: [(&str, &str); 4] = [
         "  - type: simhash           # permuted tables, k <= 3\n    index: 6c3\n    threshold: 3\n    floor: 3\n    grid: [0, 1, 2, 3]\n",
     ),
     ("imatch", "  - type: imatch\n"),
-    ("semantic", "  - type: semantic\n"),
+    (
+        "semantic",
+        "  - type: semantic          # LSH buckets of more than 1000 pages left out\n    max_bucket: 1000\n",
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -192,6 +195,9 @@ pub fn run_scale(
     sizes: &[usize],
     mut progress: impl FnMut(&str),
 ) -> Result<ScaleTable, ScaleError> {
+    // The pages are made here, never read again: caching their extraction
+    // would only write a file per size (gigabytes at a million pages).
+    crate::extract::cache::set_dir(None);
     let references = experiment::load_references(config, Path::new("."))?;
     let mut table = ScaleTable {
         pages: sizes.to_vec(),

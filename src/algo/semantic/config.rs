@@ -43,6 +43,16 @@ pub struct SemanticConfig {
     /// is verified when either page keeps it, so at most this many pairs
     /// per page are scored. 0 verifies every LSH candidate.
     pub candidates_per_page: usize,
+    /// LSH buckets of more than this many pages are left out of the
+    /// candidate search, and the notes say how many (0, the default:
+    /// none is). Only with `candidates_per_page` above 0.
+    #[serde(skip_serializing_if = "no_limit")]
+    pub max_bucket: usize,
+}
+
+/// Written reports keep their former shape while no limit is set.
+fn no_limit(max_bucket: &usize) -> bool {
+    *max_bucket == 0
 }
 
 impl Default for SemanticConfig {
@@ -61,6 +71,7 @@ impl Default for SemanticConfig {
             floor: 0.3,
             candidate_jaccard: 0.3,
             candidates_per_page: super::DEFAULT_CANDIDATES_PER_PAGE,
+            max_bucket: 0,
         }
     }
 }
@@ -111,6 +122,7 @@ impl AlgorithmSettings for SemanticConfig {
             return Err(invalid("candidate_jaccard", "must be above 0"));
         }
         in_range("candidates_per_page", self.candidates_per_page, 0, 100_000)?;
+        in_range("max_bucket", self.max_bucket, 0, 100_000_000)?;
         for (j, &v) in self.coefficients.iter().enumerate() {
             weight(&format!("coefficients[{j}]"), v)?;
         }
@@ -129,6 +141,7 @@ impl AlgorithmSettings for SemanticConfig {
         m.floor = self.floor;
         m.candidate_jaccard = self.candidate_jaccard;
         m.candidates_per_page = self.candidates_per_page;
+        m.max_bucket = self.max_bucket;
         Box::new(m)
     }
 

@@ -380,59 +380,6 @@ pub fn forget_analyses() {
 /// 12 pages).
 pub const DEFAULT_CANDIDATES_PER_PAGE: usize = 20;
 
-/// Pairs `(i, j)`, `i < j`, sorted, that either page ranks among its `keep`
-/// best by `rank` (higher first, then the lower page id): at most `keep`
-/// pairs per page, the same on any number of threads.
-pub fn best_per_page(
-    pairs: &[(u32, u32)],
-    pages: usize,
-    keep: usize,
-    rank: impl Fn(u32, u32) -> u32 + Sync,
-) -> Vec<(u32, u32)> {
-    use rayon::prelude::*;
-    let ranks: Vec<u32> = pairs.par_iter().map(|&(i, j)| rank(i, j)).collect();
-    // Each page's pairs, as indices into `pairs` (a CSR layout).
-    let mut start = vec![0usize; pages + 1];
-    for &(i, j) in pairs {
-        start[i as usize + 1] += 1;
-        start[j as usize + 1] += 1;
-    }
-    for p in 0..pages {
-        start[p + 1] += start[p];
-    }
-    let mut fill = start.clone();
-    let mut of_page = vec![0u32; start[pages]];
-    for (k, &(i, j)) in pairs.iter().enumerate() {
-        for p in [i, j] {
-            of_page[fill[p as usize]] = k as u32;
-            fill[p as usize] += 1;
-        }
-    }
-    let other = |k: u32, p: usize| {
-        let (i, j) = pairs[k as usize];
-        if i as usize == p {
-            j
-        } else {
-            i
-        }
-    };
-    let per_page: Vec<Vec<u32>> = (0..pages)
-        .into_par_iter()
-        .map(|p| {
-            let mut mine = of_page[start[p]..start[p + 1]].to_vec();
-            if mine.len() > keep {
-                mine.sort_unstable_by_key(|&k| (std::cmp::Reverse(ranks[k as usize]), other(k, p)));
-                mine.truncate(keep);
-            }
-            mine
-        })
-        .collect();
-    let mut kept: Vec<u32> = per_page.into_iter().flatten().collect();
-    kept.par_sort_unstable();
-    kept.dedup();
-    kept.into_iter().map(|k| pairs[k as usize]).collect()
-}
-
 fn chunk_hash(c: &Chunk) -> u64 {
     xxh3_64_with_seed(c.text().as_bytes(), CONCEPT_SEED ^ 1)
 }
@@ -458,8 +405,13 @@ pub struct Semantic {
     pub candidate_jaccard: f64,
     /// LSH candidates kept per page, the best by sketch agreement (0: all).
     pub candidates_per_page: usize,
-    /// LSH candidates found and kept by the last search, for the notes.
-    capped: std::sync::OnceLock<(usize, usize)>,
+    /// LSH buckets of more than this many pages are left out of the
+    /// search (0: none is); a page's candidates are gathered from its
+    /// buckets, so one bucket of b pages costs b^2.
+    pub max_bucket: usize,
+    /// LSH candidates found and kept by the last search, and the buckets
+    /// left out with their pages, for the notes.
+    capped: std::sync::OnceLock<(usize, usize, u64, u64)>,
     analyses: HashMap<u32, Arc<Analysis>>,
     chunk_df: DocumentFrequencies,
     permutations: PermutedHashes,
@@ -495,6 +447,7 @@ impl Semantic {
             floor: 0.3,
             candidate_jaccard: 0.3,
             candidates_per_page: DEFAULT_CANDIDATES_PER_PAGE,
+            max_bucket: 0,
             capped: std::sync::OnceLock::new(),
             analyses: HashMap::new(),
             chunk_df: DocumentFrequencies::default(),
@@ -752,9 +705,9 @@ impl Detector for Semantic {
             .iter()
             .map(|s| s.as_ref().map(|s| &s.sketch[..]))
             .collect();
-        let found = banding.candidates(&sketches);
         if self.candidates_per_page == 0 {
-            let _ = self.capped.set((found.len(), found.len()));
+            let found = banding.candidates(&sketches);
+            let _ = self.capped.set((found.len(), found.len(), 0, 0));
             return found;
         }
         // Equal min-hash positions: the estimated Jaccard of the two
@@ -763,14 +716,19 @@ impl Detector for Semantic {
             (Some(a), Some(b)) => a.iter().zip(b.iter()).filter(|(x, y)| x == y).count() as u32,
             _ => 0,
         };
-        let kept = best_per_page(
-            &found,
-            signatures.len(),
+        let search = banding.best_per_page(
+            &sketches,
             self.candidates_per_page,
+            self.max_bucket,
             agreement,
         );
-        let _ = self.capped.set((found.len(), kept.len()));
-        kept
+        let _ = self.capped.set((
+            search.found as usize,
+            search.kept.len(),
+            search.skipped_buckets,
+            search.skipped_entries,
+        ));
+        search.kept
     }
 
     fn signature_key(&self, s: &SemanticSignature) -> Option<u128> {
@@ -834,7 +792,13 @@ impl Detector for Semantic {
             "W(S) = {a}Ww + {b}Wt + {c}Wx + {d}Wy + {e}Wz + {f}Wn; title >= {}, subtitles >= {}; candidates by MinHash-LSH over title and topic concepts (J ~ {})",
             self.title_threshold, self.subtitle_threshold, self.candidate_jaccard
         )];
-        if let Some(&(found, kept)) = self.capped.get() {
+        if let Some(&(found, kept, buckets, entries)) = self.capped.get() {
+            if buckets > 0 {
+                notes.push(format!(
+                    "{buckets} LSH buckets of more than {} pages left out of the candidate search (max_bucket {}), {entries} page entries in all",
+                    self.max_bucket, self.max_bucket
+                ));
+            }
             notes.push(match self.candidates_per_page {
                 0 => format!("every LSH candidate verified: {found} pairs (candidates_per_page 0)"),
                 k => format!(
@@ -1061,40 +1025,5 @@ mod tests {
             declarative: true,
         };
         assert_eq!(m.topic_vector((0..10).map(s).collect()).len(), 5);
-    }
-
-    #[test]
-    fn best_per_page_keeps_each_pages_top_and_no_more_than_the_bound() {
-        // A hub (page 0) paired with everyone, and a ring among the others.
-        let pages = 40u32;
-        let mut pairs: Vec<(u32, u32)> = (1..pages).map(|j| (0, j)).collect();
-        pairs.extend((1..pages - 1).map(|i| (i, i + 1)));
-        pairs.sort_unstable();
-        let rank = |i: u32, j: u32| (i * 7 + j * 13) % 11;
-        for keep in [1, 2, 5, 100] {
-            let kept = best_per_page(&pairs, pages as usize, keep, rank);
-            assert!(kept.len() <= keep * pages as usize, "keep {keep}");
-            assert!(kept.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats");
-            // A pair stays exactly when one of its pages ranks it among its
-            // `keep` best (ties to the lower other page).
-            for &(i, j) in &pairs {
-                let in_top = |p: u32, q: u32| {
-                    let key = |o: u32| (std::cmp::Reverse(rank(p.min(o), p.max(o))), o);
-                    let mut mine: Vec<u32> = pairs
-                        .iter()
-                        .filter(|&&(a, b)| a == p || b == p)
-                        .map(|&(a, b)| if a == p { b } else { a })
-                        .collect();
-                    mine.sort_by_key(|&o| key(o));
-                    mine.iter().take(keep).any(|&o| o == q)
-                };
-                assert_eq!(
-                    kept.binary_search(&(i, j)).is_ok(),
-                    in_top(i, j) || in_top(j, i),
-                    "keep {keep}: ({i}, {j})"
-                );
-            }
-        }
-        assert_eq!(best_per_page(&pairs, pages as usize, 100, rank), pairs);
     }
 }

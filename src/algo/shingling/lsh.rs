@@ -172,6 +172,119 @@ impl Banding {
     }
 }
 
+impl Banding {
+    /// Each page's `keep` best candidates by `rank` (higher first, then
+    /// the lower other page; `rank` takes the pair as `(i, j)`, `i < j`),
+    /// a pair kept when either page keeps it, sorted; and how many
+    /// candidate pairs [`Banding::candidates`] would have listed. The same
+    /// pairs as capping that list page by page, but the whole list is never
+    /// held: at a million pages it runs to hundreds of millions of pairs
+    /// (several times over before the bands are merged), while what is kept
+    /// stays at most `keep` per page. Each page gathers its candidates from
+    /// its own buckets.
+    ///
+    /// A bucket of more than `max_bucket` pages (0: no limit) is left out:
+    /// its pages share that band and nothing more is known, and gathering
+    /// from it costs the square of its size.
+    pub fn best_per_page(
+        &self,
+        sketches: &[Option<&[u32]>],
+        keep: usize,
+        max_bucket: usize,
+        rank: impl Fn(u32, u32) -> u32 + Sync,
+    ) -> PerPage {
+        let rows = self.rows;
+        let band_of = |s: &[u32], band: usize| {
+            let (lo, hi) = (band * rows, (band + 1) * rows);
+            (s.len() >= hi).then(|| band_key(&s[lo..hi], band))
+        };
+        // Per band, its keys sorted with their pages beside them, and the
+        // buckets (and their pages) left out.
+        let tables: Vec<(Vec<u64>, Vec<u32>, u64, u64)> = (0..self.bands)
+            .into_par_iter()
+            .map(|band| {
+                let mut keys: Vec<(u64, u32)> = sketches
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| Some((band_of((*s)?, band)?, i as u32)))
+                    .collect();
+                keys.sort_unstable();
+                let (mut buckets, mut entries) = (0, 0);
+                if max_bucket > 0 {
+                    let mut within = Vec::with_capacity(keys.len());
+                    for bucket in keys.chunk_by(|x, y| x.0 == y.0) {
+                        if bucket.len() > max_bucket {
+                            buckets += 1;
+                            entries += bucket.len() as u64;
+                        } else {
+                            within.extend_from_slice(bucket);
+                        }
+                    }
+                    keys = within;
+                }
+                let (keys, pages) = keys.into_iter().unzip();
+                (keys, pages, buckets, entries)
+            })
+            .collect();
+        let per_page: Vec<(u64, Vec<(u32, u32)>)> = (0..sketches.len())
+            .into_par_iter()
+            .map(|p| {
+                let Some(s) = sketches[p] else {
+                    return (0, Vec::new());
+                };
+                let p = p as u32;
+                let mut others: Vec<u32> = Vec::new();
+                for (band, (keys, pages, _, _)) in tables.iter().enumerate() {
+                    let Some(key) = band_of(s, band) else {
+                        continue;
+                    };
+                    let from = keys.partition_point(|&k| k < key);
+                    let to = from + keys[from..].partition_point(|&k| k == key);
+                    others.extend(pages[from..to].iter().filter(|&&o| o != p));
+                }
+                others.sort_unstable();
+                let mut mine: Vec<u32> = others
+                    .chunk_by(|x, y| x == y)
+                    .filter(|run| run.len() >= self.min_shared)
+                    .map(|run| run[0])
+                    .collect();
+                let found = mine.iter().filter(|&&o| o > p).count() as u64;
+                if mine.len() > keep {
+                    mine.sort_by_cached_key(|&o| (std::cmp::Reverse(rank(p.min(o), p.max(o))), o));
+                    mine.truncate(keep);
+                }
+                (
+                    found,
+                    mine.into_iter().map(|o| (p.min(o), p.max(o))).collect(),
+                )
+            })
+            .collect();
+        let found = per_page.iter().map(|(f, _)| f).sum();
+        let mut kept: Vec<(u32, u32)> = per_page.into_iter().flat_map(|(_, k)| k).collect();
+        kept.par_sort_unstable();
+        kept.dedup();
+        PerPage {
+            found,
+            kept,
+            skipped_buckets: tables.iter().map(|t| t.2).sum(),
+            skipped_entries: tables.iter().map(|t| t.3).sum(),
+        }
+    }
+}
+
+/// What [`Banding::best_per_page`] kept, and what it saw.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PerPage {
+    /// Candidate pairs in the buckets searched.
+    pub found: u64,
+    /// The pairs kept, sorted.
+    pub kept: Vec<(u32, u32)>,
+    /// Buckets over the size limit, left out, and the pages they held
+    /// (summed over bands).
+    pub skipped_buckets: u64,
+    pub skipped_entries: u64,
+}
+
 /// The hash of one band: its values in order, and the band's index.
 /// Public so that sketches exported for a cluster job carry the very keys
 /// [`Banding::candidates`] groups by.
@@ -275,6 +388,89 @@ mod tests {
                 "{banding:?} at threshold {threshold}: {recall}"
             );
         }
+    }
+
+    #[test]
+    fn best_per_page_caps_the_candidates_page_by_page() {
+        // Sketches drawn from a few values, so that buckets overlap a lot:
+        // some pages have dozens of candidates.
+        let mut state = 7u64;
+        let sketches: Vec<Vec<u32>> = (0..60)
+            .map(|_| {
+                (0..6)
+                    .map(|_| {
+                        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                        (fmix64(state) % 3) as u32
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut refs: Vec<Option<&[u32]>> = sketches.iter().map(|s| Some(&s[..])).collect();
+        refs[5] = None;
+        refs[9] = Some(&sketches[9][..3]);
+        let rank = |i: u32, j: u32| (i * 7 + j * 13) % 11;
+        for min_shared in [1, 2] {
+            let banding = Banding {
+                bands: 3,
+                rows: 2,
+                min_shared,
+            };
+            let pairs = banding.candidates(&refs);
+            assert!(pairs.len() > 50, "{}", pairs.len());
+            for keep in [1, 2, 5, 1000] {
+                let PerPage { found, kept, .. } = banding.best_per_page(&refs, keep, 0, rank);
+                assert_eq!(found, pairs.len() as u64);
+                assert!(kept.len() <= keep * refs.len(), "keep {keep}");
+                assert!(kept.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats");
+                // A pair stays exactly when one of its pages ranks it among
+                // its `keep` best (ties to the lower other page).
+                let in_top = |p: u32, q: u32| {
+                    let mut mine: Vec<u32> = pairs
+                        .iter()
+                        .filter(|&&(a, b)| a == p || b == p)
+                        .map(|&(a, b)| if a == p { b } else { a })
+                        .collect();
+                    mine.sort_by_key(|&o| (std::cmp::Reverse(rank(p.min(o), p.max(o))), o));
+                    mine.iter().take(keep).any(|&o| o == q)
+                };
+                let expected: Vec<(u32, u32)> = pairs
+                    .iter()
+                    .copied()
+                    .filter(|&(i, j)| in_top(i, j) || in_top(j, i))
+                    .collect();
+                assert_eq!(kept, expected, "keep {keep}, min_shared {min_shared}");
+            }
+            assert_eq!(banding.best_per_page(&refs, 1000, 0, rank).kept, pairs);
+            // A limit no bucket passes changes nothing.
+            assert_eq!(
+                banding.best_per_page(&refs, 1000, refs.len(), rank).kept,
+                pairs
+            );
+        }
+    }
+
+    #[test]
+    fn buckets_over_the_limit_are_left_out_and_counted() {
+        // Ten pages alike in every band, a pair alike in one, a loner.
+        let hub = [1u32, 1, 1, 1, 1, 1];
+        let mut sketches: Vec<Vec<u32>> = vec![hub.to_vec(); 10];
+        sketches.push(vec![2, 2, 3, 3, 4, 4]);
+        sketches.push(vec![2, 2, 5, 5, 6, 6]);
+        sketches.push(vec![7, 7, 8, 8, 9, 9]);
+        let refs: Vec<Option<&[u32]>> = sketches.iter().map(|s| Some(&s[..])).collect();
+        let banding = Banding {
+            bands: 3,
+            rows: 2,
+            min_shared: 1,
+        };
+        let rank = |_: u32, _: u32| 0;
+        let all = banding.best_per_page(&refs, 100, 0, rank);
+        assert_eq!(all.found, 45 + 1);
+        assert_eq!((all.skipped_buckets, all.skipped_entries), (0, 0));
+        let capped = banding.best_per_page(&refs, 100, 5, rank);
+        assert_eq!(capped.kept, [(10, 11)]);
+        assert_eq!(capped.found, 1);
+        assert_eq!((capped.skipped_buckets, capped.skipped_entries), (3, 30));
     }
 
     #[test]

@@ -60,13 +60,13 @@ pub fn color(i: usize) -> RGBColor {
     RGBColor(r, g, b)
 }
 
-fn font(size: u32) -> TextStyle<'static> {
+pub(super) fn font(size: u32) -> TextStyle<'static> {
     (FONT_NAME, size).into_font().color(&BLACK)
 }
 
 /// The font in a colour computed at run time (a borrowed colour would tie
 /// the style to it).
-fn font_in(size: u32, c: RGBColor) -> TextStyle<'static> {
+pub(super) fn font_in(size: u32, c: RGBColor) -> TextStyle<'static> {
     let mut f = font(size);
     f.color = c.to_backend_color();
     f
@@ -136,12 +136,15 @@ impl KeyEntry {
 const KEY_ROW: i32 = 17;
 
 /// Height of a key under a plot with `rows` entries.
-fn key_height(rows: usize) -> u32 {
+pub(super) fn key_height(rows: usize) -> u32 {
     (rows as i32 * KEY_ROW + 12) as u32
 }
 
 /// A key drawn in its own area, outside the plot, so it hides no data.
-fn draw_key<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries: &[KeyEntry]) -> DrawResult
+pub(super) fn draw_key<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[KeyEntry],
+) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
@@ -175,6 +178,37 @@ where
             (54, y),
             font(12).pos(Pos::new(HPos::Left, VPos::Center)),
         ))?;
+    }
+    Ok(())
+}
+
+/// Writes, inside a panel's plot, why each of its empty series drew
+/// nothing (wrapped to the panel's width).
+fn note_empty<DB: DrawingBackend>(
+    plot: &DrawingArea<DB, Shift>,
+    notes: &[(RGBColor, String)],
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let width = plot.dim_in_pixel().0 as i32;
+    let chars = ((width - 90) / 7).max(20) as usize;
+    let mut y = 40;
+    for (c, text) in notes {
+        let mut line = String::new();
+        for word in text.split(' ') {
+            if !line.is_empty() && line.chars().count() + word.chars().count() + 1 > chars {
+                plot.draw(&Text::new(line.clone(), (70, y), font_in(12, *c)))?;
+                y += 16;
+                line.clear();
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        plot.draw(&Text::new(line, (70, y), font_in(12, *c)))?;
+        y += 22;
     }
     Ok(())
 }
@@ -367,6 +401,12 @@ where
         .label_style(font(12))
         .axis_desc_style(font(13))
         .draw()?;
+    let empty: Vec<(RGBColor, String)> = members
+        .iter()
+        .filter(|(_, s)| s.pr_points().is_empty())
+        .map(|(c, s)| (*c, s.empty_reason()))
+        .collect();
+    note_empty(&plot, &empty)?;
     let mut labels = Labels::default();
     for (c, s) in members {
         let points: Vec<(f64, f64)> = s.pr_points().into_iter().filter(shown).collect();
@@ -511,6 +551,12 @@ impl Chart for F1Curves<'_> {
                 .label_style(font(12))
                 .axis_desc_style(font(13))
                 .draw()?;
+            let empty: Vec<(RGBColor, String)> = members
+                .iter()
+                .filter(|s| s.f1_points().is_empty())
+                .map(|s| (color(s.color), s.empty_reason()))
+                .collect();
+            note_empty(&plot, &empty)?;
             let mut labels = Labels::default();
             for s in &members {
                 let c = color(s.color);

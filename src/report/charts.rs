@@ -123,9 +123,14 @@ pub struct KeyEntry {
 }
 
 impl KeyEntry {
-    fn of(s: &Series) -> Self {
+    /// The series' entry; one that drew nothing (`empty`) says why.
+    fn of(s: &Series, empty: bool) -> Self {
         KeyEntry {
-            name: s.name.clone(),
+            name: if empty {
+                format!("{}: no point: {}", s.name, s.empty_reason())
+            } else {
+                s.name.clone()
+            },
             color: color(s.color),
             run: s.run,
             marker: false,
@@ -182,33 +187,19 @@ where
     Ok(())
 }
 
-/// Writes, inside a panel's plot, why each of its empty series drew
-/// nothing (wrapped to the panel's width).
-fn note_empty<DB: DrawingBackend>(
-    plot: &DrawingArea<DB, Shift>,
-    notes: &[(RGBColor, String)],
-) -> DrawResult
+/// A panel whose every series drew nothing says so in its plot (each
+/// key entry says why).
+fn note_empty<DB: DrawingBackend>(plot: &DrawingArea<DB, Shift>, empty: bool) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    let width = plot.dim_in_pixel().0 as i32;
-    let chars = ((width - 90) / 7).max(20) as usize;
-    let mut y = 40;
-    for (c, text) in notes {
-        let mut line = String::new();
-        for word in text.split(' ') {
-            if !line.is_empty() && line.chars().count() + word.chars().count() + 1 > chars {
-                plot.draw(&Text::new(line.clone(), (70, y), font_in(12, *c)))?;
-                y += 16;
-                line.clear();
-            }
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
-        }
-        plot.draw(&Text::new(line, (70, y), font_in(12, *c)))?;
-        y += 22;
+    if empty {
+        let (w, h) = plot.dim_in_pixel();
+        plot.draw(&Text::new(
+            "no points: nothing here detected a pair (the key says why)",
+            (w as i32 / 2, h as i32 / 2),
+            font(15).pos(Pos::new(HPos::Center, VPos::Center)),
+        ))?;
     }
     Ok(())
 }
@@ -401,12 +392,7 @@ where
         .label_style(font(12))
         .axis_desc_style(font(13))
         .draw()?;
-    let empty: Vec<(RGBColor, String)> = members
-        .iter()
-        .filter(|(_, s)| s.pr_points().is_empty())
-        .map(|(c, s)| (*c, s.empty_reason()))
-        .collect();
-    note_empty(&plot, &empty)?;
+    note_empty(&plot, members.iter().all(|(_, s)| s.pr_points().is_empty()))?;
     let mut labels = Labels::default();
     for (c, s) in members {
         let points: Vec<(f64, f64)> = s.pr_points().into_iter().filter(shown).collect();
@@ -442,7 +428,7 @@ where
         .iter()
         .map(|(c, s)| KeyEntry {
             color: *c,
-            ..KeyEntry::of(s)
+            ..KeyEntry::of(s, s.pr_points().is_empty())
         })
         .collect();
     for m in paper {
@@ -551,12 +537,7 @@ impl Chart for F1Curves<'_> {
                 .label_style(font(12))
                 .axis_desc_style(font(13))
                 .draw()?;
-            let empty: Vec<(RGBColor, String)> = members
-                .iter()
-                .filter(|s| s.f1_points().is_empty())
-                .map(|s| (color(s.color), s.empty_reason()))
-                .collect();
-            note_empty(&plot, &empty)?;
+            note_empty(&plot, members.iter().all(|s| s.f1_points().is_empty()))?;
             let mut labels = Labels::default();
             for s in &members {
                 let c = color(s.color);
@@ -590,7 +571,10 @@ impl Chart for F1Curves<'_> {
                     )?;
                 }
             }
-            let entries: Vec<KeyEntry> = members.iter().map(|s| KeyEntry::of(s)).collect();
+            let entries: Vec<KeyEntry> = members
+                .iter()
+                .map(|s| KeyEntry::of(s, s.f1_points().is_empty()))
+                .collect();
             draw_key(&key, &entries)?;
         }
         root.present()?;

@@ -140,8 +140,8 @@ impl Series {
             .sum()
     }
 
-    /// Why the series has no point to draw, for a note in its panel (a
-    /// panel must never be silently empty): nothing detected at any
+    /// Why the series has no point to draw, for its key and report.md
+    /// (a panel must never be silently empty): nothing detected at any
     /// threshold leaves precision, so every point, undefined.
     pub fn empty_reason(&self) -> String {
         let counts: Vec<crate::eval::Counts> = self
@@ -152,17 +152,11 @@ impl Series {
             .collect();
         let actual = counts.first().map_or(0, |c| c.actual);
         if counts.is_empty() {
-            format!("{}: not evaluated at any threshold", self.name)
+            "not evaluated at any threshold".into()
         } else if counts.iter().all(|c| c.detected == 0) {
-            format!(
-                "{}: no pair detected at any threshold (0 of {actual} true pairs), so precision is undefined and there is no point",
-                self.name
-            )
+            format!("no pair detected at any threshold (0 of {actual} true pairs)")
         } else {
-            format!(
-                "{}: no threshold with defined precision and recall",
-                self.name
-            )
+            "no threshold with defined precision and recall".into()
         }
     }
 
@@ -860,7 +854,12 @@ fn summary_section(md: &mut String, series: &[Series]) {
     }
     let _ = writeln!(md);
     for s in series.iter().filter(|s| s.pr_points().is_empty()) {
-        let _ = writeln!(md, "- {}.", s.empty_reason());
+        let _ = writeln!(
+            md,
+            "- {}: {}, so it has no point on the charts.",
+            s.name,
+            s.empty_reason()
+        );
     }
     let _ = writeln!(md);
 }

@@ -344,6 +344,39 @@ mod tests {
     }
 
     #[test]
+    fn the_reproductions_claims_parse_each_with_a_test_or_a_reason() {
+        for (name, count) in [("manku2007", 4), ("kolcz2004", 3), ("fan2008_negatives", 2)] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("experiments/{name}.yaml"));
+            let config = crate::experiment::ExperimentConfig::load(&path).unwrap();
+            let claims = config.paper.unwrap().claims;
+            assert_eq!(claims.len(), count, "{name}");
+            for c in &claims {
+                if c.figure.is_some() {
+                    let tested = c.above.is_some()
+                        || c.at_least.is_some()
+                        || (c.near.is_some() && c.within.is_some());
+                    assert!(tested, "{name}: {} has a figure and no test", c.claim);
+                    assert!(
+                        !c.holds.is_empty() && !c.fails.is_empty(),
+                        "{name}: {}",
+                        c.claim
+                    );
+                } else {
+                    assert!(!c.untestable.is_empty(), "{name}: {}", c.claim);
+                }
+            }
+            if name == "manku2007" {
+                assert!(matches!(
+                    claims[0].figure,
+                    Some(Measure::BestThreshold { .. })
+                ));
+                assert_eq!(claims[0].test_text(None), " (holds within 0.5 of 3)");
+            }
+        }
+    }
+
+    #[test]
     fn seed_001_prose_full_precision_does_not_follow_from_its_counts() {
         let row = PaperRow {
             slice: "prose/full".into(),

@@ -744,8 +744,18 @@ fn markdown(
                 " The seeds' range crosses the paper's figure {}.",
                 number(b, fraction)
             ),
+            (false, Some(b)) if s.min == b && s.max == b => {
+                format!(
+                    " Every seed gives the paper's figure {}.",
+                    number(b, fraction)
+                )
+            }
+            (false, Some(b)) if s.min >= b => format!(
+                " Every seed is at or above the paper's figure {}.",
+                number(b, fraction)
+            ),
             (false, Some(b)) => format!(
-                " Every seed is on one side of the paper's figure {}.",
+                " Every seed is at or below the paper's figure {}.",
                 number(b, fraction)
             ),
             _ => String::new(),

@@ -77,6 +77,12 @@ enum Command {
         /// truth to PATH.parquet and PATH.csv (default: DIR/pairs.*).
         #[arg(long, value_name = "PATH")]
         pairs: Option<Option<PathBuf>>,
+        /// Run the experiment's own corpus once, leaving its `seeds:` aside.
+        #[arg(long)]
+        no_seeds: bool,
+        /// The scale each seed's corpus is built at (overrides `seeds.scale`).
+        #[arg(long)]
+        scale: Option<f64>,
     },
     /// Choose each algorithm's threshold on the experiment's corpus and
     /// write the complete experiment with them (run it on another corpus
@@ -386,6 +392,8 @@ enum CliError {
     Report(#[from] neardup::report::ReportError),
     #[error(transparent)]
     Dist(#[from] neardup::dist::DistError),
+    #[error(transparent)]
+    Seeds(#[from] experiment::seeds::SeedsError),
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -484,6 +492,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
             verbose,
             json,
             pairs,
+            no_seeds,
+            scale,
         }) => {
             let (config, path) = load_experiment(&experiment)?;
             let options = RunOptions {
@@ -493,9 +503,19 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 json,
                 pairs: pairs.map(Option::unwrap_or_default),
             };
-            match corpus {
-                Some(other) => run_transfer(config, &path, &other, options),
-                None => run_experiment_file(&config, &path, options).map(|_| ()),
+            let seeds = config
+                .seeds
+                .clone()
+                .filter(|_| !no_seeds && corpus.is_none());
+            if scale.is_some() && seeds.is_none() {
+                return Err(CliError::Usage(
+                    "--scale sets the scale of a run over `seeds:`; this run has none".into(),
+                ));
+            }
+            match (corpus, seeds) {
+                (Some(other), _) => run_transfer(config, &path, &other, options),
+                (None, Some(seeds)) => run_seeds(&config, &path, &seeds, scale, options),
+                (None, None) => run_experiment_file(&config, &path, options).map(|_| ()),
             }
         }
         Some(Command::Tune {
@@ -1290,6 +1310,75 @@ fn run_experiment_file(
         eprintln!("wrote the pairs to {}", names.join(" and "));
     }
     Ok((dir, result))
+}
+
+/// `seeds:`: the experiment once per seed, each on the corpus built with
+/// it (cached), results in DIR/seed-N/, and with `--report` the report of
+/// the mean and spread in DIR.
+fn run_seeds(
+    config: &ExperimentConfig,
+    path: &Path,
+    seeds: &experiment::seeds::SeedsConfig,
+    scale: Option<f64>,
+    options: RunOptions,
+) -> Result<(), CliError> {
+    use experiment::seeds;
+    let scale = scale.unwrap_or(seeds.scale);
+    if !(scale > 0.0 && scale <= 10.0) {
+        return Err(CliError::Usage(format!(
+            "--scale: {scale} is out of range (0, 10]"
+        )));
+    }
+    if options
+        .pairs
+        .as_ref()
+        .is_some_and(|p| !p.as_os_str().is_empty())
+    {
+        return Err(CliError::Usage(
+            "--pairs: a run over seeds writes each seed's pairs into its own directory; give no PATH".into(),
+        ));
+    }
+    let name = experiment::experiment_name(config, path);
+    let dir = options
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("reports").join(&name));
+    let mut runs = Vec::new();
+    for &seed in &seeds.values {
+        let (corpus, built) = seeds::seed_corpus(config, path, seed, scale)?;
+        eprintln!(
+            "seed {seed}: {} ({})",
+            corpus.display(),
+            if built { "built now" } else { "cached" }
+        );
+        if !options.json {
+            println!("== seed {seed}");
+        }
+        let one = seeds::for_seed(config, &corpus, seed);
+        let seed_dir = seeds::seed_dir(&dir, seed);
+        run_experiment_file(
+            &one,
+            path,
+            RunOptions {
+                out: Some(seed_dir.clone()),
+                report: false,
+                verbose: options.verbose,
+                json: options.json,
+                pairs: options.pairs.clone(),
+            },
+        )?;
+        runs.push((seed, neardup::report::load_run(&seed_dir)?));
+    }
+    if options.report {
+        let written = neardup::report::seeds::render_seeds_report(&name, scale, &runs, &dir)?;
+        eprintln!(
+            "wrote the report over {} seeds ({} files) to {}",
+            runs.len(),
+            written.len(),
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
 /// Prints the summary (table, verbose tables or JSON), writes the results

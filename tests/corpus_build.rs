@@ -48,7 +48,7 @@ fn config(dir: &Path, seed: u64) -> BuildConfig {
     let yaml = format!(
         "seed: {seed}\nsources: {{news: [src.jsonl], prose: [src.jsonl], news_min_chars: 50, prose_min_chars: 330}}\n\
          thesaurus: cilin.txt\ncomposition: {{news: {{full: 20, partial: 15}}, prose: {{full: 6, partial: 5}}}}\n\
-         negatives: {{layout: 4, hard_negative: 3, unique: 2}}\ncluster_size: {{min: 2, max: 4}}\n"
+         negatives: {{layout: 4, hard_negative: 3, same_site: 3, unique: 2}}\ncluster_size: {{min: 2, max: 4}}\n"
     );
     let path = dir.join("b.yaml");
     std::fs::write(&path, yaml).unwrap();
@@ -84,6 +84,7 @@ fn composition_is_exact_and_builds_are_deterministic() {
         ("prose/partial", 5),
         ("news/layout", 4),
         ("news/hard_negative", 3),
+        ("news/same_site", 3),
         ("news/unique", 2),
     ]
     .into_iter()
@@ -110,6 +111,68 @@ fn composition_is_exact_and_builds_are_deterministic() {
         .pages
         .iter()
         .any(|p| matches!(p.content, Content::HtmlBytes(_))));
+}
+
+#[test]
+fn a_negative_is_a_cluster_of_its_own_and_same_site_ones_share_only_the_site() {
+    let dir = tempfile::tempdir().unwrap();
+    write_sources(dir.path());
+    let pages = build_corpus(&config(dir.path(), 11), dir.path()).unwrap();
+    let negative = |kind: &str| matches!(kind, "layout" | "hard_negative" | "same_site" | "unique");
+    let text = |p: &neardup::corpus::Page| {
+        neardup::extract::extract_page(p, neardup::extract::Extraction::Main)
+            .structure
+            .paragraphs
+            .join("\n")
+    };
+    let host = |p: &neardup::corpus::Page| {
+        let url = p.url.clone().unwrap();
+        url.split('/').nth(2).unwrap().to_string()
+    };
+    // 1998-01-05T01:00:00: the date part.
+    let day =
+        |p: &neardup::corpus::Page| p.published.as_ref().unwrap().to_string()[..10].to_string();
+    let mut same_site = 0;
+    for p in pages
+        .iter()
+        .filter(|p| negative(p.kind.as_deref().unwrap_or("")))
+    {
+        let sharing: Vec<&str> = pages
+            .iter()
+            .filter(|q| q.cluster == p.cluster && q.id != p.id)
+            .map(|q| q.id.as_str())
+            .collect();
+        assert!(
+            sharing.is_empty(),
+            "negative {} shares its cluster with {sharing:?}",
+            p.id
+        );
+        let op = p.op.as_deref().unwrap_or("");
+        if let Some(cluster) = op.strip_prefix("same_site:") {
+            same_site += 1;
+            let original = pages
+                .iter()
+                .find(|q| q.cluster == cluster && q.op.as_deref() == Some("original"))
+                .unwrap_or_else(|| panic!("{}: no original of {cluster}", p.id));
+            assert_eq!(
+                host(p),
+                host(original),
+                "{}: served by the original's site",
+                p.id
+            );
+            assert_eq!(
+                day(p),
+                day(original),
+                "{}: published on the original's day",
+                p.id
+            );
+            let mine = text(p);
+            for q in pages.iter().filter(|q| q.cluster == cluster) {
+                assert_ne!(mine, text(q), "{} repeats {} of another story", p.id, q.id);
+            }
+        }
+    }
+    assert_eq!(same_site, 3);
 }
 
 #[test]

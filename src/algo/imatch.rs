@@ -50,6 +50,8 @@ pub struct Lexicon {
     /// Extra lexicon k keeps a main term when its k-th random rank is at
     /// least `cuts[k]`: exactly the lowest-ranked fraction p is dropped.
     cuts: Vec<u64>,
+    /// Seeds the extra lexicons' random ranks.
+    seed: u64,
     /// The IDF range kept, for the report.
     pub idf_range: (f64, f64),
     /// Distinct terms in the collection after `min_df` and stop words.
@@ -63,6 +65,7 @@ impl Lexicon {
         min_df: u32,
         extra: usize,
         drop: f64,
+        seed: u64,
     ) -> Lexicon {
         let mut ranked: Vec<(f64, u64)> = frequencies
             .df
@@ -92,7 +95,7 @@ impl Lexicon {
         let dropped = (drop * sorted.len() as f64).round() as usize;
         let cuts = (0..extra)
             .map(|k| {
-                let mut ranks: Vec<u64> = sorted.iter().map(|&h| extra_rank(h, k)).collect();
+                let mut ranks: Vec<u64> = sorted.iter().map(|&h| extra_rank(seed, h, k)).collect();
                 ranks.sort_unstable();
                 // Keep ranks >= the first kept one; with nothing dropped
                 // every term stays.
@@ -106,6 +109,7 @@ impl Lexicon {
         Lexicon {
             terms,
             cuts,
+            seed,
             idf_range: (low, high),
             candidates: ranked.len(),
         }
@@ -129,13 +133,22 @@ impl Lexicon {
     }
 
     fn extra_keeps_hash(&self, k: usize, term: u64) -> bool {
-        extra_rank(term, k) >= self.cuts[k]
+        extra_rank(self.seed, term, k) >= self.cuts[k]
     }
 }
 
 /// The k-th independent random rank of a term.
-fn extra_rank(term: u64, k: usize) -> u64 {
-    fmix64(term ^ EXTRA_LEXICON_SEED.wrapping_mul(k as u64 + 1))
+fn extra_rank(seed: u64, term: u64, k: usize) -> u64 {
+    fmix64(term ^ seed.wrapping_mul(k as u64 + 1))
+}
+
+/// The extra lexicons' seed: the fixed default, or one drawn from an
+/// experiment's seed (so that runs over several seeds draw new lexicons).
+pub fn lexicon_seed(seed: Option<u64>) -> u64 {
+    match seed {
+        None => EXTRA_LEXICON_SEED,
+        Some(s) => fmix64(EXTRA_LEXICON_SEED ^ s.wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1,
+    }
 }
 
 /// SHA-1 over sorted unique terms, one per line.
@@ -164,6 +177,8 @@ pub struct IMatch {
     pub extra_lexicons: usize,
     /// p: fraction of the main lexicon each extra lexicon drops.
     pub drop: f64,
+    /// Seeds the extra lexicons (see [`lexicon_seed`]).
+    pub seed: u64,
     lexicon: Option<Lexicon>,
 }
 
@@ -189,6 +204,7 @@ impl IMatch {
             min_terms,
             extra_lexicons,
             drop,
+            seed: EXTRA_LEXICON_SEED,
             lexicon: None,
         }
     }
@@ -261,6 +277,7 @@ impl Detector for IMatch {
             self.min_df,
             self.extra_lexicons,
             self.drop,
+            self.seed,
         ));
         true
     }
@@ -381,6 +398,10 @@ pub struct ImatchConfig {
     /// Default: every count from 1 to K+1.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grid: Option<Vec<f64>>,
+    /// Draws the extra lexicons from this seed instead of the fixed one
+    /// (a run over `seeds:` sets it to each seed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 impl Default for ImatchConfig {
@@ -397,6 +418,7 @@ impl Default for ImatchConfig {
             drop: 0.33,
             threshold: 1.0,
             grid: None,
+            seed: None,
         }
     }
 }
@@ -482,7 +504,7 @@ impl AlgorithmSettings for ImatchConfig {
     }
 
     fn build(&self, reference: Option<Arc<Vec<Document>>>) -> Box<dyn Algorithm> {
-        Box::new(IMatch::new(
+        let mut imatch = IMatch::new(
             reference,
             self.band(),
             self.min_df,
@@ -490,7 +512,9 @@ impl AlgorithmSettings for ImatchConfig {
             self.min_terms,
             self.extra_lexicons,
             self.drop,
-        ))
+        );
+        imatch.seed = lexicon_seed(self.seed);
+        Box::new(imatch)
     }
 
     fn threshold(&self) -> f64 {
@@ -572,6 +596,32 @@ mod tests {
         assert!(m.sign(&doc(0, "w2x1 w2x2 w2x3 w2x4")).is_some());
         // Repeats of one term are one term.
         assert!(m.sign(&doc(0, "w2x1 w2x1 w2x1 w2x1")).is_none());
+    }
+
+    #[test]
+    fn a_seed_draws_other_extra_lexicons_and_none_keeps_the_fixed_ones() {
+        assert_eq!(lexicon_seed(None), EXTRA_LEXICON_SEED);
+        assert_ne!(lexicon_seed(Some(1)), lexicon_seed(Some(2)));
+        let mut a = fitted(200, 3, 0.33, 5, 0);
+        let kept = |m: &IMatch| -> Vec<bool> {
+            (0..200)
+                .map(|i| m.lexicon().unwrap().extra_keeps(0, &format!("w0x{i}")))
+                .collect()
+        };
+        let fixed = kept(&a);
+        a.seed = lexicon_seed(Some(7));
+        let words = (0..200)
+            .map(|i| format!("w0x{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let docs = [doc(0, &words), doc(1, &words), doc(2, "zz"), doc(3, "yy")];
+        assert!(a.fit(&docs));
+        let seeded = kept(&a);
+        assert_ne!(fixed, seeded);
+        // Either way each extra lexicon drops the same share, p.
+        let dropped = |k: &[bool]| k.iter().filter(|&&x| !x).count();
+        assert_eq!(dropped(&fixed), 66);
+        assert_eq!(dropped(&seeded), 66);
     }
 
     #[test]

@@ -128,6 +128,10 @@ pub struct Negatives {
     /// Articles next to a cluster's source article in the source corpus
     /// (People's Daily: same page, same days, often the same topic).
     pub hard_negative: usize,
+    /// Like `hard_negative`, and served by the same site as that cluster's
+    /// original (its template, its boilerplate) on the same day: a
+    /// different story a crawler meets on the same portal.
+    pub same_site: usize,
     pub unique: usize,
 }
 
@@ -810,6 +814,8 @@ pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, Buil
     b.rng.shuffle(&mut donors);
 
     let mut used_origins: HashMap<(usize, usize), String> = HashMap::new();
+    // Each cluster's original: its template and the clock it was published at.
+    let mut homes: HashMap<String, (Template, u64)> = HashMap::new();
     for (category, kind, sizes) in plans {
         for (c, size) in sizes.into_iter().enumerate() {
             let article = bases
@@ -821,6 +827,7 @@ pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, Buil
             let mut used_templates: Vec<String> = Vec::new();
             let home = b.template(&used_templates);
             used_templates.push(home.name.clone());
+            homes.insert(cluster.clone(), (home.clone(), b.clock));
             b.add_page(
                 format!("{cluster}-0"),
                 &cluster,
@@ -878,46 +885,19 @@ pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, Buil
             0,
         );
     }
-    let mut made = 0;
-    for candidate in &neighbours {
-        if made >= scaled(n.hard_negative) {
-            break;
-        }
-        let (src, pos) = candidate.origin;
-        let neighbour = (1..=3)
-            .flat_map(|d| [pos.checked_sub(d), Some(pos + d)])
-            .flatten()
-            .find_map(|p| {
-                used_origins
-                    .get(&(src, p))
-                    .filter(|c| !c.is_empty())
-                    .cloned()
-            });
-        let taken = used_origins.contains_key(&candidate.origin)
-            || layouts
-                .iter()
-                .chain(&uniques)
-                .any(|a| a.origin == candidate.origin);
-        let Some(neighbour) = neighbour.filter(|_| !taken) else {
-            continue;
-        };
-        used_origins.insert(candidate.origin, String::new());
-        let template = b.template(&[]);
-        let id = format!("hard-{made:05}");
-        // The op names the cluster whose source text this one sat next to.
-        let op = format!("hard_negative:{neighbour}");
-        b.add_page(
-            id.clone(),
-            &id,
-            &template,
-            &candidate.title,
-            &candidate.paragraphs,
-            "news",
-            "hard_negative",
-            op,
-            0,
+    for (kind, wanted) in [
+        ("hard_negative", scaled(n.hard_negative)),
+        ("same_site", scaled(n.same_site)),
+    ] {
+        add_neighbours(
+            &mut b,
+            kind,
+            wanted,
+            &neighbours,
+            &mut used_origins,
+            &homes,
+            &[&layouts, &uniques],
         );
-        made += 1;
     }
     add_controls(&mut b, &config.controls, base)?;
     for (i, article) in uniques.iter().enumerate() {
@@ -936,6 +916,71 @@ pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, Buil
         );
     }
     Ok(b.pages)
+}
+
+/// Negatives drawn from the articles next to a cluster's source text in
+/// its source corpus (People's Daily: the same page, the same days):
+/// `hard_negative` in any template, `same_site` in the template of that
+/// cluster's original and published the same day. Each is a cluster of
+/// its own, and its text is no cluster's base nor another negative's.
+fn add_neighbours(
+    b: &mut Builder,
+    kind: &str,
+    wanted: usize,
+    neighbours: &[Article],
+    used_origins: &mut HashMap<(usize, usize), String>,
+    homes: &HashMap<String, (Template, u64)>,
+    taken_by: &[&[Article]],
+) {
+    let mut made = 0;
+    for candidate in neighbours {
+        if made >= wanted {
+            break;
+        }
+        let (src, pos) = candidate.origin;
+        let neighbour = (1..=3)
+            .flat_map(|d| [pos.checked_sub(d), Some(pos + d)])
+            .flatten()
+            .find_map(|p| {
+                used_origins
+                    .get(&(src, p))
+                    .filter(|c| !c.is_empty())
+                    .cloned()
+            });
+        let taken = used_origins.contains_key(&candidate.origin)
+            || taken_by
+                .iter()
+                .flat_map(|a| a.iter())
+                .any(|a| a.origin == candidate.origin);
+        let Some(neighbour) = neighbour.filter(|_| !taken) else {
+            continue;
+        };
+        used_origins.insert(candidate.origin, String::new());
+        let (id, template, clock) = match kind {
+            "same_site" => {
+                let (home, clock) = homes[&neighbour].clone();
+                (format!("site-{made:05}"), home, clock)
+            }
+            _ => (format!("hard-{made:05}"), b.template(&[]), b.clock),
+        };
+        // The op names the cluster whose source text this one sat next to.
+        let op = format!("{kind}:{neighbour}");
+        let now = std::mem::replace(&mut b.clock, clock);
+        b.add_page(
+            id.clone(),
+            &id,
+            &template,
+            &candidate.title,
+            &candidate.paragraphs,
+            "news",
+            kind,
+            op,
+            // A few hours after the cluster's original, on its day.
+            if kind == "same_site" { 1 } else { 0 },
+        );
+        b.clock = now;
+        made += 1;
+    }
 }
 
 fn read_page_bytes(path: &Path) -> Result<Vec<u8>, BuildError> {

@@ -62,6 +62,10 @@ pub struct ExperimentConfig {
     /// over the judged pairs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judged: Option<crate::eval::judged::JudgedConfig>,
+    /// One run per seed, each on the corpus `build` draws with it (see
+    /// `experiment::seeds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<super::seeds::SeedsConfig>,
 }
 
 /// Accepts `extract: main` as well as `extract: [main, full_text]`.
@@ -390,6 +394,17 @@ impl ExperimentConfig {
                 "algorithms".into(),
                 "name at least one algorithm".into(),
             ));
+        }
+        if let Some(seeds) = &self.seeds {
+            seeds
+                .check()
+                .map_err(|(key, message)| invalid(key, message))?;
+            if self.build.is_none() {
+                return Err(invalid(
+                    "seeds".into(),
+                    "needs `build:` (the corpus builder that draws each seed's corpus)".into(),
+                ));
+            }
         }
         if !(1..=16).contains(&self.tokenizer.ngram) {
             return Err(invalid(

@@ -7,6 +7,7 @@ pub mod judged;
 pub mod pairs;
 pub mod results;
 pub mod runner;
+pub mod seeds;
 pub mod summary;
 pub mod tune;
 

@@ -60,13 +60,13 @@ pub fn color(i: usize) -> RGBColor {
     RGBColor(r, g, b)
 }
 
-fn font(size: u32) -> TextStyle<'static> {
+pub(super) fn font(size: u32) -> TextStyle<'static> {
     (FONT_NAME, size).into_font().color(&BLACK)
 }
 
 /// The font in a colour computed at run time (a borrowed colour would tie
 /// the style to it).
-fn font_in(size: u32, c: RGBColor) -> TextStyle<'static> {
+pub(super) fn font_in(size: u32, c: RGBColor) -> TextStyle<'static> {
     let mut f = font(size);
     f.color = c.to_backend_color();
     f
@@ -123,9 +123,14 @@ pub struct KeyEntry {
 }
 
 impl KeyEntry {
-    fn of(s: &Series) -> Self {
+    /// The series' entry; one that drew nothing (`empty`) says why.
+    fn of(s: &Series, empty: bool) -> Self {
         KeyEntry {
-            name: s.name.clone(),
+            name: if empty {
+                format!("{}: no point: {}", s.name, s.empty_reason())
+            } else {
+                s.name.clone()
+            },
             color: color(s.color),
             run: s.run,
             marker: false,
@@ -136,12 +141,15 @@ impl KeyEntry {
 const KEY_ROW: i32 = 17;
 
 /// Height of a key under a plot with `rows` entries.
-fn key_height(rows: usize) -> u32 {
+pub(super) fn key_height(rows: usize) -> u32 {
     (rows as i32 * KEY_ROW + 12) as u32
 }
 
 /// A key drawn in its own area, outside the plot, so it hides no data.
-fn draw_key<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries: &[KeyEntry]) -> DrawResult
+pub(super) fn draw_key<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[KeyEntry],
+) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
@@ -174,6 +182,23 @@ where
             short(&e.name, chars),
             (54, y),
             font(12).pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+    }
+    Ok(())
+}
+
+/// A panel whose every series drew nothing says so in its plot (each
+/// key entry says why).
+fn note_empty<DB: DrawingBackend>(plot: &DrawingArea<DB, Shift>, empty: bool) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    if empty {
+        let (w, h) = plot.dim_in_pixel();
+        plot.draw(&Text::new(
+            "no points: nothing here detected a pair (the key says why)",
+            (w as i32 / 2, h as i32 / 2),
+            font(15).pos(Pos::new(HPos::Center, VPos::Center)),
         ))?;
     }
     Ok(())
@@ -369,6 +394,7 @@ where
         .label_style(font(12))
         .axis_desc_style(font(13))
         .draw()?;
+    note_empty(&plot, members.iter().all(|(_, s)| s.pr_points().is_empty()))?;
     let mut labels = Labels::default();
     for (c, s) in members {
         let points: Vec<(f64, f64)> = s.pr_points().into_iter().filter(shown).collect();
@@ -404,7 +430,7 @@ where
         .iter()
         .map(|(c, s)| KeyEntry {
             color: *c,
-            ..KeyEntry::of(s)
+            ..KeyEntry::of(s, s.pr_points().is_empty())
         })
         .collect();
     for m in paper {
@@ -518,6 +544,7 @@ impl Chart for F1Curves<'_> {
                 .label_style(font(12))
                 .axis_desc_style(font(13))
                 .draw()?;
+            note_empty(&plot, members.iter().all(|s| s.f1_points().is_empty()))?;
             let mut labels = Labels::default();
             for s in &members {
                 let c = color(s.color);
@@ -551,7 +578,10 @@ impl Chart for F1Curves<'_> {
                     )?;
                 }
             }
-            let entries: Vec<KeyEntry> = members.iter().map(|s| KeyEntry::of(s)).collect();
+            let entries: Vec<KeyEntry> = members
+                .iter()
+                .map(|s| KeyEntry::of(s, s.f1_points().is_empty()))
+                .collect();
             draw_key(&key, &entries)?;
         }
         root.present()?;

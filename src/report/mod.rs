@@ -5,6 +5,7 @@
 
 pub mod charts;
 pub mod paper;
+pub mod seeds;
 pub mod stored;
 
 use std::fmt::Write as _;
@@ -126,12 +127,7 @@ impl Series {
 
     /// The highest pairwise F over the grid: (threshold, counts).
     pub fn best_f(&self) -> Option<(f64, crate::eval::Counts)> {
-        self.algorithm
-            .evaluations
-            .iter()
-            .map(|e| (e.threshold, to_counts(&e.pairwise.overall)))
-            .filter(|(_, c)| c.f1().is_finite())
-            .max_by(|x, y| x.1.f1().total_cmp(&y.1.f1()))
+        best_f_of(&self.algorithm)
     }
 
     /// Wall seconds from the page to the judgment: the shared stages and
@@ -144,6 +140,26 @@ impl Series {
             .sum()
     }
 
+    /// Why the series has no point to draw, for its key and report.md
+    /// (a panel must never be silently empty): nothing detected at any
+    /// threshold leaves precision, so every point, undefined.
+    pub fn empty_reason(&self) -> String {
+        let counts: Vec<crate::eval::Counts> = self
+            .algorithm
+            .evaluations
+            .iter()
+            .map(|e| to_counts(&e.pairwise.overall))
+            .collect();
+        let actual = counts.first().map_or(0, |c| c.actual);
+        if counts.is_empty() {
+            "not evaluated at any threshold".into()
+        } else if counts.iter().all(|c| c.detected == 0) {
+            format!("no pair detected at any threshold (0 of {actual} true pairs)")
+        } else {
+            "no threshold with defined precision and recall".into()
+        }
+    }
+
     /// (threshold, F1), by threshold.
     pub fn f1_points(&self) -> Vec<(f64, f64)> {
         self.algorithm
@@ -153,6 +169,15 @@ impl Series {
             .filter(|(_, f)| f.is_finite())
             .collect()
     }
+}
+
+/// The highest pairwise F of an algorithm over its grid: (threshold, counts).
+fn best_f_of(a: &StoredAlgorithm) -> Option<(f64, crate::eval::Counts)> {
+    a.evaluations
+        .iter()
+        .map(|e| (e.threshold, to_counts(&e.pairwise.overall)))
+        .filter(|(_, c)| c.f1().is_finite())
+        .max_by(|x, y| x.1.f1().total_cmp(&y.1.f1()))
 }
 
 /// The series of several runs, coloured by their place in their panel.
@@ -952,6 +977,15 @@ fn summary_section(md: &mut String, series: &[Series]) {
         );
     }
     let _ = writeln!(md);
+    for s in series.iter().filter(|s| s.pr_points().is_empty()) {
+        let _ = writeln!(
+            md,
+            "- {}: {}, so it has no point on the charts.",
+            s.name,
+            s.empty_reason()
+        );
+    }
+    let _ = writeln!(md);
 }
 
 /// Over a run's judged pairs: best F per algorithm and where it peaks,
@@ -1071,23 +1105,12 @@ fn verdict_section(md: &mut String, name: &str, run: &StoredRun, paper: &Paper) 
             other.as_ref().and_then(|o| o.0),
         );
         let _ = writeln!(md, "{}. **{}** — {}.\n", i + 1, claim.claim, verdict.text());
-        let reason = match verdict {
-            paper::Verdict::Holds => &claim.holds,
-            paper::Verdict::DoesNotHold => &claim.fails,
-            paper::Verdict::CannotBeTested => &claim.untestable,
-        };
+        let reason = claim.reason(verdict);
         if !reason.is_empty() {
             let _ = writeln!(md, "   {}\n", reason.trim());
         }
         if let Some((_, text)) = &figure {
-            let test = match (&other, claim.at_least, claim.near, claim.within) {
-                (Some((_, o)), _, _, _) => format!(" against {o}"),
-                (None, Some(min), _, _) => format!(" (holds at {} or more)", pct(min)),
-                (None, None, Some(near), Some(within)) => {
-                    format!(" (holds within {} of {})", pct(within), pct(near))
-                }
-                _ => String::new(),
-            };
+            let test = claim.test_text(other.as_ref().map(|o| o.1.as_str()));
             let _ = writeln!(md, "   Deciding figure: {text}{test}.\n");
         }
     }
@@ -1101,27 +1124,46 @@ fn find<'a>(run: &'a StoredRun, prefix: &str) -> Vec<&'a StoredAlgorithm> {
         .collect()
 }
 
+/// The index of a named slice (`None` for all pages), or why not.
+fn slice_of(run: &StoredRun, slice: &Option<String>) -> Result<Option<usize>, String> {
+    match slice {
+        Some(name) => run
+            .slices
+            .iter()
+            .position(|s| s == name)
+            .map(Some)
+            .ok_or_else(|| format!("no slice `{name}` in this run")),
+        None => Ok(None),
+    }
+}
+
 fn measure(run: &StoredRun, m: &Measure) -> String {
     measure_value(run, m).1
 }
 
 /// A figure of ours: its value (a fraction, or seconds) where it has one,
 /// and how it reads.
-fn measure_value(run: &StoredRun, m: &Measure) -> (Option<f64>, String) {
-    let pairwise = |prefix: &str, threshold: Option<f64>, precision: bool| {
-        let Some(a) = find(run, prefix).into_iter().next() else {
-            return (None, format!("no algorithm `{prefix}` in this run"));
-        };
-        let t = threshold.unwrap_or(a.threshold);
-        match a.at(t) {
-            Some(e) => {
-                let c = to_counts(&e.pairwise.overall);
-                let v = if precision { c.precision() } else { c.recall() };
-                (Some(v), format!("{} ({} at {t})", pct(v), a.label))
+pub(crate) fn measure_value(run: &StoredRun, m: &Measure) -> (Option<f64>, String) {
+    let pairwise =
+        |prefix: &str, threshold: Option<f64>, slice: &Option<String>, precision: bool| {
+            let Some(a) = find(run, prefix).into_iter().next() else {
+                return (None, format!("no algorithm `{prefix}` in this run"));
+            };
+            let t = threshold.unwrap_or(a.threshold);
+            let index = match slice_of(run, slice) {
+                Ok(i) => i,
+                Err(e) => return (None, e),
+            };
+            match a.at(t) {
+                Some(e) => {
+                    let c = to_counts(index.map_or(&e.pairwise.overall, |i| &e.pairwise.slices[i]));
+                    let v = if precision { c.precision() } else { c.recall() };
+                    let within = slice.as_ref().map(|s| format!(", {s}")).unwrap_or_default();
+                    (Some(v), format!("{} ({} at {t}{within})", pct(v), a.label))
+                }
+                None => (None, format!("{} was not evaluated at {t}", a.label)),
             }
-            None => (None, format!("{} was not evaluated at {t}", a.label)),
-        }
-    };
+        };
     match m {
         Measure::WallSeconds => (
             Some(run.wall_seconds),
@@ -1210,13 +1252,7 @@ fn measure_value(run: &StoredRun, m: &Measure) -> (Option<f64>, String) {
             let Some(a) = find(run, algorithm).into_iter().next() else {
                 return (None, format!("no algorithm `{algorithm}` in this run"));
             };
-            let best = a
-                .evaluations
-                .iter()
-                .map(|e| (e.threshold, to_counts(&e.pairwise.overall)))
-                .filter(|(_, c)| c.f1().is_finite())
-                .max_by(|x, y| x.1.f1().total_cmp(&y.1.f1()));
-            match best {
+            match best_f_of(a) {
                 Some((t, c)) => (
                     Some(c.f1()),
                     format!(
@@ -1233,11 +1269,32 @@ fn measure_value(run: &StoredRun, m: &Measure) -> (Option<f64>, String) {
         Measure::Precision {
             algorithm,
             threshold,
-        } => pairwise(algorithm, *threshold, true),
+            slice,
+        } => pairwise(algorithm, *threshold, slice, true),
         Measure::Recall {
             algorithm,
             threshold,
-        } => pairwise(algorithm, *threshold, false),
+            slice,
+        } => pairwise(algorithm, *threshold, slice, false),
+        Measure::BestThreshold { algorithm } => {
+            let Some(a) = find(run, algorithm).into_iter().next() else {
+                return (None, format!("no algorithm `{algorithm}` in this run"));
+            };
+            match best_f_of(a) {
+                Some((t, c)) => (
+                    Some(t),
+                    format!(
+                        "{} (F {}, P {}, R {}; {})",
+                        charts::threshold_text(t),
+                        pct(c.f1()),
+                        pct(c.precision()),
+                        pct(c.recall()),
+                        a.label
+                    ),
+                ),
+                None => (None, format!("{} detected nothing", a.key())),
+            }
+        }
         Measure::RecallGain { algorithm } => {
             let found = find(run, algorithm);
             let recall = |a: &StoredAlgorithm| {
@@ -1298,6 +1355,42 @@ fn measure_value(run: &StoredRun, m: &Measure) -> (Option<f64>, String) {
                     format!("needs `{algorithm}` and slice `{slice}` in the run"),
                 ),
             }
+        }
+        Measure::PagePrecision {
+            algorithm,
+            slice,
+            extraction,
+        } => {
+            let found = find(run, algorithm)
+                .into_iter()
+                .find(|a| extraction.as_ref().is_none_or(|x| *x == a.extraction));
+            let index = match slice_of(run, slice) {
+                Ok(i) => i,
+                Err(e) => return (None, e),
+            };
+            let Some(a) = found else {
+                return (None, format!("no algorithm `{algorithm}` in this run"));
+            };
+            let Some(e) = a.at_threshold() else {
+                return (None, format!("{} has no configured threshold", a.key()));
+            };
+            let c = to_counts(index.map_or(&e.page.overall, |i| &e.page.slices[i]));
+            (
+                opt(c.precision()),
+                format!(
+                    "{} ({} of {} flagged pages; {} at {}, {})",
+                    if c.detected == 0 {
+                        "none flagged".to_string()
+                    } else {
+                        pct(c.precision())
+                    },
+                    c.correct,
+                    c.detected,
+                    a.key(),
+                    a.threshold,
+                    slice.as_deref().unwrap_or("all pages")
+                ),
+            )
         }
         Measure::RecallRatio { algorithm, of } => {
             let recall = |prefix: &str| {

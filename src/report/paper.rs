@@ -118,6 +118,39 @@ impl Claim {
     }
 }
 
+impl Claim {
+    /// The paragraph that explains `verdict`.
+    pub fn reason(&self, verdict: Verdict) -> &str {
+        match verdict {
+            Verdict::Holds => &self.holds,
+            Verdict::DoesNotHold => &self.fails,
+            Verdict::CannotBeTested => &self.untestable,
+        }
+    }
+
+    /// The test, as it follows the deciding figure: ` against OTHER`,
+    /// ` (holds at 94.24% or more)`, ` (holds within 10.00% of 75.00%)`;
+    /// a bare number where the figure is not a fraction.
+    pub fn test_text(&self, other: Option<&str>) -> String {
+        let fraction = self.figure.as_ref().is_none_or(Measure::is_fraction);
+        let show = |x: f64| {
+            if fraction {
+                format!("{:.2}%", x * 100.0)
+            } else {
+                format!("{x}")
+            }
+        };
+        match (other, self.at_least, self.near, self.within) {
+            (Some(o), _, _, _) => format!(" against {o}"),
+            (None, Some(min), _, _) => format!(" (holds at {} or more)", show(min)),
+            (None, None, Some(near), Some(within)) => {
+                format!(" (holds within {} of {})", show(within), show(near))
+            }
+            _ => String::new(),
+        }
+    }
+}
+
 /// A table of actual/detected/correct counts with the printed percentages.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -157,6 +190,17 @@ pub struct PaperRow {
     pub f: f64,
 }
 
+impl Measure {
+    /// Whether its value is a fraction (printed as a percentage) rather
+    /// than seconds or a threshold.
+    pub fn is_fraction(&self) -> bool {
+        !matches!(
+            self,
+            Measure::WallSeconds | Measure::AlgorithmSeconds { .. } | Measure::BestThreshold { .. }
+        )
+    }
+}
+
 /// What of ours a paper figure is compared with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "measure", deny_unknown_fields)]
@@ -173,13 +217,18 @@ pub enum Measure {
     },
     /// Precision or recall (pairwise) of the algorithm whose label starts
     /// with `algorithm`, at `threshold` (default: its configured one).
+    /// With `slice`, over that slice's pairs only (e.g. `news/partial`).
     Precision {
         algorithm: String,
         threshold: Option<f64>,
+        #[serde(default)]
+        slice: Option<String>,
     },
     Recall {
         algorithm: String,
         threshold: Option<f64>,
+        #[serde(default)]
+        slice: Option<String>,
     },
     /// Pairwise recall of the last algorithm whose label starts with
     /// `algorithm` relative to the first's, minus one (Kołcz's "relative
@@ -195,6 +244,8 @@ pub enum Measure {
     },
     /// The threshold of the grid where the pairwise F of `algorithm` peaks.
     BestF { algorithm: String },
+    /// The threshold where that F peaks, as a number (Manku's k = 3).
+    BestThreshold { algorithm: String },
     /// Pairwise recall of `algorithm` as a share of `of`'s (Henzinger's
     /// "79% of the recall").
     RecallRatio { algorithm: String, of: String },
@@ -203,6 +254,15 @@ pub enum Measure {
     PageF {
         algorithm: String,
         slice: String,
+        extraction: Option<String>,
+    },
+    /// Page-level precision of `algorithm` at its configured threshold,
+    /// in one slice or (without `slice`) over all pages: with negatives in
+    /// the corpus, the share of flagged pages that are duplicates.
+    PagePrecision {
+        algorithm: String,
+        #[serde(default)]
+        slice: Option<String>,
         extraction: Option<String>,
     },
 }
@@ -281,6 +341,39 @@ mod tests {
             ..near
         };
         assert_eq!(untested.verdict(None, None), Verdict::CannotBeTested);
+    }
+
+    #[test]
+    fn the_reproductions_claims_parse_each_with_a_test_or_a_reason() {
+        for (name, count) in [("manku2007", 4), ("kolcz2004", 3), ("fan2008_negatives", 2)] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("experiments/{name}.yaml"));
+            let config = crate::experiment::ExperimentConfig::load(&path).unwrap();
+            let claims = config.paper.unwrap().claims;
+            assert_eq!(claims.len(), count, "{name}");
+            for c in &claims {
+                if c.figure.is_some() {
+                    let tested = c.above.is_some()
+                        || c.at_least.is_some()
+                        || (c.near.is_some() && c.within.is_some());
+                    assert!(tested, "{name}: {} has a figure and no test", c.claim);
+                    assert!(
+                        !c.holds.is_empty() && !c.fails.is_empty(),
+                        "{name}: {}",
+                        c.claim
+                    );
+                } else {
+                    assert!(!c.untestable.is_empty(), "{name}: {}", c.claim);
+                }
+            }
+            if name == "manku2007" {
+                assert!(matches!(
+                    claims[0].figure,
+                    Some(Measure::BestThreshold { .. })
+                ));
+                assert_eq!(claims[0].test_text(None), " (holds within 0.5 of 3)");
+            }
+        }
     }
 
     #[test]

@@ -142,6 +142,7 @@ fn load_external(
             .collect(),
         paper: None,
         build: None,
+        seeds: None,
         tuned: None,
         pair_budget_mb: None,
         boilerplate: None,

@@ -75,6 +75,9 @@ pub struct Element {
     pub tag: String,
     /// `class` and `id`, lower-cased, space separated.
     pub class_id: String,
+    /// Bytes of `class_id` that come from `class` (the rest is the `id`,
+    /// which documents often derive from a heading's words).
+    pub class_len: usize,
     /// `itemprop`, lower-cased.
     pub itemprop: String,
     pub parent: Option<u32>,
@@ -165,9 +168,15 @@ impl Dom {
                             }
                         }
                         let mut class_id = String::new();
-                        for v in [class, id].into_iter().flatten() {
-                            class_id.push_str(v);
-                            class_id.push(' ');
+                        let mut class_len = 0;
+                        for (i, v) in [class, id].into_iter().enumerate() {
+                            if let Some(v) = v {
+                                class_id.push_str(v);
+                                class_id.push(' ');
+                            }
+                            if i == 0 {
+                                class_len = class_id.len();
+                            }
                         }
                         class_id.make_ascii_lowercase();
                         let index = dom.elements.len() as u32;
@@ -183,6 +192,7 @@ impl Dom {
                             itemprop: itemprop.to_ascii_lowercase(),
                             tag,
                             class_id,
+                            class_len,
                             parent,
                             depth,
                             open: dom.events.len() as u32,
@@ -319,7 +329,7 @@ impl Dom {
     }
 
     /// Whether the text event at `i` sits inside `<b>`/`<strong>`.
-    fn text_is_bold(&self, i: usize) -> bool {
+    pub fn text_is_bold(&self, i: usize) -> bool {
         // Walk back to the nearest open or close event: an Open(e) means the
         // text is in e; a Close(e) means it is in e's parent.
         let mut j = i;

@@ -99,6 +99,61 @@ const NEGATIVE_PARTS: [&str; 15] = [
     "dsgvo",
 ];
 
+/// class/id substrings that mark chrome inside the chosen article even
+/// when a positive word stands beside them (`related_post`, `post-comments`,
+/// `main-box vce-related-box`, `sharedaddy`): readability lets the two
+/// cancel when scoring blocks, but a small block so named inside the story
+/// is never the story (trafilatura discards these names outright).
+const CHROME_PARTS: [&str; 28] = [
+    "comment",
+    "kommentar",
+    "sidebar",
+    "related",
+    "recommend",
+    "advert",
+    "affiliate",
+    "social",
+    "newsletter",
+    "subscribe",
+    "breadcrumb",
+    "sharing",
+    "sharedaddy",
+    "consent",
+    "cookie",
+    "copyright",
+    "dsgvo",
+    "byline",
+    "author",
+    "metadata",
+    "postmeta",
+    "timestamp",
+    "dateline",
+    "disclaimer",
+    "disclosure",
+    "paywall",
+    "legend",
+    "factbox",
+];
+
+/// Whether a class or id names chrome outright (see `CHROME_PARTS`); a
+/// `meta` word too (`entry-meta`, `article__meta`: dates, bylines, tags),
+/// and a call to action (`cta`).
+fn chrome_name(class_id: &str) -> bool {
+    CHROME_PARTS.iter().any(|p| class_id.contains(p))
+        || words(class_id).any(|w| w == "meta" || w == "cta")
+}
+
+/// A class naming a picture (`imagedescription`, `img-metadata`,
+/// `photo-credit`): what such a block says beside a story is the picture's
+/// caption or credit.
+fn names_a_picture(class_id: &str) -> bool {
+    words(class_id).any(|w| {
+        ["img", "image", "photo", "foto"]
+            .iter()
+            .any(|p| w.starts_with(p))
+    })
+}
+
 /// class/id words that mark the article.
 const POSITIVE_WORDS: [&str; 12] = [
     "article",
@@ -247,16 +302,25 @@ fn is_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
         return true;
     }
     let weight = class_weight(&el.class_id);
-    if weight < 0.0 && el.stats.chars * 2 < article_text {
+    // Classes only: ids are often made from a heading's words (a manual's
+    // section `_timestamps`), and a class is the site's own label.
+    let class = &el.class_id[..el.class_len];
+    let named_chrome =
+        weight < 0.0 || chrome_name(class) || (el.stats.chars <= 300 && names_a_picture(class));
+    if named_chrome && el.stats.chars * 2 < article_text {
         return true;
     }
     // Link lists and the like: mostly link text, little prose. Prose with
     // inline links (documentation, wikis) keeps its sentence punctuation,
-    // and a block holding much of the article is judged by its parts.
-    if matches!(
-        el.tag.as_str(),
-        "ul" | "ol" | "div" | "table" | "section" | "dl" | "p" | "li"
-    ) {
+    // and a block holding much of the article is judged by its parts. A
+    // heading that is a link is another story's headline.
+    let headline = matches!(el.tag.as_str(), "h2" | "h3" | "h4" | "h5" | "h6");
+    if headline
+        || matches!(
+            el.tag.as_str(),
+            "ul" | "ol" | "div" | "table" | "section" | "dl" | "p" | "li"
+        )
+    {
         let density = dom.link_density(e);
         let chars = el.stats.chars;
         let prose = el.stats.punct >= 2 && el.stats.punct * 40 >= chars;
@@ -342,6 +406,121 @@ pub fn select_article(dom: &Dom) -> Vec<u32> {
 }
 
 fn select_article_with(dom: &Dom, strict: bool) -> Vec<u32> {
+    let mut chosen = select_body(dom, strict);
+    add_lead(dom, &mut chosen);
+    chosen
+}
+
+/// class/id words that name a story's lead (standfirst, intro, chapo):
+/// the paragraph that opens the story, set apart above its body, often in
+/// the story's header. Compounds count (`articleintro`, `introtext`).
+const LEAD_WORDS: [&str; 16] = [
+    "lead",
+    "intro",
+    "summary",
+    "abstract",
+    "excerpt",
+    "chapo",
+    "teaser",
+    "standfirst",
+    "perex",
+    "preface",
+    "vorspann",
+    "bajada",
+    "epigraph",
+    "einleitung",
+    "subtitle",
+    "subheadline",
+];
+
+fn is_lead_name(class_id: &str) -> bool {
+    words(class_id).any(|w| {
+        LEAD_WORDS.iter().any(|l| {
+            w == *l
+                || (w.len() > l.len() + 2 && (w.ends_with(l) || (l.len() >= 5 && w.starts_with(l))))
+        })
+    })
+}
+
+/// Text (non-space characters) between the lead and the body: a headline,
+/// a date, a byline, a picture's caption fit; a column of other stories
+/// does not.
+const LEAD_GAP: usize = 300;
+
+/// The story's lead, when the body chosen by density starts after it: a
+/// block the site names as lead, intro or summary, prose and not links,
+/// just before the body (readability's siblings of the best block, reached
+/// beyond the parent, as trafilatura keeps a story's teaser). Leads found
+/// are added to `chosen` in document order.
+fn add_lead(dom: &Dom, chosen: &mut Vec<u32>) {
+    let Some(&first) = chosen
+        .iter()
+        .min_by_key(|&&c| dom.elements[c as usize].open)
+    else {
+        return;
+    };
+    let mut boundary = dom.elements[first as usize].open as usize;
+    let mut pointer = boundary;
+    let mut gap = 0usize;
+    let mut leads: Vec<u32> = Vec::new();
+    for j in (0..first as usize).rev() {
+        let el = &dom.elements[j];
+        let close = el.close as usize;
+        if close >= boundary {
+            // An ancestor of the body or of a lead taken.
+            continue;
+        }
+        while pointer > close {
+            pointer -= 1;
+            if let Event::Text(a, b) = dom.events[pointer] {
+                gap += dom.text[a as usize..b as usize]
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .count();
+            }
+        }
+        if gap > LEAD_GAP {
+            break;
+        }
+        if is_lead(dom, j as u32) {
+            leads.push(j as u32);
+            boundary = el.open as usize;
+            pointer = boundary;
+            gap = 0;
+        }
+    }
+    if !leads.is_empty() {
+        chosen.extend(leads);
+        chosen.sort_by_key(|&e| dom.elements[e as usize].open);
+    }
+}
+
+fn is_lead(dom: &Dom, e: u32) -> bool {
+    let el = &dom.elements[e as usize];
+    if el.dropped || el.tag == "h1" || !is_lead_name(&el.class_id[..el.class_len]) {
+        return false;
+    }
+    let s = &el.stats;
+    let prose = s.punct >= 1 || s.han > 0;
+    if weighted_chars(dom, e) < 30.0 || s.link_chars * 10 > s.chars * 3 || !prose {
+        return false;
+    }
+    if ends_in_ellipsis(dom, e) {
+        return false;
+    }
+    // Not inside navigation, asides or footers.
+    let mut a = el.parent;
+    while let Some(p) = a {
+        let tag = dom.elements[p as usize].tag.as_str();
+        if CHROME_TAGS.contains(&tag) && tag != "form" {
+            return false;
+        }
+        a = dom.elements[p as usize].parent;
+    }
+    true
+}
+
+fn select_body(dom: &Dom, strict: bool) -> Vec<u32> {
     if dom.elements.is_empty() {
         return Vec::new();
     }
@@ -527,8 +706,65 @@ fn lines_of(dom: &Dom, chosen: &[u32]) -> Vec<Line> {
         .iter()
         .map(|&e| dom.elements[e as usize].stats.chars)
         .sum();
-    let skip = |e: u32| is_chrome(dom, e, article_text);
+    let skip = |e: u32| is_chrome(dom, e, article_text) || introduces_chrome(dom, e, article_text);
     chosen.iter().flat_map(|&e| dom.render(e, &skip)).collect()
+}
+
+/// Whether every text of the element sits inside a `<b>` or `<strong>`.
+fn all_bold(dom: &Dom, e: u32) -> bool {
+    let el = &dom.elements[e as usize];
+    dom.events[el.open as usize + 1..el.close as usize]
+        .iter()
+        .enumerate()
+        .all(|(i, event)| match *event {
+            Event::Text(a, b) => {
+                dom.text[a as usize..b as usize].trim().is_empty()
+                    || dom.text_is_bold(el.open as usize + 1 + i)
+            }
+            _ => true,
+        })
+}
+
+/// A heading whose next block is chrome ("Read more:" above a link list,
+/// "Related" above a row of teasers) announces that chrome and goes with it.
+fn introduces_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
+    let el = &dom.elements[e as usize];
+    // A heading tag, or a short line without sentence punctuation ("Read
+    // more:"); list items and cells are items, not headings.
+    let heading = matches!(el.tag.as_str(), "h2" | "h3" | "h4" | "h5" | "h6")
+        || (matches!(el.tag.as_str(), "p" | "div")
+            && el.stats.blocks == 0
+            && el.stats.chars <= 50
+            && el.stats.punct == 0
+            && all_bold(dom, e));
+    if !heading || el.stats.chars == 0 {
+        return false;
+    }
+    // Elements are numbered in document order: the next sibling is the
+    // first element after this one's subtree with the same parent.
+    let mut k = e as usize + 1;
+    while k < dom.elements.len() && dom.elements[k].open < el.close {
+        k += 1;
+    }
+    while k < dom.elements.len() {
+        let next = &dom.elements[k];
+        if next.parent != el.parent {
+            // Past the parent's end: nothing follows in this block.
+            return false;
+        }
+        // Pictures are passed over: a section goes on below its picture.
+        let picture = matches!(next.tag.as_str(), "figure" | "figcaption" | "picture");
+        if !next.dropped && next.stats.chars > 0 && !picture {
+            return is_chrome(dom, k as u32, article_text);
+        }
+        // Skip the empty sibling and its subtree.
+        let end = next.close;
+        k += 1;
+        while k < dom.elements.len() && dom.elements[k].open < end {
+            k += 1;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -694,5 +930,79 @@ mod tests {
         );
         let text = text_of(&html);
         assert!(text.starts_with("The council"), "{text}");
+    }
+
+    #[test]
+    fn the_lead_above_the_body_is_kept() {
+        let html = format!(
+            "<html><body><div class='nav'><a href='/'>Home</a> <a href='/n'>News</a></div>\
+             <article><header><h1>Bridge vote</h1><p class='article__intro'>After years of \
+             delay, the council has decided, at last.</p><span>12 May 2021</span></header>\
+             <div class='story'>{}</div></article></body></html>",
+            paragraphs(3)
+        );
+        let text = text_of(&html);
+        assert!(text.starts_with("After years of delay"), "{text}");
+        assert!(text.contains("Day 2."), "{text}");
+    }
+
+    #[test]
+    fn a_lead_far_above_the_body_or_cut_short_is_not() {
+        let filler: String = (0..8)
+            .map(|i| format!("<span>Market report number {i} of the week in brief</span> "))
+            .collect();
+        let far = format!(
+            "<html><body><div class='summary'>Another story entirely, told in a sentence.</div>\
+             <div class='ticker'>{filler}</div><div class='story'>{}</div></body></html>",
+            paragraphs(3)
+        );
+        let text = text_of(&far);
+        assert!(!text.contains("Another story"), "{text}");
+        let cut = format!(
+            "<html><body><p class='teaser'>Officials said on Monday, in a statement, that...</p>\
+             <div class='story'>{}</div></body></html>",
+            paragraphs(3)
+        );
+        let text = text_of(&cut);
+        assert!(!text.contains("Officials"), "{text}");
+        assert!(text.starts_with("The council"), "{text}");
+    }
+
+    #[test]
+    fn chrome_names_are_not_cancelled_inside_the_article() {
+        let items: String = (0..3)
+            .map(|i| format!("<li>Other story {i}, told briefly, with a comma.</li>"))
+            .collect();
+        let html = format!(
+            "<html><body><div class='entry'>{}<ul class='related_post'>{items}</ul>\
+             <div class='post-comments'><p>Great piece, thanks, really.</p></div>\
+             <p class='imagedescription'>AFP / A Photographer</p></div></body></html>",
+            paragraphs(4)
+        );
+        let text = text_of(&html);
+        assert!(text.contains("Day 3."), "{text}");
+        for chrome in ["Other story", "Great piece", "AFP"] {
+            assert!(!text.contains(chrome), "{chrome}: {text}");
+        }
+    }
+
+    #[test]
+    fn a_heading_above_chrome_goes_with_it() {
+        let links: String = (0..5)
+            .map(|i| format!("<li><a href='/{i}'>A story worth reading, number {i}</a></li>"))
+            .collect();
+        let html = format!(
+            "<html><body><div class='story'>{}<h3>Read more</h3><ul>{links}</ul>\
+             <p><strong>See also</strong></p><ul>{links}</ul>\
+             <h3>The vote</h3><figure><img src='a.jpg'></figure>{}\
+             <h3><a href='/other'>A headline of another story</a></h3></div></body></html>",
+            paragraphs(2),
+            paragraphs(3)
+        );
+        let text = text_of(&html);
+        assert!(text.contains("The vote"), "a section heading stays: {text}");
+        for chrome in ["Read more", "See also", "worth reading", "another story"] {
+            assert!(!text.contains(chrome), "{chrome}: {text}");
+        }
     }
 }

@@ -303,10 +303,13 @@ fn is_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
     }
     let weight = class_weight(&el.class_id);
     // Classes only: ids are often made from a heading's words (a manual's
-    // section `_timestamps`), and a class is the site's own label.
+    // section `_timestamps`), and a class is the site's own label. Blocks
+    // only: an inline `span.author` is a name inside a sentence (a
+    // manual's list of authors), not a box beside the story.
     let class = &el.class_id[..el.class_len];
-    let named_chrome =
-        weight < 0.0 || chrome_name(class) || (el.stats.chars <= 300 && names_a_picture(class));
+    let named_chrome = weight < 0.0
+        || (el.is_block
+            && (chrome_name(class) || (el.stats.chars <= 300 && names_a_picture(class))));
     if named_chrome && el.stats.chars * 2 < article_text {
         return true;
     }
@@ -948,7 +951,7 @@ mod tests {
 
     #[test]
     fn a_lead_far_above_the_body_or_cut_short_is_not() {
-        let filler: String = (0..8)
+        let filler: String = (0..12)
             .map(|i| format!("<span>Market report number {i} of the week in brief</span> "))
             .collect();
         let far = format!(
@@ -989,7 +992,7 @@ mod tests {
     #[test]
     fn a_heading_above_chrome_goes_with_it() {
         let links: String = (0..5)
-            .map(|i| format!("<li><a href='/{i}'>A story worth reading, number {i}</a></li>"))
+            .map(|i| format!("<li><a href='/{i}'>A story worth reading number {i}</a></li>"))
             .collect();
         let html = format!(
             "<html><body><div class='story'>{}<h3>Read more</h3><ul>{links}</ul>\

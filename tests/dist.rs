@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use neardup::algo::shingling::lsh::Banding;
-use neardup::algo::{Detector, Document};
+use neardup::algo::{Detector, Document, ScoredPair};
 use neardup::corpus::demo::demo_corpus;
 use neardup::dist::external::{evaluate_external, read_clusters, read_pairs, ExternalInput};
 use neardup::experiment::{self, ExperimentConfig};
@@ -179,11 +179,24 @@ fn external_pairs_score_as_the_in_process_run() {
     assert!(own.run.pairs.len() > 10);
     let (_, meta) = read(&sig.join("minhash-0/bands/part-00000-of-00001.parquet"));
 
-    // The in-process pairs, as ids, in reverse order and with each pair
-    // turned around: the reader normalises both.
-    let pairs: Vec<(&str, &str, f32)> = own
-        .run
-        .pairs
+    // The in-process run keeps pages with identical sketches as one group
+    // and stores no pair inside it; a cluster job lists those pairs too.
+    let mut listed: Vec<ScoredPair> = own.run.pairs.clone();
+    for g in &own.run.groups {
+        for (i, &a) in g.pages.iter().enumerate() {
+            for &b in &g.pages[i + 1..] {
+                listed.push(ScoredPair {
+                    a,
+                    b,
+                    score: g.score,
+                });
+            }
+        }
+    }
+    listed.sort_by_key(|p| (p.a, p.b));
+    // The pairs, as ids, in reverse order and with each pair turned
+    // around: the reader normalises both.
+    let pairs: Vec<(&str, &str, f32)> = listed
         .iter()
         .rev()
         .map(|p| {
@@ -197,7 +210,7 @@ fn external_pairs_score_as_the_in_process_run() {
     let path = tmp.path().join("pairs.parquet");
     write_pairs(&path, &pairs, &meta["settings"]);
     let read_back = read_pairs(&path, &corpus).unwrap();
-    assert_eq!(read_back.pairs, own.run.pairs);
+    assert_eq!(read_back.pairs, listed);
     let external = evaluate_external(
         "dist",
         &corpus,

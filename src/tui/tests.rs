@@ -213,7 +213,10 @@ fn arrow_keys_move_the_threshold_and_the_metrics_follow() {
     // names the threshold (followed by the legend's note when F is
     // defined there, by the title's end when it is not).
     let shown = screen(&app, 120, 40);
-    assert!(shown.contains(" at 1;") || shown.contains(" at 1 "), "{shown}");
+    assert!(
+        shown.contains(" at 1;") || shown.contains(" at 1 "),
+        "{shown}"
+    );
 }
 
 #[test]

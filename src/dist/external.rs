@@ -421,6 +421,7 @@ pub fn evaluate_external(
             entry: algorithms.len(),
             end_to_end: Default::default(),
             extraction,
+            fitted: None,
             run: AlgorithmRun {
                 name,
                 label,

@@ -46,6 +46,22 @@ pub struct AlgorithmResult {
     /// Seconds from pages to evaluation, the shared stages (extraction,
     /// tokenising) included.
     pub end_to_end: EndToEnd,
+    /// The learned judge as the run fitted it, for the inspector: its
+    /// I-Match and semantic features need the corpus statistics the run
+    /// gathered (the lexicon, each page's analysis), which a judge built
+    /// afresh for two pages does not have. Other algorithms sign a pair
+    /// alone, so nothing is kept for them.
+    pub fitted: Option<FittedAlgorithm>,
+}
+
+/// An algorithm after its run, fitted to the corpus.
+#[derive(Clone)]
+pub struct FittedAlgorithm(pub Arc<dyn crate::algo::Algorithm>);
+
+impl std::fmt::Debug for FittedAlgorithm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FittedAlgorithm({})", self.0.label())
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -577,9 +593,11 @@ fn run_algorithm(
         Stage::Evaluate,
         &format!("{} [{variant}]", run.label),
     );
+    let fitted = (run.name == "learned").then(|| FittedAlgorithm(Arc::from(algorithm)));
     AlgorithmResult {
         entry: prepared.entry,
         extraction,
+        fitted,
         candidates: stored_recall(truth, &run.pairs, &run.groups, &run.scale),
         candidate_stage,
         unsigned_by_slice,

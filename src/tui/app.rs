@@ -722,7 +722,11 @@ impl App {
 /// What each run's candidate search says of pages `a` and `b`: the two
 /// pages signed again by a detector built from the run's settings (the
 /// sketches are not kept).
-fn explain_pair(bench: &super::workbench::Workbench, a: u32, b: u32) -> Vec<Option<String>> {
+pub(super) fn explain_pair(
+    bench: &super::workbench::Workbench,
+    a: u32,
+    b: u32,
+) -> Vec<Option<String>> {
     use crate::algo::Document;
     let config = &bench.config;
     bench
@@ -741,12 +745,21 @@ fn explain_pair(bench: &super::workbench::Workbench, a: u32, b: u32) -> Vec<Opti
                 .unwrap_or_else(|| config.tokenizer.clone());
             let doc = |p: u32| {
                 let page = &bench.corpus.pages[p as usize];
-                let text = extract_page(page, r.extraction).text();
+                let extracted = extract_page(page, r.extraction);
+                let text = extracted.text();
                 let mut d = Document::new(p, &text, page.lang, &tokenizer);
                 d.host = page.url.as_deref().and_then(crate::algo::learned::host_of);
+                // The semantic features weigh sentences by their place in
+                // the page's structure, as the run did.
+                d.structure = Some(std::sync::Arc::new(extracted.structure));
                 d
             };
-            settings.build(None).explain_pair(&doc(a), &doc(b))
+            // The judge the run fitted holds the corpus statistics its
+            // I-Match and semantic features need; a fresh one would not.
+            match &r.fitted {
+                Some(fitted) => fitted.0.explain_pair(&doc(a), &doc(b)),
+                None => settings.build(None).explain_pair(&doc(a), &doc(b)),
+            }
         })
         .collect()
 }

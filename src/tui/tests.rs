@@ -988,3 +988,54 @@ fn a_malformed_pairs_file_fails_the_load_naming_file_line_and_field() {
         assert!(e.contains(says), "{e}");
     }
 }
+
+#[test]
+fn the_inspector_explains_a_learned_pair_with_the_judge_the_run_fitted() {
+    // The semantic and I-Match features need the corpus statistics the run
+    // gathered; a judge built afresh for two pages would call them missing
+    // and give another probability than the one stored.
+    let dir = tempfile::tempdir().unwrap();
+    write_demo_model(&dir.path().join("demo-model.json"));
+    let path = dir.path().join("learned.yaml");
+    std::fs::write(
+        &path,
+        "corpus: demo\nalgorithms:\n  - type: learned\n    model: demo-model.json\n    semantic: true\n    floor: 0.05\n",
+    )
+    .unwrap();
+    let bench = load_now(&Source::Experiment(path)).expect("loads");
+    let learned = &bench.result.algorithms[0];
+    assert!(learned.fitted.is_some(), "the run keeps its fitted judge");
+    let zh = |p: u32| bench.corpus.pages[p as usize].lang == Some(crate::corpus::Lang::Zh);
+    let pairs: Vec<_> = learned
+        .run
+        .pairs
+        .iter()
+        .filter(|p| zh(p.a) && zh(p.b))
+        .take(20)
+        .collect();
+    assert!(
+        !pairs.is_empty(),
+        "the demo has Chinese pairs the judge stored"
+    );
+    for pair in pairs {
+        let shown = super::app::explain_pair(&bench, pair.a, pair.b)[0]
+            .clone()
+            .expect("the judge explains every pair");
+        let p: f64 = shown
+            .strip_prefix("p ")
+            .and_then(|s| s.split(':').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("{shown}"));
+        assert!(
+            (p - f64::from(pair.score)).abs() < 0.0015,
+            "({}, {}) stored {} shown {shown}",
+            pair.a,
+            pair.b,
+            pair.score
+        );
+        assert!(
+            !shown.contains("semantic_topic missing"),
+            "a Chinese pair has its semantic features: {shown}"
+        );
+    }
+}

@@ -35,6 +35,9 @@ pub fn tuned_config(
     let pinned = config.pinned();
     let mut tuned = pinned.clone();
     tuned.name = Some(name.to_string());
+    // The thresholds were chosen on the experiment's own corpus: a tuned
+    // file that drew a corpus per seed again would not reproduce them.
+    tuned.seeds = None;
     tuned.algorithms = Vec::new();
     let mut placed = vec![0; runs.len()];
     for (i, entry) in pinned.algorithms.iter().enumerate() {
@@ -297,4 +300,30 @@ pub fn render_transfer(tuned: Option<&TunedOn>, rows: &[Transfer], corpus: &str)
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tuned_file_runs_the_corpus_it_was_tuned_on_not_its_seeds() {
+        let config = ExperimentConfig::parse(
+            std::path::Path::new("experiments/x.yaml"),
+            "corpus: demo\nbuild: ../datasets/fan2008.yaml\nseeds: {values: [1, 2, 3], scale: 0.1}\n\
+             algorithms: [{type: jaccard}]\n",
+        )
+        .unwrap();
+        assert!(config.seeds.is_some());
+        let runs = [TunedRun {
+            entry: 0,
+            extraction: Extraction::Main,
+            threshold: 0.4,
+            gates: Vec::new(),
+        }];
+        let (tuned, placed) = tuned_config(&config, "x-tuned", &runs);
+        assert!(tuned.seeds.is_none(), "{:?}", tuned.seeds);
+        assert_eq!(placed, vec![0]);
+        assert_eq!(tuned.corpus, config.corpus);
+    }
 }

@@ -2,17 +2,10 @@
 //! demo experiment's outputs.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn neardup(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_neardup"))
-        .args(args)
-        .current_dir(cwd)
-        // The extraction cache stays in the test's folder.
-        .env("NEARDUP_CACHE_DIR", cwd.join(".neardup-cache"))
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::neardup;
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()

@@ -3,16 +3,10 @@
 //! grade, and a malformed pairs file is named by file, line and field.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn neardup(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_neardup"))
-        .args(args)
-        .current_dir(cwd)
-        .env("NEARDUP_CACHE_DIR", cwd.join(".neardup-cache"))
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::neardup;
 
 fn text(o: &Output) -> String {
     format!(

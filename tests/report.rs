@@ -2,15 +2,10 @@
 //! across runs, byte-identical PNGs, the paper beside ours, clear errors.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn neardup(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_neardup"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::neardup;
 
 fn ok(o: &Output) {
     assert!(

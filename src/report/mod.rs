@@ -1124,6 +1124,18 @@ fn find<'a>(run: &'a StoredRun, prefix: &str) -> Vec<&'a StoredAlgorithm> {
         .collect()
 }
 
+/// The first algorithm `find` names that read `extraction` (any, when none
+/// is named).
+fn find_on<'a>(
+    run: &'a StoredRun,
+    prefix: &str,
+    extraction: &Option<String>,
+) -> Option<&'a StoredAlgorithm> {
+    find(run, prefix)
+        .into_iter()
+        .find(|a| extraction.as_ref().is_none_or(|x| *x == a.extraction))
+}
+
 /// The index of a named slice (`None` for all pages), or why not.
 fn slice_of(run: &StoredRun, slice: &Option<String>) -> Result<Option<usize>, String> {
     match slice {
@@ -1217,10 +1229,7 @@ pub(crate) fn measure_value(run: &StoredRun, m: &Measure) -> (Option<f64>, Strin
             recall,
             extraction,
         } => {
-            let Some(a) = find(run, algorithm)
-                .into_iter()
-                .find(|a| extraction.as_ref().is_none_or(|x| *x == a.extraction))
-            else {
+            let Some(a) = find_on(run, algorithm, extraction) else {
                 return (None, format!("no algorithm `{algorithm}` in this run"));
             };
             let nearest = a
@@ -1328,9 +1337,7 @@ pub(crate) fn measure_value(run: &StoredRun, m: &Measure) -> (Option<f64>, Strin
             slice,
             extraction,
         } => {
-            let found = find(run, algorithm)
-                .into_iter()
-                .find(|a| extraction.as_ref().is_none_or(|x| *x == a.extraction));
+            let found = find_on(run, algorithm, extraction);
             let index = run.slices.iter().position(|s| s == slice);
             match (found, index) {
                 (Some(a), Some(i)) => match a.at_threshold() {
@@ -1361,9 +1368,7 @@ pub(crate) fn measure_value(run: &StoredRun, m: &Measure) -> (Option<f64>, Strin
             slice,
             extraction,
         } => {
-            let found = find(run, algorithm)
-                .into_iter()
-                .find(|a| extraction.as_ref().is_none_or(|x| *x == a.extraction));
+            let found = find_on(run, algorithm, extraction);
             let index = match slice_of(run, slice) {
                 Ok(i) => i,
                 Err(e) => return (None, e),

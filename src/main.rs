@@ -1443,6 +1443,16 @@ fn run_transfer(
             .to_string()
     };
     config.build = None;
+    // Judged pairs name the pages of the corpus they were judged on; the
+    // other corpus is scored by its own clusters.
+    if let Some(judged) = config.judged.take() {
+        eprintln!(
+            "note: the judged pairs ({}) name the pages of the experiment's own corpus; \
+             on {} the truth is that corpus's clusters",
+            judged.pairs,
+            other.display()
+        );
+    }
     let stem = if other == Path::new("demo") {
         "demo".to_string()
     } else {

@@ -195,3 +195,43 @@ fn a_malformed_pairs_file_is_named_in_tune_and_run() {
         }
     }
 }
+
+#[test]
+fn a_judged_tuned_file_carries_to_another_corpus_by_its_clusters() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_corpus(dir.path(), PAIRS);
+    let o = neardup(&["tune", "t.yaml", "-o", "t.tuned.yaml"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    // The same pages under other ids: the judged pairs name none of them.
+    let renamed: Vec<String> = std::fs::read_to_string(dir.path().join("pages.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["id"] = format!("other-{}", v["id"].as_str().unwrap()).into();
+            v.to_string()
+        })
+        .collect();
+    std::fs::write(dir.path().join("other.jsonl"), renamed.join("\n")).unwrap();
+    let o = neardup(
+        &[
+            "run",
+            "t.tuned.yaml",
+            "--corpus",
+            "other.jsonl",
+            "-o",
+            "moved",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("the truth is that corpus's clusters"),
+        "{}",
+        text(&o)
+    );
+    // Scored by the clusters: the tuned threshold (above 0.31) misses b,
+    // b2, which the judges called different and the clusters a duplicate.
+    assert!(text(&o).contains("| 100.00 | 66.67 |"), "{}", text(&o));
+    assert!(dir.path().join("moved/transfer.md").exists());
+}

@@ -548,9 +548,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     source,
                 })?;
             }
+            let seeds_note = neardup::experiment::tune::seeds_note(&config);
             let text = format!(
-                "# {} tuned for {objective} by `neardup tune`; every knob is written out.\n{body}",
-                experiment.display()
+                "# {} tuned for {objective} by `neardup tune`; every knob is written out.\n{}{body}",
+                experiment.display(),
+                seeds_note
+                    .as_ref()
+                    .map_or(String::new(), |n| format!("# {n}.\n"))
             );
             ExperimentConfig::parse(&out, &text).map_err(ExperimentError::from)?;
             std::fs::write(&out, text).map_err(|source| CliError::Io {
@@ -562,6 +566,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 Some(truth) => format!(" over the judged pairs of {}", truth.source.display()),
                 None => String::new(),
             };
+            if let Some(note) = &seeds_note {
+                println!("{note}.");
+            }
             println!("thresholds for {objective}{over} on {}:", on.corpus);
             for f in &on.runs {
                 println!(

@@ -662,6 +662,44 @@ fn run_prints_one_summary_line_per_algorithm_and_json_on_request() {
 }
 
 #[test]
+fn tune_on_an_experiment_with_seeds_says_it_tunes_the_own_corpus_and_reproduces() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.yaml"),
+        "corpus: demo\nbuild: b.yaml\nseeds: {values: [1, 2], scale: 0.1}\nextract: main\nalgorithms:\n  - {type: jaccard}\n",
+    )
+    .unwrap();
+    let o = neardup(&["tune", "t.yaml", "-o", "tuned.yaml"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("`seeds:` left aside") && out.contains("not on the 2 seeds' corpora"),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("tuned.yaml")).unwrap();
+    let tuned: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    assert!(tuned.get("seeds").is_none(), "{text}");
+    assert!(text.contains("# `seeds:` left aside"), "{text}");
+    let chosen = &tuned["tuned"]["runs"][0];
+    // Run without seeds (no builder needed): the same threshold and F.
+    let o = neardup(&["run", "tuned.yaml", "--json", "-o", "r"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let a = &run["algorithms"][0];
+    assert_eq!(
+        a["threshold"].as_f64(),
+        chosen["threshold"].as_f64(),
+        "{text}"
+    );
+    assert_eq!(
+        a["pairwise"]["f1"].as_f64(),
+        chosen["value"].as_f64(),
+        "{text}"
+    );
+    assert!(!dir.path().join("r/seed-1").exists());
+}
+
+#[test]
 fn tune_then_run_on_another_corpus_prints_the_transfer_table() {
     let dir = tempfile::tempdir().unwrap();
     // Tune on the demo, apply to a corpus that is the demo's first 120 pages.

@@ -13,19 +13,23 @@ use super::settings::{distance_grid, distance_thresholds, in_range, invalid, wit
 use super::settings::{AlgorithmSettings, Checked};
 use super::shingling::lsh::Banding;
 use super::shingling::{CandidateSearch, MinHash, MinHashSketch, Sketching, Verify};
+use super::simhash::config::check_bits;
+use super::simhash::wide::{WideSearch, WideSimHash};
 use super::simhash::{Features, SimHash, Weights};
 use super::{Detector, Document, Gate, GateScores, ScoreScale, MAX_GATES};
 
+/// `S`: the SimHash half, [`SimHash`] up to 128 bits or [`WideSimHash`]
+/// (Henzinger's 384).
 #[derive(Debug, Clone)]
-pub struct Combined {
+pub struct Combined<S = SimHash> {
     pub shingling: MinHash,
-    pub simhash: SimHash,
+    pub simhash: S,
     /// Estimated Jaccard a pair needs to be B-similar.
     pub jaccard: f64,
 }
 
-impl Detector for Combined {
-    type Signature = (MinHashSketch, u128);
+impl<S: Detector> Detector for Combined<S> {
+    type Signature = (MinHashSketch, S::Signature);
 
     fn name(&self) -> &'static str {
         "combined"
@@ -63,7 +67,8 @@ impl Detector for Combined {
     fn signature_key(&self, (sketch, fingerprint): &Self::Signature) -> Option<u128> {
         Some(super::hash_key(|h| {
             h.update(&sketch.key().to_le_bytes());
-            h.update(&fingerprint.to_le_bytes());
+            let fingerprint = self.simhash.signature_key(fingerprint);
+            h.update(&fingerprint.unwrap_or_default().to_le_bytes());
         }))
     }
 
@@ -205,9 +210,7 @@ impl AlgorithmSettings for CombinedConfig {
                 ),
             ));
         }
-        if self.bits != 64 && self.bits != 128 {
-            return Err(invalid("bits", format!("{} is not 64 or 128", self.bits)));
-        }
+        check_bits(self.bits)?;
         in_range("floor", self.floor as usize, 0, self.bits as usize)?;
         match (self.bands, self.rows) {
             (Some(b), Some(r)) => {
@@ -227,25 +230,38 @@ impl AlgorithmSettings for CombinedConfig {
     }
 
     fn build(&self, _reference: Option<Arc<Vec<Document>>>) -> Box<dyn super::Algorithm> {
+        let shingling = MinHash::new(
+            self.width,
+            self.hashes,
+            Sketching::Minhash,
+            self.search(),
+            Verify::Estimate,
+            0.0,
+        );
+        let simhash = SimHash::new(
+            self.features,
+            self.ngram,
+            self.weights,
+            self.bits,
+            self.floor,
+            None,
+            None,
+        );
+        let jaccard = self.jaccard;
+        if self.bits > 128 {
+            // Candidates come from the shingling half: the search is unused
+            // (and Blocks keeps the label free of a search it does not run).
+            let simhash = WideSimHash::new(simhash, WideSearch::Blocks);
+            return Box::new(Combined {
+                shingling,
+                simhash,
+                jaccard,
+            });
+        }
         Box::new(Combined {
-            shingling: MinHash::new(
-                self.width,
-                self.hashes,
-                Sketching::Minhash,
-                self.search(),
-                Verify::Estimate,
-                0.0,
-            ),
-            simhash: SimHash::new(
-                self.features,
-                self.ngram,
-                self.weights,
-                self.bits,
-                self.floor,
-                None,
-                None,
-            ),
-            jaccard: self.jaccard,
+            shingling,
+            simhash,
+            jaccard,
         })
     }
 
@@ -317,5 +333,51 @@ mod tests {
         assert_eq!((gated[0].a, gated[0].b), (0, 1));
         assert!(gated[0].score <= 10.0, "and C-similar: {}", gated[0].score);
         assert_eq!(run.gated_pairs(&[0.0]).len(), 3);
+    }
+
+    #[test]
+    fn henzingers_384_bits_judge_the_shingling_pairs() {
+        let texts = [
+            "the quick brown fox jumps over the lazy dog and runs far away into the green hills beyond the river",
+            "the quick brown fox jumps over the lazy dog and runs far away into the green hills beyond the lake",
+            "completely different words make up this sentence about markets prices and the economy of small towns",
+        ];
+        let docs: Vec<Document> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Document::new(i as u32, t, Some(Lang::En), &TokenizerConfig::default()))
+            .collect();
+        let config = CombinedConfig {
+            bits: 384,
+            floor: 384,
+            threshold: 12.0,
+            ..CombinedConfig::default()
+        };
+        config.validate().unwrap();
+        assert!(config.build(None).label().contains("384 bits"));
+        // Every pair a candidate, to see the distances of the wide half.
+        let mut algo = Combined {
+            shingling: MinHash::new(
+                3,
+                128,
+                Sketching::Minhash,
+                CandidateSearch::AllPairs,
+                Verify::Estimate,
+                0.0,
+            ),
+            simhash: WideSimHash::new(
+                SimHash::new(Features::Words, 2, Weights::Tf, 384, 384, None, None),
+                WideSearch::Blocks,
+            ),
+            jaccard: 0.5,
+        };
+        let run = Algorithm::run(&mut algo, &docs, "test", &mut StageClock::new(3, 300));
+        let gated = run.gated_pairs(&[0.0]);
+        assert_eq!(gated.len(), 3);
+        // A 384-bit distance: the unrelated pairs differ in far more than
+        // 128 bits could.
+        let near = gated.iter().find(|p| (p.a, p.b) == (0, 1)).unwrap();
+        let far = gated.iter().map(|p| p.score).fold(0f32, f32::max);
+        assert!(near.score < far && far > 128.0, "{near:?} {far}");
     }
 }

@@ -408,6 +408,34 @@ fn drop_repeated_texts(pool: &mut Vec<Article>, seen: &mut HashSet<String>) {
     });
 }
 
+/// The builder's code, hashed into the names of cached seed corpora
+/// (beside the build file), so that a change to how corpora are built
+/// builds them anew rather than reading a stale cache.
+pub const BUILDER_SOURCES: [&str; 2] = [include_str!("build.rs"), include_str!("templates.rs")];
+
+/// Whether the extractor reads `paragraphs` as the main text of `html`:
+/// at least half of their characters are in it. A real template whose own
+/// text outweighs a short story (an app banner, a blurb) gives that story
+/// the template's main text, so two stories of different clusters would
+/// be identical to a main-text method: label noise, not near-duplication.
+pub fn reads_its_story(html: &str, paragraphs: &[String]) -> bool {
+    let text: String = crate::extract::extract_html(html, Extraction::Main)
+        .text()
+        .split_whitespace()
+        .collect();
+    let squeezed: Vec<String> = paragraphs
+        .iter()
+        .map(|p| p.split_whitespace().collect())
+        .collect();
+    let total: usize = squeezed.iter().map(|p| p.chars().count()).sum();
+    let found: usize = squeezed
+        .iter()
+        .filter(|p| text.contains(p.as_str()))
+        .map(|p| p.chars().count())
+        .sum();
+    2 * found >= total
+}
+
 fn load_templates(
     config: &TemplateConfig,
     base: &Path,
@@ -508,7 +536,16 @@ impl Builder<'_> {
         op: String,
         hours_after: u64,
     ) {
-        let html = template.render(title, paragraphs);
+        let mut html = template.render(title, paragraphs);
+        // A real template the extractor does not read this story from
+        // gives way to a portal, whose article it always reads.
+        let swapped;
+        let mut template = template;
+        if !template.ours && !self.portals.is_empty() && !reads_its_story(&html, paragraphs) {
+            swapped = self.portals[self.rng.below(self.portals.len())].clone();
+            template = &swapped;
+            html = template.render(title, paragraphs);
+        }
         let content = if template.ours && self.rng.chance(self.config.rates.gbk) {
             let declared = self.rng.chance(0.5);
             let html = html.replace(
@@ -1032,6 +1069,69 @@ fn add_controls(b: &mut Builder, controls: &Controls, base: &Path) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_real_template_that_hides_the_story_gives_way_to_a_portal() {
+        // The template's own feature outweighs a short story put in its
+        // footer: every story in it would extract as the feature, and
+        // pages of different clusters would have one main text.
+        let feature: String = (0..6)
+            .map(|i| format!("<p>本站专题第{i}部分：城市建设的历史、现状与未来，专家学者从不同角度回顾了几十年来的变化，并对今后的发展方向提出了许多建议和看法。</p>"))
+            .collect();
+        let bad = Template::marked(
+            "bad",
+            &format!("<html><head><title>{{title}}</title></head><body><article><h2>专题</h2>{feature}</article><footer><div class=\"related\">{{article}}</div></footer></body></html>"),
+        );
+        let story = vec!["本报讯 市区一处老旧小区今天完成改造，居民反映良好。".to_string()];
+        assert!(
+            !reads_its_story(&bad.render("小区改造完成", &story), &story),
+            "the test needs a template the extractor does not read the story from"
+        );
+        let config: BuildConfig = serde_yaml::from_str(
+            "seed: 1\nsources: {news: [], prose: []}\ncomposition: {}\ntemplates: {real_share: 1.0}\n",
+        )
+        .unwrap();
+        let mut b = Builder {
+            config: &config,
+            rng: Rng::new(1),
+            portals: portal_templates(),
+            real: vec![bad.clone()],
+            cilin: None,
+            pages: Vec::new(),
+            clock: 0,
+        };
+        for i in 0..5 {
+            let template = b.template(&[]);
+            assert_eq!(
+                template.name, bad.name,
+                "real_share 1 draws the real template"
+            );
+            b.add_page(
+                format!("p{i}"),
+                &format!("c{i}"),
+                &template,
+                "小区改造完成",
+                &story,
+                "news",
+                "full",
+                "original".into(),
+                0,
+            );
+        }
+        for page in &b.pages {
+            let html = match &page.content {
+                Content::Html(h) => h.clone(),
+                Content::HtmlBytes(bytes) => encoding_rs::GBK.decode(bytes).0.into_owned(),
+                Content::Text(_) => unreachable!("built pages are HTML"),
+            };
+            assert!(reads_its_story(&html, &story), "{}: {html}", page.id);
+            assert!(
+                !page.url.as_deref().unwrap_or("").contains("real-bad"),
+                "{:?}",
+                page.url
+            );
+        }
+    }
 
     #[test]
     fn cluster_sizes_add_up_and_stay_in_range() {

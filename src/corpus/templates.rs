@@ -27,6 +27,20 @@ fn escape(text: &str) -> String {
 }
 
 impl Template {
+    /// A real template from HTML that marks the slots `{title}` and
+    /// `{article}` itself (for tests of what the builder does with one).
+    #[cfg(test)]
+    pub(crate) fn marked(name: &str, html: &str) -> Template {
+        Template {
+            name: format!("real:{name}"),
+            site: name.to_string(),
+            html: html
+                .replace("{title}", TITLE_SLOT)
+                .replace("{article}", ARTICLE_SLOT),
+            ours: false,
+        }
+    }
+
     pub fn render(&self, title: &str, paragraphs: &[String]) -> String {
         let body: String = paragraphs
             .iter()

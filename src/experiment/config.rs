@@ -303,7 +303,56 @@ fn did_you_mean(message: &str) -> Option<String> {
         .map(|(_, name)| format!("; did you mean `{name}`?"))
 }
 
+/// The line and column of an entry's key (`algorithms[1].bits`,
+/// `seeds`), for block-style YAML: the key within the entry (up to the
+/// next entry or top-level key), else the entry's `type`.
+fn key_position(text: &str, key: &str) -> Option<(usize, usize)> {
+    let (head, field) = key.split_once('.').unwrap_or((key, ""));
+    let (name, index) = match head.split_once('[') {
+        Some((name, i)) => (name, i.trim_end_matches(']').parse::<usize>().ok()),
+        None => (head, None),
+    };
+    let top = word_position(text, name, 1)?;
+    let Some(i) = index.filter(|_| name == "algorithms") else {
+        return Some(top);
+    };
+    let mut entry = top;
+    for n in 0..=i {
+        entry = word_position(text, "type", entry.0 + usize::from(n > 0))?;
+    }
+    let field = field.split(['.', '[']).next().unwrap_or("");
+    let end = text
+        .lines()
+        .enumerate()
+        .skip(entry.0)
+        .find(|(_, line)| {
+            !line.starts_with([' ', '#']) && !line.is_empty() || line.trim_start().starts_with("- ")
+        })
+        .map_or(usize::MAX, |(n, _)| n + 1);
+    Some(
+        word_position(text, field, entry.0)
+            .filter(|&(line, _)| !field.is_empty() && line < end)
+            .unwrap_or(entry),
+    )
+}
+
 impl ConfigError {
+    /// An invalid key located in the file's text: the error names the
+    /// line and column beside the file and key.
+    pub fn located(self, text: &str) -> Self {
+        match self {
+            ConfigError::Invalid { path, key, message } => match key_position(text, &key) {
+                Some(location) => ConfigError::Parse {
+                    path,
+                    location: Some(location),
+                    message: format!("`{key}`: {message}"),
+                },
+                None => ConfigError::Invalid { path, key, message },
+            },
+            other => other,
+        }
+    }
+
     pub fn invalid(path: &Path, key: impl Into<String>, message: impl Into<String>) -> Self {
         ConfigError::Invalid {
             path: path.to_path_buf(),
@@ -324,7 +373,9 @@ impl ExperimentConfig {
 
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let mut config: ExperimentConfig = read_yaml(path)?;
-        config.validate(path)?;
+        config
+            .validate(path)
+            .map_err(|e| e.located(&std::fs::read_to_string(path).unwrap_or_default()))?;
         config.load_models(path, true)?;
         Ok(config)
     }
@@ -332,7 +383,7 @@ impl ExperimentConfig {
     /// `path` names the file in errors.
     pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
         let mut config: ExperimentConfig = parse_yaml(path, text)?;
-        config.validate(path)?;
+        config.validate(path).map_err(|e| e.located(text))?;
         config.load_models(path, true)?;
         Ok(config)
     }
@@ -342,7 +393,9 @@ impl ExperimentConfig {
     /// serves to train and, naming the model written, to run.
     pub fn load_untrained(path: &Path) -> Result<Self, ConfigError> {
         let mut config: ExperimentConfig = read_yaml(path)?;
-        config.validate(path)?;
+        config
+            .validate(path)
+            .map_err(|e| e.located(&std::fs::read_to_string(path).unwrap_or_default()))?;
         config.load_models(path, false)?;
         Ok(config)
     }

@@ -74,8 +74,20 @@ impl SeedsConfig {
 }
 
 /// Where the corpus built with `seed` at `scale` is cached: beside
-/// `corpus`, e.g. `fan2008.seed-3.scale-0.1.b5e1c2d4.jsonl.gz`.
+/// `corpus`, e.g. `fan2008.seed-3.scale-0.1.b5e1c2d4.jsonl.gz`, the hash
+/// over the build file and the builder's code.
 pub fn seed_corpus_path(corpus: &Path, builder: &[u8], seed: u64, scale: f64) -> PathBuf {
+    cached_name(
+        corpus,
+        builder,
+        &crate::corpus::build::BUILDER_SOURCES,
+        seed,
+        scale,
+    )
+}
+
+/// [`seed_corpus_path`] with the builder's code given.
+fn cached_name(corpus: &Path, builder: &[u8], code: &[&str], seed: u64, scale: f64) -> PathBuf {
     let name = corpus
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -84,7 +96,12 @@ pub fn seed_corpus_path(corpus: &Path, builder: &[u8], seed: u64, scale: f64) ->
         Some(i) => (&name[..i], &name[i..]),
         None => (name.as_str(), ".jsonl.gz"),
     };
-    let hash = xxhash_rust::xxh3::xxh3_64(builder) as u32;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(builder);
+    for source in code {
+        hasher.update(source.as_bytes());
+    }
+    let hash = hasher.digest() as u32;
     corpus.with_file_name(format!(
         "{stem}.seed-{seed}.scale-{}.{hash:08x}{ext}",
         crate::report::charts::threshold_text(scale)
@@ -183,6 +200,11 @@ mod tests {
         assert_ne!(a, seed_corpus_path(corpus, b"seed: 1", 4, 0.1));
         assert_ne!(a, seed_corpus_path(corpus, b"seed: 1", 3, 1.0));
         assert_ne!(a, seed_corpus_path(corpus, b"seed: 2", 3, 0.1));
+        // A changed builder builds anew: its code is in the name's hash.
+        let code = crate::corpus::build::BUILDER_SOURCES;
+        assert_eq!(a, cached_name(corpus, b"seed: 1", &code, 3, 0.1));
+        let edited = [code[0], "// one more line"];
+        assert_ne!(a, cached_name(corpus, b"seed: 1", &edited, 3, 0.1));
     }
 
     #[test]

@@ -12,6 +12,26 @@ use crate::eval::judged::{choose_judged, JudgedCurve, JudgedTruth};
 use crate::eval::{Evaluation, Truth};
 use crate::extract::Extraction;
 
+/// What tuning (and the workbench) does with an experiment's `seeds:`:
+/// nothing but say so. Thresholds are chosen on the experiment's own
+/// corpus, the one `neardup run --no-seeds` reads; `None` without seeds.
+pub fn seeds_note(config: &ExperimentConfig) -> Option<String> {
+    let seeds = config.seeds.as_ref()?;
+    Some(format!(
+        "`seeds:` left aside: thresholds are chosen on the experiment's own corpus (as `neardup run --no-seeds` runs it), not on the {} seeds' corpora; the tuned file leaves `seeds:` out, so `neardup run` on it reproduces them",
+        seeds.values.len()
+    ))
+}
+
+/// The workbench's one-line form of [`seeds_note`].
+pub fn seeds_status(config: &ExperimentConfig) -> Option<String> {
+    let seeds = config.seeds.as_ref()?;
+    Some(format!(
+        "the experiment's own corpus, not its {} seeds' (`neardup run` draws those)",
+        seeds.values.len()
+    ))
+}
+
 /// One algorithm run's tuned knobs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TunedRun {

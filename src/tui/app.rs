@@ -303,6 +303,9 @@ impl App {
             bench.result.pages,
             bench.result.algorithms.len()
         );
+        if let Some(note) = crate::experiment::tune::seeds_status(&bench.config) {
+            self.status = format!("{}; {note}", self.status);
+        }
         self.focus = self.focus.min(bench.tunings.len().saturating_sub(1));
         self.knob = 0;
         self.bench = Some(bench);

@@ -1039,3 +1039,21 @@ fn the_inspector_explains_a_learned_pair_with_the_judge_the_run_fitted() {
         );
     }
 }
+
+#[test]
+fn a_workbench_on_an_experiment_with_seeds_says_it_shows_the_own_corpus() {
+    let app = App::with_workbench(demo());
+    assert!(!app.status.contains("seeds"), "{}", app.status);
+    let mut bench = demo();
+    bench.config.seeds = Some(crate::experiment::seeds::SeedsConfig {
+        values: vec![1, 2, 3],
+        scale: 0.1,
+    });
+    let app = App::with_workbench(bench);
+    assert!(
+        app.status
+            .contains("the experiment's own corpus, not its 3 seeds'"),
+        "{}",
+        app.status
+    );
+}

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::tables::{Layout, LayoutError};
+use super::wide::{WideSearch, WideSimHash, MAX_BITS};
 use super::{Features, SimHash, Weights};
 use crate::algo::settings::{
     distance_grid, distance_thresholds, in_range, invalid, with_threshold,
@@ -22,11 +23,13 @@ pub struct SimhashConfig {
     /// `corpus` or a reference corpus path: where IDF comes from for
     /// `tf_idf` and `levels`.
     pub idf: String,
-    /// 64 or 128.
+    /// 64 or 128, or a multiple of 64 up to 512 (Henzinger's 384).
     pub bits: u32,
     /// Where candidates come from: Manku et al.'s permuted `tables`
-    /// (default) or `all_pairs` (a popcount scan of every pair: quadratic,
-    /// for sweeps past what a layout finds and for 128-bit fingerprints).
+    /// (default; for fingerprints wider than 128 bits, tables of k + 1
+    /// blocks, k the floor) or `all_pairs` (a popcount scan of every pair:
+    /// quadratic, for sweeps past what a layout finds and for 128-bit
+    /// fingerprints).
     pub candidates: SimhashCandidates,
     /// Permuted-table layout for the candidate search (`4x16`, `6c3`,
     /// `4x4`, `BcC`); default [`DEFAULT_LAYOUT`]. The floor must be within
@@ -66,11 +69,35 @@ pub const DEFAULT_LAYOUT: &str = "8c2";
 /// The floor of an all-pairs scan unless given.
 pub const ALL_PAIRS_FLOOR: u32 = 16;
 
+/// Whether `bits` is a width SimHash signs: 64, 128, or a multiple of 64
+/// up to [`MAX_BITS`] through [`WideSimHash`].
+pub fn supported_bits(bits: u32) -> bool {
+    bits % 64 == 0 && (64..=MAX_BITS).contains(&bits)
+}
+
+/// `bits` checked: a width SimHash signs, or an error naming them.
+pub fn check_bits(bits: u32) -> Checked {
+    if supported_bits(bits) {
+        return Ok(());
+    }
+    Err(invalid(
+        "bits",
+        format!("{bits} is not a supported width: 64, 128, or a multiple of 64 up to {MAX_BITS} (e.g. 192, 256, 384)"),
+    ))
+}
+
 impl SimhashConfig {
-    /// The table layout candidates come from; `None` for all pairs.
+    /// Fingerprints past 128 bits, signed by [`WideSimHash`].
+    pub fn wide(&self) -> bool {
+        self.bits > 128
+    }
+
+    /// The table layout candidates come from; `None` for all pairs and
+    /// for wide fingerprints (searched by blocks, not layouts).
     pub fn layout(&self) -> Result<Option<Layout>, LayoutError> {
         match self.candidates {
             SimhashCandidates::AllPairs => Ok(None),
+            SimhashCandidates::Tables if self.wide() => Ok(None),
             SimhashCandidates::Tables => self
                 .index
                 .as_deref()
@@ -80,8 +107,13 @@ impl SimhashConfig {
         }
     }
 
-    /// The largest distance stored: as given, or what the layout finds.
+    /// The largest distance stored: as given, or what the layout finds;
+    /// for wide fingerprints 1/16 of the bits (24 of 384: twice
+    /// Henzinger's 12, so a sweep reaches past her threshold).
     pub fn floor(&self) -> u32 {
+        if self.wide() {
+            return self.floor.unwrap_or(self.bits / 16);
+        }
         self.floor.unwrap_or_else(|| match self.layout() {
             Ok(Some(layout)) => layout.max_k(),
             _ => ALL_PAIRS_FLOOR,
@@ -131,9 +163,7 @@ impl Default for SimhashConfig {
 impl AlgorithmSettings for SimhashConfig {
     fn validate(&self) -> Checked {
         in_range("ngram", self.ngram, 1, 16)?;
-        if self.bits != 64 && self.bits != 128 {
-            return Err(invalid("bits", format!("{} must be 64 or 128", self.bits)));
-        }
+        check_bits(self.bits)?;
         let floor = self.floor();
         if floor > self.bits {
             return Err(invalid(
@@ -147,6 +177,20 @@ impl AlgorithmSettings for SimhashConfig {
                 "has no meaning with `candidates: all_pairs`; leave one of them out",
             ));
         }
+        if self.wide() && self.candidates == SimhashCandidates::Tables {
+            if self.index.is_some() {
+                return Err(invalid(
+                    "index",
+                    format!("permuted-table layouts index 64-bit fingerprints; {} bits are searched by floor + 1 blocks: leave `index` out", self.bits),
+                ));
+            }
+            if floor >= self.bits {
+                return Err(invalid(
+                    "floor",
+                    format!("{floor} leaves no block to agree on: the block search needs a floor below {} (or `candidates: all_pairs`)", self.bits),
+                ));
+            }
+        }
         match self.layout() {
             Err(e) => return Err(invalid("index", e.to_string())),
             Ok(Some(_)) if self.bits != 64 => {
@@ -155,7 +199,7 @@ impl AlgorithmSettings for SimhashConfig {
                 let key = if self.index.is_some() { "index" } else { "candidates" };
                 return Err(invalid(
                     key,
-                    "permuted tables index 64-bit fingerprints; use bits: 64, or `candidates: all_pairs` for 128 bits",
+                    "permuted tables index 64-bit fingerprints; use bits: 64, or `candidates: all_pairs` for 128 bits (192 and wider are searched by blocks)",
                 ));
             }
             Ok(Some(layout)) if floor > layout.max_k() => {
@@ -176,6 +220,13 @@ impl AlgorithmSettings for SimhashConfig {
     }
 
     fn build(&self, reference: Option<Arc<Vec<Document>>>) -> Box<dyn Algorithm> {
+        if self.wide() {
+            let search = match self.candidates {
+                SimhashCandidates::Tables => WideSearch::Blocks,
+                SimhashCandidates::AllPairs => WideSearch::AllPairs,
+            };
+            return Box::new(WideSimHash::new(self.detector(reference), search));
+        }
         Box::new(self.detector(reference))
     }
 
@@ -202,5 +253,77 @@ impl AlgorithmSettings for SimhashConfig {
             self.floor = Some(self.floor());
             self.index = layout.map(|l| l.to_string());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::algo::settings::AlgorithmSettings;
+    use crate::experiment::config::{AlgorithmConfig, ExperimentConfig};
+
+    fn parse(yaml: &str) -> Result<ExperimentConfig, String> {
+        ExperimentConfig::parse(Path::new("h.yaml"), yaml).map_err(|e| e.to_string())
+    }
+
+    fn simhash(entry: &str) -> Result<ExperimentConfig, String> {
+        parse(&format!(
+            "corpus: demo\nalgorithms:\n  - type: exact\n  - type: simhash\n{entry}"
+        ))
+    }
+
+    #[test]
+    fn henzinger_384_bits_parse_with_a_block_search() {
+        let c = simhash("    bits: 384\n    threshold: 12\n").unwrap();
+        let AlgorithmConfig::Simhash(s) = &c.algorithms[1].config else {
+            panic!("not simhash")
+        };
+        assert_eq!(s.floor(), 24);
+        assert_eq!(s.layout().unwrap(), None);
+        let built = s.build(None);
+        assert_eq!(built.label(), "simhash(words,tf,384 bits)");
+        for bits in [192, 256, 320, 448, 512] {
+            simhash(&format!("    bits: {bits}\n")).unwrap();
+        }
+    }
+
+    #[test]
+    fn unsupported_widths_and_thresholds_name_file_line_and_field() {
+        for bits in [32, 100, 200, 576, 1024] {
+            let e = simhash(&format!("    bits: {bits}\n")).unwrap_err();
+            assert!(
+                e.contains("h.yaml")
+                    && e.contains("h.yaml:5:5")
+                    && e.contains("algorithms[1].bits")
+                    && e.contains("multiple of 64 up to 512"),
+                "{bits}: {e}"
+            );
+        }
+        // The threshold is checked against the floor, which is checked
+        // against the bits.
+        let e = simhash("    bits: 384\n    threshold: 30\n").unwrap_err();
+        assert!(
+            e.contains("algorithms[1].threshold") && e.contains("0..=24"),
+            "{e}"
+        );
+        let e = simhash("    bits: 192\n    floor: 200\n").unwrap_err();
+        assert!(
+            e.contains("algorithms[1].floor") && e.contains("0..=192"),
+            "{e}"
+        );
+        let e = simhash("    bits: 192\n    floor: 192\n").unwrap_err();
+        assert!(
+            e.contains("algorithms[1].floor") && e.contains("no block"),
+            "{e}"
+        );
+        let e = simhash("    bits: 384\n    index: 8c2\n").unwrap_err();
+        assert!(
+            e.contains("algorithms[1].index") && e.contains("blocks"),
+            "{e}"
+        );
+        // All pairs reach any floor within the bits.
+        simhash("    bits: 384\n    candidates: all_pairs\n    floor: 384\n    threshold: 12\n")
+            .unwrap();
     }
 }

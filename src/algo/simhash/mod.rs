@@ -7,6 +7,7 @@
 
 pub mod config;
 pub mod tables;
+pub mod wide;
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -56,7 +57,8 @@ pub struct SimHash {
     pub features: Features,
     pub ngram: usize,
     pub weights: Weights,
-    /// 64, or 128 for two 64-bit halves (brute-force search only).
+    /// 64, or 128 for two 64-bit halves (brute-force search only); wider
+    /// through [`wide::WideSimHash`].
     pub bits: u32,
     /// Largest Hamming distance kept as a scored pair.
     pub floor: u32,

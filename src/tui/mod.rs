@@ -117,8 +117,8 @@ fn event_loop(
             app.on_load_event(event);
             dirty = true;
         }
-        // The loading gauge counts items as the workers go: redraw it.
-        if dirty || app.progress.work.is_some() && app.bench.is_none() {
+        // The gauges count items as the workers go: redraw them.
+        if dirty || app.running() {
             terminal.draw(|frame| ui::render(&app, frame))?;
             dirty = false;
         }
@@ -204,13 +204,20 @@ pub fn perform(app: &mut App, request: Request) -> Option<Receiver<LoadEvent>> {
                 .and_then(|text| {
                     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
                 });
+            let pending = app.bench.as_ref().map_or(0, |b| b.pending.len());
             app.status = match outcome {
                 Ok(()) => {
                     app.unsaved = false;
-                    format!(
-                        "saved the thresholds to {} (neardup run {0} reproduces them)",
-                        path.display()
-                    )
+                    match pending {
+                        0 => format!(
+                            "saved the thresholds to {} (neardup run {0} reproduces them)",
+                            path.display()
+                        ),
+                        n => format!(
+                            "saved the finished runs' thresholds to {}; the {n} still running keep the experiment's",
+                            path.display()
+                        ),
+                    }
                 }
                 Err(e) => format!("not saved: {e}"),
             };

@@ -21,6 +21,8 @@ pub use runner::{
     ExperimentResult, RunOutput, Watchers,
 };
 
+use rayon::prelude::*;
+
 use crate::algo::Document;
 use crate::corpus::{
     demo, read_corpus, read_corpus_counted, Corpus, CorpusError, ReadCounter, ReadOptions,
@@ -59,7 +61,7 @@ pub fn load_references(
         let corpus = read_corpus(&key.0, ReadOptions::unlabelled())?;
         let docs: Vec<Document> = corpus
             .pages
-            .iter()
+            .par_iter()
             .enumerate()
             .map(|(i, page)| {
                 let text = page_text(page, Extraction::Main).text;

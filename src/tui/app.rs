@@ -100,6 +100,8 @@ pub struct Reading {
     pub total_bytes: u64,
     pub counter: std::sync::Arc<crate::corpus::ReadCounter>,
     pub started: std::time::Instant,
+    /// When the next stage began: the rate stops there.
+    pub ended: Option<std::time::Instant>,
 }
 
 impl Reading {
@@ -126,7 +128,8 @@ impl Reading {
     /// Pages per second so far and seconds left at the byte rate so far;
     /// `None` in the first half second.
     pub fn rate_and_eta(&self) -> Option<(f64, Option<f64>)> {
-        let seconds = self.started.elapsed().as_secs_f64();
+        let end = self.ended.unwrap_or_else(std::time::Instant::now);
+        let seconds = end.duration_since(self.started).as_secs_f64();
         if seconds < 0.5 {
             return None;
         }
@@ -389,11 +392,17 @@ impl App {
                 pages,
                 extractions,
             } => {
+                if let Some(reading) = &mut self.progress.reading {
+                    reading.ended.get_or_insert_with(std::time::Instant::now);
+                }
                 self.progress.runs = Some(runs);
                 self.progress.pages = Some(pages);
                 self.progress.extractions = extractions;
             }
             LoadEvent::Work { what, total, done } => {
+                if let Some(reading) = &mut self.progress.reading {
+                    reading.ended.get_or_insert_with(std::time::Instant::now);
+                }
                 self.progress.work = Some(Work {
                     what,
                     total,
@@ -409,6 +418,7 @@ impl App {
                     total_bytes,
                     counter,
                     started: std::time::Instant::now(),
+                    ended: None,
                 });
             }
             LoadEvent::Stage(record) => {

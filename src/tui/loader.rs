@@ -197,6 +197,19 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<(), String> {
     });
     let corpus =
         experiment::load_corpus_counted(&config, &path, &counter).map_err(|e| e.to_string())?;
+    // A reference collection (an I-Match lexicon's) is read and tokenised
+    // whole before the run: say so, with the time it takes.
+    if config
+        .algorithms
+        .iter()
+        .any(|a| config.reference_path(&a.config, &path).is_some())
+    {
+        let _ = events.send(LoadEvent::Work {
+            what: "read and tokenise the reference collections".into(),
+            total: 0,
+            done: Arc::new(AtomicU64::new(0)),
+        });
+    }
     let references = experiment::load_references(&config, &path).map_err(|e| e.to_string())?;
     // Judged pairs are read before the run, so that a bad pairs file fails
     // at once, naming its line and field.

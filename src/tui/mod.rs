@@ -31,6 +31,11 @@ pub use workbench::Source;
 /// Frames per second at most; input is read between frames.
 const FRAME: Duration = Duration::from_millis(33);
 
+/// How often the gauges redraw on their own while the worker counts: the
+/// tuning screen's charts are not worth redrawing 30 times a second for
+/// a moving count.
+const TICK: Duration = Duration::from_millis(250);
+
 #[derive(Debug, thiserror::Error)]
 pub enum TuiError {
     #[error("the workbench needs a terminal; to print an experiment's table use `neardup run demo` or `neardup run EXPERIMENT.yaml`")]
@@ -112,15 +117,17 @@ fn event_loop(
     mut events: Receiver<LoadEvent>,
 ) -> Result<(), TuiError> {
     let mut dirty = true;
+    let mut drawn = Instant::now();
     loop {
         while let Ok(event) = events.try_recv() {
             app.on_load_event(event);
             dirty = true;
         }
         // The gauges count items as the workers go: redraw them.
-        if dirty || app.running() {
+        if dirty || app.running() && drawn.elapsed() >= TICK {
             terminal.draw(|frame| ui::render(&app, frame))?;
             dirty = false;
+            drawn = Instant::now();
         }
         let deadline = Instant::now() + FRAME;
         while let Some(left) = deadline.checked_duration_since(Instant::now()) {

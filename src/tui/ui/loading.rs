@@ -143,7 +143,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     }
     frame.render_widget(
         Paragraph::new(if shared.is_empty() {
-            "decoding and extracting ...".to_string()
+            match p.runs {
+                None => "reading the corpus ...".to_string(),
+                Some(_) => "decoding and extracting ...".to_string(),
+            }
         } else {
             shared.join("; ")
         })

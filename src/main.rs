@@ -1252,6 +1252,7 @@ fn run_quietly(
     let watchers = experiment::Watchers {
         stages: None,
         progress: neardup::progress::terminal_progress(),
+        results: None,
     };
     let ids = corpus.pages.iter().map(|p| p.id.clone()).collect();
     let result = experiment::run_experiment_consuming(&name, config, corpus, &references, watchers);

@@ -12,7 +12,9 @@ mod writer;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use reader::{read_corpus, read_corpus_bytes, Format, PageStream};
+pub use reader::{
+    read_corpus, read_corpus_bytes, read_corpus_counted, Format, PageStream, ReadCounter,
+};
 pub use writer::write_corpus;
 
 /// A file's bytes, gunzipped when they are gzip (by their magic bytes, not

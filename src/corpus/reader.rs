@@ -47,7 +47,7 @@ pub fn read_corpus(path: &Path, options: ReadOptions) -> Result<Corpus, CorpusEr
         return read_html_folder(path, options);
     }
     if Format::from_path(path) == Some(Format::Jsonl) {
-        return read_jsonl_file(path, options);
+        return read_jsonl_file(path, options, &ReadCounter::default());
     }
     let bytes = std::fs::read(path).map_err(|source| CorpusError::Io {
         path: path.to_path_buf(),
@@ -222,17 +222,74 @@ fn check_csv_shape(path: &Path, bytes: &[u8]) -> Result<(), CorpusError> {
 /// A JSONL file read a line at a time, gunzipped on the way when it is
 /// gzip: neither the file nor its decompressed text is ever held whole
 /// (at a million pages the HTML alone is tens of GB).
-fn read_jsonl_file(path: &Path, options: ReadOptions) -> Result<Corpus, CorpusError> {
+/// How far a corpus read is, for a gauge: bytes of the file read (before
+/// decompressing) and pages made so far.
+#[derive(Debug, Default)]
+pub struct ReadCounter {
+    pub bytes: std::sync::atomic::AtomicU64,
+    pub pages: std::sync::atomic::AtomicU64,
+}
+
+/// [`read_corpus`], counting its progress in `counter` (JSONL files only;
+/// other formats are read whole, then counted).
+pub fn read_corpus_counted(
+    path: &Path,
+    options: ReadOptions,
+    counter: &ReadCounter,
+) -> Result<Corpus, CorpusError> {
+    use std::sync::atomic::Ordering;
+    let corpus = if !path.is_dir() && Format::from_path(path) == Some(Format::Jsonl) {
+        read_jsonl_file(path, options, counter)?
+    } else {
+        read_corpus(path, options)?
+    };
+    counter
+        .pages
+        .store(corpus.pages.len() as u64, Ordering::Relaxed);
+    Ok(corpus)
+}
+
+/// Counts the bytes passing through.
+struct Counting<'a, R> {
+    inner: R,
+    counter: &'a ReadCounter,
+}
+
+impl<R: Read> Read for Counting<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.counter
+            .bytes
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Lines parsed together: big enough to keep the cores busy, small enough
+/// that a batch of HTML pages stays a few megabytes.
+const BATCH_LINES: usize = 256;
+
+fn read_jsonl_file(
+    path: &Path,
+    options: ReadOptions,
+    counter: &ReadCounter,
+) -> Result<Corpus, CorpusError> {
+    use rayon::prelude::*;
     let io = |source| CorpusError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut file =
-        std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path).map_err(io)?);
+    let mut file = std::io::BufReader::with_capacity(
+        1 << 20,
+        Counting {
+            inner: std::fs::File::open(path).map_err(io)?,
+            counter,
+        },
+    );
     let gzip = std::io::BufRead::fill_buf(&mut file)
         .map_err(io)?
         .starts_with(&[0x1f, 0x8b]);
-    let mut reader: Box<dyn std::io::BufRead> = if gzip {
+    let mut reader: Box<dyn std::io::BufRead + Send> = if gzip {
         Box::new(std::io::BufReader::with_capacity(
             1 << 20,
             flate2::read::MultiGzDecoder::new(file),
@@ -252,16 +309,48 @@ fn read_jsonl_file(path: &Path, options: ReadOptions) -> Result<Corpus, CorpusEr
             io(source)
         }
     };
-    let mut builder = CorpusBuilder::new(path, options);
-    let mut line = Vec::new();
-    for line_no in 1.. {
-        line.clear();
-        let n = std::io::BufRead::read_until(&mut reader, b'\n', &mut line).map_err(read_error)?;
-        let raw = line.strip_suffix(b"\n").unwrap_or(&line);
-        push_jsonl_line(path, line_no, raw, &mut builder)?;
-        if n == 0 || !line.ends_with(b"\n") {
-            break;
+    // One batch of lines is parsed on the other cores while the next one
+    // is decompressed; pages join the corpus in file order, so the first
+    // bad line is the one reported.
+    let mut next_line = 1usize;
+    let mut finished = false;
+    let mut read_batch = |reader: &mut Box<dyn std::io::BufRead + Send>| {
+        let mut batch: Vec<(usize, Vec<u8>)> = Vec::with_capacity(BATCH_LINES);
+        while !finished && batch.len() < BATCH_LINES {
+            let mut line = Vec::new();
+            let n = std::io::BufRead::read_until(reader, b'\n', &mut line).map_err(read_error)?;
+            if n == 0 || !line.ends_with(b"\n") {
+                finished = true;
+            } else {
+                line.pop();
+            }
+            batch.push((next_line, line));
+            next_line += 1;
         }
+        Ok::<_, CorpusError>(batch)
+    };
+    let mut builder = CorpusBuilder::new(path, options);
+    let mut batch = read_batch(&mut reader)?;
+    while !batch.is_empty() {
+        let (parsed, next) = rayon::join(
+            || {
+                batch
+                    .par_iter()
+                    .map(|(line_no, raw)| parse_jsonl_line(path, *line_no, raw))
+                    .collect::<Vec<_>>()
+            },
+            || read_batch(&mut reader),
+        );
+        for parsed in parsed {
+            if let Some((record, loc)) = parsed? {
+                builder.push(record, loc)?;
+            }
+        }
+        counter.pages.store(
+            builder.corpus.pages.len() as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        batch = next?;
     }
     Ok(builder.finish())
 }
@@ -280,6 +369,19 @@ fn push_jsonl_line(
     raw_line: &[u8],
     builder: &mut CorpusBuilder,
 ) -> Result<(), CorpusError> {
+    match parse_jsonl_line(path, line_no, raw_line)? {
+        Some((record, loc)) => builder.push(record, loc),
+        None => Ok(()),
+    }
+}
+
+/// One JSONL line validated on its own, before the corpus checks that
+/// need the lines before it (repeated ids): `None` for a blank line.
+fn parse_jsonl_line(
+    path: &Path,
+    line_no: usize,
+    raw_line: &[u8],
+) -> Result<Option<(RawRecord, Location)>, CorpusError> {
     {
         let loc = Location::Line(line_no);
         let line = match std::str::from_utf8(raw_line) {
@@ -288,7 +390,7 @@ fn push_jsonl_line(
         };
         let line = line.trim_end_matches('\r');
         if line.trim().is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         let value: Value = serde_json::from_str(line).map_err(|e| {
             CorpusError::invalid(
@@ -311,9 +413,8 @@ fn push_jsonl_line(
             ));
         };
         let record = RawRecord::from_json(path, &loc, &map)?;
-        builder.push(record, loc)?;
+        Ok(Some((record, loc)))
     }
-    Ok(())
 }
 
 /// Pages read one JSONL line at a time from a stream (standard input for

@@ -18,11 +18,15 @@ pub use config::{ConfigError, ExperimentConfig};
 pub use results::{render_summary, write_reports, ReportError};
 pub use runner::{
     run_experiment, run_experiment_consuming, run_experiment_observed, AlgorithmResult,
-    ExperimentResult, Watchers,
+    ExperimentResult, RunOutput, Watchers,
 };
 
+use rayon::prelude::*;
+
 use crate::algo::Document;
-use crate::corpus::{demo, read_corpus, Corpus, CorpusError, ReadOptions};
+use crate::corpus::{
+    demo, read_corpus, read_corpus_counted, Corpus, CorpusError, ReadCounter, ReadOptions,
+};
 use crate::extract::{page_text, Extraction};
 use crate::text::TokenizerConfig;
 
@@ -57,7 +61,7 @@ pub fn load_references(
         let corpus = read_corpus(&key.0, ReadOptions::unlabelled())?;
         let docs: Vec<Document> = corpus
             .pages
-            .iter()
+            .par_iter()
             .enumerate()
             .map(|(i, page)| {
                 let text = page_text(page, Extraction::Main).text;
@@ -88,6 +92,15 @@ pub fn load_corpus(
     config: &ExperimentConfig,
     experiment_path: &Path,
 ) -> Result<Corpus, CorpusError> {
+    load_corpus_counted(config, experiment_path, &ReadCounter::default())
+}
+
+/// [`load_corpus`], counting the bytes and pages read in `counter`.
+pub fn load_corpus_counted(
+    config: &ExperimentConfig,
+    experiment_path: &Path,
+    counter: &ReadCounter,
+) -> Result<Corpus, CorpusError> {
     let Some(path) = config.corpus_path(experiment_path) else {
         return demo::demo_corpus();
     };
@@ -95,7 +108,7 @@ pub fn load_corpus(
     let options = ReadOptions {
         require_cluster: config.judged.is_none(),
     };
-    let corpus = read_corpus(&path, options)?;
+    let corpus = read_corpus_counted(&path, options, counter)?;
     if corpus.pages.is_empty() {
         let skipped = match corpus.skipped_empty {
             0 => String::new(),

@@ -122,6 +122,18 @@ pub struct Watchers {
     pub stages: Option<std::sync::mpsc::Sender<StageRecord>>,
     /// Told of the work inside each stage.
     pub progress: Option<Progress>,
+    /// Given the truth once the first extraction is ready, then each
+    /// algorithm run as it finishes, in the result's order; the returned
+    /// result then holds no algorithm runs (the watcher has them), so
+    /// that a view can show each run while the next ones go.
+    pub results: Option<std::sync::mpsc::Sender<RunOutput>>,
+}
+
+/// What [`Watchers::results`] receives.
+#[derive(Debug)]
+pub enum RunOutput {
+    Truth(Truth),
+    Algorithm(Box<AlgorithmResult>),
 }
 
 /// [`run_experiment`], telling `watchers` how it goes.
@@ -161,6 +173,7 @@ fn run_pages(
     let mut clock = StageClock::new(corpus.len(), input_bytes);
     clock.observer = watchers.stages;
     clock.progress = watchers.progress;
+    let results = watchers.results;
     // The jieba dictionary loads once per process (~0.1 s); keep that out
     // of the tokeniser's throughput.
     crate::text::tokenize::jieba();
@@ -215,7 +228,13 @@ fn run_pages(
                 .count(),
         ));
         // Retention ("keep the longer page") reads the first extraction's text.
-        let truth = truth.get_or_insert_with(|| page_truth(&corpus.pages, &inputs, &structures));
+        let truth = truth.get_or_insert_with(|| {
+            let truth = page_truth(&corpus.pages, &inputs, &structures);
+            if let Some(results) = &results {
+                let _ = results.send(RunOutput::Truth(truth.clone()));
+            }
+            truth
+        });
         // Documents per tokenizer: algorithms with tokens of their own
         // tokenise once per kind, not once each.
         // With the record of the tokenising stage, for end-to-end times.
@@ -277,7 +296,12 @@ fn run_pages(
             if let Some(tokens) = own_tokens {
                 result.run.label = format!("{} on {tokens}", result.run.label);
             }
-            algorithms.push(result);
+            match &results {
+                Some(results) => {
+                    let _ = results.send(RunOutput::Algorithm(Box::new(result)));
+                }
+                None => algorithms.push(result),
+            }
         }
         // This extraction's structures go now; the semantic method's
         // analyses of them with them.

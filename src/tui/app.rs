@@ -89,6 +89,55 @@ pub struct Progress {
     pub records: Vec<StageRecord>,
     /// The stage under way, counted item by item.
     pub work: Option<Work>,
+    /// The corpus file being read, until it is.
+    pub reading: Option<Reading>,
+}
+
+/// The corpus read under way.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    /// The file's size (0 when not known: the embedded demo, a folder).
+    pub total_bytes: u64,
+    pub counter: std::sync::Arc<crate::corpus::ReadCounter>,
+    pub started: std::time::Instant,
+    /// When the next stage began: the rate stops there.
+    pub ended: Option<std::time::Instant>,
+}
+
+impl Reading {
+    pub fn bytes(&self) -> u64 {
+        self.counter
+            .bytes
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn pages(&self) -> u64 {
+        self.counter
+            .pages
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The share of the file read, 0..=1.
+    pub fn ratio(&self) -> f64 {
+        match self.total_bytes {
+            0 => 0.0,
+            total => (self.bytes() as f64 / total as f64).min(1.0),
+        }
+    }
+
+    /// Pages per second so far and seconds left at the byte rate so far;
+    /// `None` in the first half second.
+    pub fn rate_and_eta(&self) -> Option<(f64, Option<f64>)> {
+        let end = self.ended.unwrap_or_else(std::time::Instant::now);
+        let seconds = end.duration_since(self.started).as_secs_f64();
+        if seconds < 0.5 {
+            return None;
+        }
+        let byte_rate = self.bytes() as f64 / seconds;
+        let eta = (self.total_bytes > 0 && byte_rate > 0.0)
+            .then(|| self.total_bytes.saturating_sub(self.bytes()) as f64 / byte_rate);
+        Some((self.pages() as f64 / seconds, eta))
+    }
 }
 
 /// A stage under way: its items done so far, of `total` (0 when unknown).
@@ -289,6 +338,18 @@ impl App {
         }
     }
 
+    /// Whether a worker's counters move on screen (the corpus read, the
+    /// stage under way while runs are pending): then every frame redraws.
+    pub fn running(&self) -> bool {
+        match &self.bench {
+            None => {
+                self.failure.is_none()
+                    && (self.progress.work.is_some() || self.progress.reading.is_some())
+            }
+            Some(bench) => !bench.pending.is_empty(),
+        }
+    }
+
     /// A workbench already loaded (tests, benchmarks).
     pub fn with_workbench(bench: Workbench) -> Self {
         let mut app = App::new(bench.source.clone());
@@ -296,16 +357,26 @@ impl App {
         app
     }
 
-    fn loaded(&mut self, bench: Workbench) {
-        self.status = format!(
-            "{}: {} pages, {} algorithm runs; ? for help",
-            bench.result.name,
-            bench.result.pages,
-            bench.result.algorithms.len()
-        );
+    fn loaded(&mut self, mut bench: Workbench) {
+        self.status = if bench.pending.is_empty() {
+            format!(
+                "{}: {} pages, {} algorithm runs; ? for help",
+                bench.result.name,
+                bench.result.pages,
+                bench.result.algorithms.len()
+            )
+        } else {
+            // The stages so far, for the throughput screen while it runs.
+            bench.result.throughput = self.progress.records.clone();
+            format!(
+                "{}: {} pages read; each algorithm's row fills in as its run finishes",
+                bench.result.name, bench.result.pages
+            )
+        };
         if let Some(note) = crate::experiment::tune::seeds_status(&bench.config) {
             self.status = format!("{}; {note}", self.status);
         }
+        self.progress.reading = None;
         self.focus = self.focus.min(bench.tunings.len().saturating_sub(1));
         self.knob = 0;
         self.bench = Some(bench);
@@ -324,11 +395,17 @@ impl App {
                 pages,
                 extractions,
             } => {
+                if let Some(reading) = &mut self.progress.reading {
+                    reading.ended.get_or_insert_with(std::time::Instant::now);
+                }
                 self.progress.runs = Some(runs);
                 self.progress.pages = Some(pages);
                 self.progress.extractions = extractions;
             }
             LoadEvent::Work { what, total, done } => {
+                if let Some(reading) = &mut self.progress.reading {
+                    reading.ended.get_or_insert_with(std::time::Instant::now);
+                }
                 self.progress.work = Some(Work {
                     what,
                     total,
@@ -336,8 +413,56 @@ impl App {
                     started: std::time::Instant::now(),
                 });
             }
-            LoadEvent::Stage(record) => self.progress.records.push(record),
-            LoadEvent::Done(bench) => self.loaded(*bench),
+            LoadEvent::Reading {
+                total_bytes,
+                counter,
+            } => {
+                self.progress.reading = Some(Reading {
+                    total_bytes,
+                    counter,
+                    started: std::time::Instant::now(),
+                    ended: None,
+                });
+            }
+            LoadEvent::Stage(record) => {
+                if let Some(bench) = self.bench.as_mut().filter(|b| !b.pending.is_empty()) {
+                    bench.result.throughput.push(record.clone());
+                }
+                self.progress.records.push(record);
+            }
+            LoadEvent::Ready(bench) | LoadEvent::Done(bench) => self.loaded(*bench),
+            LoadEvent::Finished(run) => {
+                let (result, tuning) = *run;
+                if let Some(bench) = &mut self.bench {
+                    // The user's own messages stay; the tuning screen
+                    // counts the runs.
+                    if bench.tunings.is_empty() {
+                        self.status = format!(
+                            "{} [{}] finished: move, inspect and save it while the others run",
+                            result.run.label,
+                            result.extraction.name()
+                        );
+                        self.focus = 0;
+                        self.errors.stale = true;
+                    }
+                    bench.push_run(result, tuning);
+                    if self.screen == Screen::Errors && self.errors.stale {
+                        self.refresh_errors();
+                    }
+                }
+            }
+            LoadEvent::Complete(result) => {
+                if let Some(bench) = &mut self.bench {
+                    bench.complete(*result);
+                    self.progress.work = None;
+                    self.status = format!(
+                        "{}: {} pages, {} algorithm runs, all finished; ? for help",
+                        bench.result.name,
+                        bench.result.pages,
+                        bench.result.algorithms.len()
+                    );
+                }
+            }
             LoadEvent::Failed(message) => {
                 self.status = "loading failed: r retries, q quits".into();
                 self.failure = Some(message);
@@ -388,9 +513,15 @@ impl App {
                 Some(path) => self.requests.push(Request::Save(path)),
                 None => self.status = "nothing to save yet".into(),
             },
-            Action::ExportCharts => self.requests.push(Request::Export),
+            Action::ExportCharts => match self.bench.as_ref().map(|b| b.pending.len()) {
+                Some(left) if left > 0 => {
+                    self.status = format!("the charts wait for every run: {left} still to finish")
+                }
+                _ => self.requests.push(Request::Export),
+            },
             other => {
-                if self.bench.is_some() {
+                // Only finished runs can be focused and moved.
+                if self.algorithms() > 0 {
                     self.update_loaded(other);
                 }
             }
@@ -660,7 +791,7 @@ impl App {
 
     /// Recomputes the errors list of the focused algorithm.
     pub fn refresh_errors(&mut self) {
-        let Some(bench) = &self.bench else {
+        let Some(bench) = self.bench.as_ref().filter(|b| !b.tunings.is_empty()) else {
             return;
         };
         let result = &bench.result.algorithms[self.focus];

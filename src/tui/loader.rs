@@ -8,11 +8,11 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use super::workbench::{Source, Workbench};
-use crate::corpus::demo;
+use super::workbench::{Source, Tuning, Workbench};
+use crate::corpus::{demo, ReadCounter};
 use crate::eval::judged::JudgedTruth;
 use crate::eval::throughput::{Progress, ProgressSink, StageRecord};
-use crate::experiment::{self, ExperimentConfig};
+use crate::experiment::{self, AlgorithmResult, ExperimentConfig, ExperimentResult, RunOutput};
 
 /// What the worker tells the UI.
 #[derive(Debug)]
@@ -32,9 +32,23 @@ pub enum LoadEvent {
         total: u64,
         done: Arc<AtomicU64>,
     },
+    /// The corpus file is being read: `counter` counts its bytes (of
+    /// `total_bytes`, 0 when not known) and pages so far.
+    Reading {
+        total_bytes: u64,
+        counter: Arc<ReadCounter>,
+    },
     /// A stage finished.
     Stage(StageRecord),
-    /// Everything is ready.
+    /// The corpus is read and its truth known: the workbench, its runs
+    /// pending; they follow one by one as [`LoadEvent::Finished`].
+    Ready(Box<Workbench>),
+    /// One algorithm run finished, with its tuning state.
+    Finished(Box<(AlgorithmResult, Tuning)>),
+    /// Every run finished: the run's totals (times, cache reports), its
+    /// algorithm runs already sent.
+    Complete(Box<ExperimentResult>),
+    /// Everything is ready at once (pairs computed elsewhere).
     Done(Box<Workbench>),
     /// Reading or running failed; the message names file, line and field.
     Failed(String),
@@ -156,29 +170,56 @@ fn load_external(
     ))
 }
 
-fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<Workbench, String> {
+fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<(), String> {
     if let Source::External {
         corpus,
         pairs,
         clusters,
     } = source
     {
-        return load_external(source, corpus, pairs, clusters, events);
+        let bench = load_external(source, corpus, pairs, clusters, events)?;
+        let _ = events.send(LoadEvent::Done(Box::new(bench)));
+        return Ok(());
     }
     let (text, path) = experiment_text(source)?;
     let config = ExperimentConfig::parse(&path, &text).map_err(|e| e.to_string())?;
     let name = experiment::experiment_name(&config, &path);
-    let corpus = experiment::load_corpus(&config, &path).map_err(|e| e.to_string())?;
+    // The gauge counts the file's bytes: pages are known only once read.
+    let counter = Arc::new(ReadCounter::default());
+    let total_bytes = config
+        .corpus_path(&path)
+        .and_then(|p| std::fs::metadata(p).ok())
+        .filter(|m| m.is_file())
+        .map_or(0, |m| m.len());
+    let _ = events.send(LoadEvent::Reading {
+        total_bytes,
+        counter: counter.clone(),
+    });
+    let corpus =
+        experiment::load_corpus_counted(&config, &path, &counter).map_err(|e| e.to_string())?;
+    // A reference collection (an I-Match lexicon's) is read and tokenised
+    // whole before the run: say so, with the time it takes.
+    if config
+        .algorithms
+        .iter()
+        .any(|a| config.reference_path(&a.config, &path).is_some())
+    {
+        let _ = events.send(LoadEvent::Work {
+            what: "read and tokenise the reference collections".into(),
+            total: 0,
+            done: Arc::new(AtomicU64::new(0)),
+        });
+    }
     let references = experiment::load_references(&config, &path).map_err(|e| e.to_string())?;
     // Judged pairs are read before the run, so that a bad pairs file fails
     // at once, naming its line and field.
     let judged = match &config.judged {
         Some(spec) => {
             let ids: Vec<String> = corpus.pages.iter().map(|p| p.id.clone()).collect();
-            Some(
+            Some(Arc::new(
                 JudgedTruth::read(&spec.path(&path), &ids, spec.positive_from)
                     .map_err(|e| e.to_string())?,
-            )
+            ))
         }
         None => None,
     };
@@ -200,21 +241,68 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<Workbench, String
         events: Mutex::new(events.clone()),
         done: Arc::new(AtomicU64::new(0)),
     });
+    let corpus = Arc::new(corpus);
+    // Each finished run's threshold curve is built here while the runner
+    // goes on with the next algorithm, and the run goes to the UI at once.
+    let (outputs, run_outputs) = channel::<RunOutput>();
+    let tuner = {
+        let events = events.clone();
+        let (source, config, corpus, judged) = (
+            source.clone(),
+            config.clone(),
+            corpus.clone(),
+            judged.clone(),
+        );
+        let name = name.clone();
+        thread::spawn(move || {
+            let mut truth = None;
+            for output in run_outputs {
+                match output {
+                    RunOutput::Truth(t) => {
+                        let bench = Workbench::started(
+                            source.clone(),
+                            config.clone(),
+                            corpus.clone(),
+                            &name,
+                            t.clone(),
+                            judged.clone(),
+                        );
+                        truth = Some(t);
+                        let _ = events.send(LoadEvent::Ready(Box::new(bench)));
+                    }
+                    RunOutput::Algorithm(result) => {
+                        let Some(truth) = &truth else { continue };
+                        let mut tuning = Tuning::new(&result, truth);
+                        if let Some(judged) = &judged {
+                            tuning.judge(judged.clone(), &result);
+                        }
+                        let _ = events.send(LoadEvent::Finished(Box::new((*result, tuning))));
+                    }
+                }
+            }
+            truth.is_some()
+        })
+    };
     let watchers = experiment::Watchers {
         stages: Some(stages),
         progress: Some(Progress(gauge.clone())),
+        results: Some(outputs),
     };
     let result =
         experiment::run_experiment_observed(&name, &config, &corpus, &references, watchers);
     let _ = forward.join();
-    gauge.begin("threshold curves", result.algorithms.len() as u64);
-    let bench = Workbench::observed(source.clone(), config, Arc::new(corpus), result, &|| {
-        gauge.advance(1)
+    let started = tuner
+        .join()
+        .map_err(|_| "internal error while building the threshold curves".to_string())?;
+    let _ = events.send(if started {
+        LoadEvent::Complete(Box::new(result))
+    } else {
+        // No extraction ran (no algorithm reads any): nothing came before.
+        let mut bench = Workbench::new(source.clone(), config, corpus, result);
+        bench.judged = judged;
+        LoadEvent::Done(Box::new(bench))
     });
-    Ok(match judged {
-        Some(truth) => bench.with_judged(truth),
-        None => bench,
-    })
+    Ok(())
 }
 
 /// Starts the worker; its events arrive on the returned channel.
@@ -223,18 +311,38 @@ pub fn spawn(source: Source) -> Receiver<LoadEvent> {
     thread::spawn(move || {
         let outcome =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| load(&source, &events)));
-        let event = match outcome {
-            Ok(Ok(workbench)) => LoadEvent::Done(Box::new(workbench)),
-            Ok(Err(message)) => LoadEvent::Failed(message),
-            Err(_) => LoadEvent::Failed("internal error while running the experiment".into()),
+        let failure = match outcome {
+            Ok(Ok(())) => return,
+            Ok(Err(message)) => message,
+            Err(_) => "internal error while running the experiment".into(),
         };
-        let _ = events.send(event);
+        let _ = events.send(LoadEvent::Failed(failure));
     });
     receiver
 }
 
 /// Loads in this thread, for tests and benchmarks.
 pub fn load_now(source: &Source) -> Result<Workbench, String> {
-    let (events, _receiver) = channel();
-    load(source, &events)
+    let (events, receiver) = channel();
+    load(source, &events)?;
+    drop(events);
+    let mut bench = None;
+    for event in receiver {
+        match event {
+            LoadEvent::Ready(b) | LoadEvent::Done(b) => bench = Some(*b),
+            LoadEvent::Finished(run) => {
+                let (result, tuning) = *run;
+                if let Some(b) = &mut bench {
+                    b.push_run(result, tuning);
+                }
+            }
+            LoadEvent::Complete(result) => {
+                if let Some(b) = &mut bench {
+                    b.complete(*result);
+                }
+            }
+            _ => {}
+        }
+    }
+    bench.ok_or_else(|| "the worker made no workbench".to_string())
 }

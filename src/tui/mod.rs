@@ -31,6 +31,11 @@ pub use workbench::Source;
 /// Frames per second at most; input is read between frames.
 const FRAME: Duration = Duration::from_millis(33);
 
+/// How often the gauges redraw on their own while the worker counts: the
+/// tuning screen's charts are not worth redrawing 30 times a second for
+/// a moving count.
+const TICK: Duration = Duration::from_millis(250);
+
 #[derive(Debug, thiserror::Error)]
 pub enum TuiError {
     #[error("the workbench needs a terminal; to print an experiment's table use `neardup run demo` or `neardup run EXPERIMENT.yaml`")]
@@ -112,15 +117,17 @@ fn event_loop(
     mut events: Receiver<LoadEvent>,
 ) -> Result<(), TuiError> {
     let mut dirty = true;
+    let mut drawn = Instant::now();
     loop {
         while let Ok(event) = events.try_recv() {
             app.on_load_event(event);
             dirty = true;
         }
-        // The loading gauge counts items as the workers go: redraw it.
-        if dirty || app.progress.work.is_some() && app.bench.is_none() {
+        // The gauges count items as the workers go: redraw them.
+        if dirty || app.running() && drawn.elapsed() >= TICK {
             terminal.draw(|frame| ui::render(&app, frame))?;
             dirty = false;
+            drawn = Instant::now();
         }
         let deadline = Instant::now() + FRAME;
         while let Some(left) = deadline.checked_duration_since(Instant::now()) {
@@ -204,13 +211,20 @@ pub fn perform(app: &mut App, request: Request) -> Option<Receiver<LoadEvent>> {
                 .and_then(|text| {
                     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
                 });
+            let pending = app.bench.as_ref().map_or(0, |b| b.pending.len());
             app.status = match outcome {
                 Ok(()) => {
                     app.unsaved = false;
-                    format!(
-                        "saved the thresholds to {} (neardup run {0} reproduces them)",
-                        path.display()
-                    )
+                    match pending {
+                        0 => format!(
+                            "saved the thresholds to {} (neardup run {0} reproduces them)",
+                            path.display()
+                        ),
+                        n => format!(
+                            "saved the finished runs' thresholds to {}; the {n} still running keep the experiment's",
+                            path.display()
+                        ),
+                    }
                 }
                 Err(e) => format!("not saved: {e}"),
             };

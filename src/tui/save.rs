@@ -24,6 +24,20 @@ pub fn tuned(bench: &Workbench) -> ExperimentConfig {
             threshold: t.threshold,
             gates: t.gates.clone(),
         })
+        // Runs still going keep the experiment's threshold and gates (no
+        // gates given keeps the configured ones), on their extraction
+        // only: a finished run of the same entry may have moved.
+        .chain(bench.pending.iter().map(|p| {
+            TunedRun {
+                entry: p.entry,
+                extraction: p.extraction,
+                threshold: bench.config.algorithms[p.entry]
+                    .config
+                    .settings()
+                    .threshold(),
+                gates: Vec::new(),
+            }
+        }))
         .collect();
     tuned_config(
         &bench.config,

@@ -494,41 +494,57 @@ fn write_demo_model(path: &std::path::Path) {
     trained.model.write(path).unwrap();
 }
 
-#[test]
-fn saving_round_trips_every_count_for_every_algorithm_type() {
-    use crate::experiment::{load_corpus, load_references, run_experiment};
+/// The experiment of every algorithm type in a fresh folder, the learned
+/// judge's model beside it.
+fn every_type() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("every.yaml");
     std::fs::write(&path, EVERY_TYPE).unwrap();
     write_demo_model(&dir.path().join("demo-model.json"));
+    (dir, path)
+}
+
+/// Moves every threshold and gate to a random reachable value.
+fn move_every_knob(bench: &mut Workbench, rng: &mut Lcg) {
+    for i in 0..bench.tunings.len() {
+        let result = &bench.result.algorithms[i];
+        let thresholds: Vec<f64> = bench.tunings[i].curve.iter().map(|e| e.threshold).collect();
+        let t = rng.pick(&thresholds);
+        bench.tunings[i]
+            .set_threshold(t, result)
+            .expect("a reachable threshold");
+        for g in 0..bench.tunings[i].gates.len() {
+            let v = rng.pick(&[0.0, 0.2, 0.35, 0.4, 0.6, 0.75, 0.9]);
+            bench.tunings[i].set_gate(g, v, result, &bench.result.truth);
+        }
+    }
+}
+
+/// What `neardup run` gives on a saved file.
+fn run_saved(saved: &std::path::Path) -> crate::experiment::ExperimentResult {
+    use crate::experiment::{load_corpus, load_references, run_experiment};
+    let config = ExperimentConfig::load(saved).unwrap();
+    let corpus = load_corpus(&config, saved).unwrap();
+    let references = load_references(&config, saved).unwrap();
+    run_experiment("rerun", &config, &corpus, &references)
+}
+
+#[test]
+fn saving_round_trips_every_count_for_every_algorithm_type() {
+    let (dir, path) = every_type();
     let original = load_now(&Source::Experiment(path.clone())).expect("loads");
     let mut rng = Lcg(0x5eed);
     for round in 0..3 {
         let mut app = App::with_workbench(original.clone());
         let bench = app.bench.as_mut().unwrap();
-        // Move every threshold and gate to a random reachable value, each
-        // extraction on its own (so entries split).
-        for i in 0..bench.tunings.len() {
-            let result = &bench.result.algorithms[i];
-            let thresholds: Vec<f64> = bench.tunings[i].curve.iter().map(|e| e.threshold).collect();
-            let t = rng.pick(&thresholds);
-            bench.tunings[i]
-                .set_threshold(t, result)
-                .expect("a reachable threshold");
-            for g in 0..bench.tunings[i].gates.len() {
-                let v = rng.pick(&[0.0, 0.2, 0.35, 0.4, 0.6, 0.75, 0.9]);
-                bench.tunings[i].set_gate(g, v, result, &bench.result.truth);
-            }
-        }
+        // Each extraction on its own, so entries split.
+        move_every_knob(bench, &mut rng);
         let saved = dir.path().join(format!("every-{round}.tuned.yaml"));
         perform(&mut app, Request::Save(saved.clone()));
         assert!(app.status.starts_with("saved"), "{}", app.status);
         let bench = app.bench.as_ref().unwrap();
 
-        let config = ExperimentConfig::load(&saved).unwrap();
-        let corpus = load_corpus(&config, &saved).unwrap();
-        let references = load_references(&config, &saved).unwrap();
-        let rerun = run_experiment("rerun", &config, &corpus, &references);
+        let rerun = run_saved(&saved);
         assert_eq!(rerun.algorithms.len(), bench.result.algorithms.len());
         for (shown, tuning) in bench.result.algorithms.iter().zip(&bench.tunings) {
             let again: Vec<_> = rerun
@@ -1056,4 +1072,178 @@ fn a_workbench_on_an_experiment_with_seeds_says_it_shows_the_own_corpus() {
         "{}",
         app.status
     );
+}
+
+/// The workbench as the worker streams it: ready once the truth is known,
+/// then the first `finished` runs of `full`, in the runner's order.
+fn streamed(full: &Workbench, finished: usize) -> App {
+    use crate::tui::workbench::Workbench as W;
+    let mut app = App::new(full.source.clone());
+    let started = W::started(
+        full.source.clone(),
+        full.config.clone(),
+        full.corpus.clone(),
+        &full.result.name,
+        full.result.truth.clone(),
+        full.judged.clone(),
+    );
+    app.on_load_event(LoadEvent::Ready(Box::new(started)));
+    for (result, tuning) in full
+        .result
+        .algorithms
+        .iter()
+        .zip(&full.tunings)
+        .take(finished)
+    {
+        app.on_load_event(LoadEvent::Finished(Box::new((
+            result.clone(),
+            tuning.clone(),
+        ))));
+    }
+    app
+}
+
+#[test]
+fn the_planned_runs_are_the_runner_order() {
+    use crate::tui::workbench::planned_runs;
+    let bench = demo();
+    let planned = planned_runs(&bench.config);
+    assert_eq!(planned.len(), bench.result.algorithms.len());
+    for (p, r) in planned.iter().zip(&bench.result.algorithms) {
+        assert_eq!(
+            (p.entry, p.extraction),
+            (r.entry, r.extraction),
+            "{}",
+            p.label
+        );
+    }
+}
+
+#[test]
+fn snapshot_a_partly_finished_run() {
+    let bench = demo();
+    let runs = bench.result.algorithms.len();
+    let mut app = streamed(&bench, 0);
+    assert_eq!(app.bench.as_ref().unwrap().pending.len(), runs);
+    app.on_load_event(LoadEvent::Work {
+        what: "verify simhash(words,tf) [main]".into(),
+        total: 1000,
+        done: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(250)),
+    });
+    // Nothing to focus or move yet; every screen still draws.
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Right);
+    assert_eq!(app.focus, 0);
+    assert!(!app.unsaved);
+    insta::assert_snapshot!("tuning_none_finished_80x24", screen(&app, 80, 24));
+    key(&mut app, KeyCode::Char('4'));
+    insta::assert_snapshot!("errors_none_finished_80x24", screen(&app, 80, 24));
+    for s in ['1', '3', '5'] {
+        key(&mut app, KeyCode::Char(s));
+        screen(&app, 80, 24);
+    }
+
+    let mut app = streamed(&bench, 2);
+    app.on_load_event(LoadEvent::Work {
+        what: "verify simhash(words,tf) [main]".into(),
+        total: 1000,
+        done: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(250)),
+    });
+    key(&mut app, KeyCode::Char('2'));
+    // Queued rows cannot be focused; finished ones move while the rest run.
+    for _ in 0..5 {
+        key(&mut app, KeyCode::Down);
+    }
+    assert_eq!(app.focus, 1);
+    let before = app.bench.as_ref().unwrap().tunings[1].evaluation.clone();
+    key(&mut app, KeyCode::Right);
+    assert!(app.unsaved);
+    assert_ne!(app.bench.as_ref().unwrap().tunings[1].evaluation, before);
+    insta::assert_snapshot!("tuning_two_finished_80x24", screen(&app, 80, 24));
+    key(&mut app, KeyCode::Char('x'));
+    assert!(app.status.contains("wait for every run"), "{}", app.status);
+    assert!(app.requests.is_empty());
+
+    // The rest arrive, then the totals: the same workbench as a load at once.
+    for (result, tuning) in bench.result.algorithms.iter().zip(&bench.tunings).skip(2) {
+        app.on_load_event(LoadEvent::Finished(Box::new((
+            result.clone(),
+            tuning.clone(),
+        ))));
+    }
+    let mut totals = bench.result.clone();
+    totals.algorithms.clear();
+    app.on_load_event(LoadEvent::Complete(Box::new(totals)));
+    let done = app.bench.as_ref().unwrap();
+    assert!(done.pending.is_empty());
+    assert_eq!(done.result.algorithms.len(), runs);
+    assert_eq!(done.result.throughput, bench.result.throughput);
+    assert!(app.status.contains("all finished"), "{}", app.status);
+}
+
+#[test]
+fn snapshot_the_corpus_read() {
+    let mut app = App::new(Source::Experiment("experiments/fan2008.yaml".into()));
+    let counter = std::sync::Arc::new(crate::corpus::ReadCounter::default());
+    counter
+        .bytes
+        .store(24_100_000, std::sync::atomic::Ordering::Relaxed);
+    counter
+        .pages
+        .store(5376, std::sync::atomic::Ordering::Relaxed);
+    app.on_load_event(LoadEvent::Reading {
+        total_bytes: 81_000_000,
+        counter,
+    });
+    assert!(app.running());
+    insta::assert_snapshot!("reading", screen(&app, 80, 24));
+}
+
+#[test]
+fn a_save_while_runs_are_pending_is_what_neardup_run_reproduces() {
+    let (dir, path) = every_type();
+    let full = load_now(&Source::Experiment(path.clone())).expect("loads");
+    let runs = full.result.algorithms.len();
+    let mut rng = Lcg(0x9a71);
+    // Cut inside the first extraction's runs, and inside the second's: an
+    // entry finished on one extraction and pending on the other.
+    for finished in [3, runs / 2 + 2] {
+        let mut app = streamed(&full, finished);
+        move_every_knob(app.bench.as_mut().unwrap(), &mut rng);
+        let saved = dir.path().join(format!("every-{finished}.tuned.yaml"));
+        perform(&mut app, Request::Save(saved.clone()));
+        assert!(app.status.contains("still running"), "{}", app.status);
+        let bench = app.bench.as_ref().unwrap();
+
+        let rerun = run_saved(&saved);
+        assert_eq!(rerun.algorithms.len(), runs);
+        // Finished runs at the moved thresholds, pending ones at the
+        // experiment's own.
+        let shown =
+            full.result
+                .algorithms
+                .iter()
+                .enumerate()
+                .map(|(i, r)| match bench.tunings.get(i) {
+                    Some(t) => (r, t.threshold, t.evaluation.clone()),
+                    None => (r, r.threshold, r.at_threshold().clone()),
+                });
+        for (r, threshold, evaluation) in shown {
+            let again: Vec<_> = rerun
+                .algorithms
+                .iter()
+                .filter(|a| a.run.label == r.run.label && a.extraction == r.extraction)
+                .collect();
+            assert_eq!(again.len(), 1, "{} [{}]", r.run.label, r.extraction.name());
+            assert_eq!(again[0].threshold, threshold);
+            assert_eq!(
+                again[0].at_threshold(),
+                &evaluation,
+                "{} finished: {} [{}]",
+                finished,
+                r.run.label,
+                r.extraction.name()
+            );
+        }
+    }
 }

@@ -264,6 +264,38 @@ impl Tuning {
     }
 }
 
+/// An algorithm run not finished yet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingRun {
+    /// Its entry in the experiment's `algorithms:`.
+    pub entry: usize,
+    pub extraction: crate::extract::Extraction,
+    /// Its type and entry number, until the run gives its full label.
+    pub label: String,
+}
+
+/// The experiment's algorithm runs in the order the runner makes them
+/// (per extraction, each entry reading it).
+pub fn planned_runs(config: &ExperimentConfig) -> Vec<PendingRun> {
+    let mut runs = Vec::new();
+    for extraction in config.extractions() {
+        for (i, entry) in config.algorithms.iter().enumerate() {
+            if config.runs_on(entry, extraction) {
+                let kind = serde_json::to_value(&entry.config)
+                    .ok()
+                    .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(String::from))
+                    .unwrap_or_else(|| "algorithm".into());
+                runs.push(PendingRun {
+                    entry: i,
+                    extraction,
+                    label: format!("{kind} #{}", i + 1),
+                });
+            }
+        }
+    }
+    runs
+}
+
 /// The corpus at a glance.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CorpusSummary {
@@ -514,6 +546,9 @@ pub struct Workbench {
     pub tunings: Vec<Tuning>,
     /// The experiment's judged pairs, when it gives its truth so.
     pub judged: Option<Arc<JudgedTruth>>,
+    /// Algorithm runs still to come, in run order, after those in
+    /// `result.algorithms` (which fill in as they finish).
+    pub pending: Vec<PendingRun>,
 }
 
 impl Workbench {
@@ -555,17 +590,58 @@ impl Workbench {
             summary,
             tunings,
             judged: None,
+            pending: Vec::new(),
         }
     }
 
-    /// The workbench scoring the judged pairs as well.
-    pub fn with_judged(mut self, truth: JudgedTruth) -> Self {
-        let truth = Arc::new(truth);
-        for (t, a) in self.tunings.iter_mut().zip(&self.result.algorithms) {
-            t.judge(truth.clone(), a);
+    /// The workbench as soon as the corpus is read and its truth known,
+    /// before any algorithm run finished: `pending` names the runs to come.
+    pub fn started(
+        source: Source,
+        config: ExperimentConfig,
+        corpus: Arc<Corpus>,
+        name: &str,
+        truth: Truth,
+        judged: Option<Arc<JudgedTruth>>,
+    ) -> Self {
+        let result = ExperimentResult {
+            name: name.to_string(),
+            corpus_source: corpus.source.clone(),
+            pages: corpus.pages.len(),
+            input_bytes: corpus.content_bytes(),
+            skipped_empty: corpus.skipped_empty,
+            empty_after_extraction: Vec::new(),
+            boilerplate: Vec::new(),
+            extract_cache: Vec::new(),
+            truth,
+            algorithms: Vec::new(),
+            throughput: Vec::new(),
+            wall_seconds: 0.0,
+            cpu_seconds: 0.0,
+            peak_memory_bytes: None,
+        };
+        let pending = planned_runs(&config);
+        let mut bench = Workbench::new(source, config, corpus, result);
+        bench.judged = judged;
+        bench.pending = pending;
+        bench
+    }
+
+    /// An algorithm run finished, its tuning state built.
+    pub fn push_run(&mut self, result: AlgorithmResult, tuning: Tuning) {
+        self.result.algorithms.push(result);
+        self.tunings.push(tuning);
+        if !self.pending.is_empty() {
+            self.pending.remove(0);
         }
-        self.judged = Some(truth);
-        self
+    }
+
+    /// The whole run finished: its totals (times, throughput, cache
+    /// reports) replace the placeholders; the runs already pushed stay.
+    pub fn complete(&mut self, mut result: ExperimentResult) {
+        result.algorithms = std::mem::take(&mut self.result.algorithms);
+        self.result = result;
+        self.pending.clear();
     }
 
     /// Slices worth a row: those with something to find or something found

@@ -7,7 +7,28 @@ use ratatui::Frame;
 
 use super::{algorithm_color, fit};
 use crate::eval::throughput::Stage;
-use crate::tui::app::{App, Work, RUN_STAGES};
+use crate::tui::app::{App, Reading, Work, RUN_STAGES};
+
+/// The corpus read: `9.3k pages, 41.2 of 80.1 MB, 2.1k pages/s, 5 s left`.
+pub fn reading_line(reading: &Reading) -> String {
+    let mb = |b: u64| b as f64 / 1e6;
+    let mut line = format!("{} pages", human(reading.pages() as f64));
+    match reading.total_bytes {
+        0 => {}
+        total => line.push_str(&format!(
+            ", {:.1} of {:.1} MB",
+            mb(reading.bytes()),
+            mb(total)
+        )),
+    }
+    if let Some((rate, eta)) = reading.rate_and_eta() {
+        line.push_str(&format!(", {}/s", human(rate)));
+        if let Some(eta) = eta {
+            line.push_str(&format!(", {} left", duration(eta)));
+        }
+    }
+    line
+}
 
 /// The stage under way: items done (of how many), the rate and the time
 /// left, e.g. `verify simhash [main]: 1.2M of 16.6M pairs, 2.1M/s, 7 s left`.
@@ -101,12 +122,17 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ),
         _ => format!(" reading {} ", app.source.describe()),
     };
+    let (ratio, label) = match (&p.reading, p.runs) {
+        // Until the corpus is read, the gauge is the read.
+        (Some(reading), None) => (reading.ratio(), reading_line(reading)),
+        _ => (p.done(), format!("{:.0}%", p.done() * 100.0)),
+    };
     frame.render_widget(
         Gauge::default()
             .block(Block::bordered().title(title))
             .gauge_style(Style::new().fg(Color::Rgb(86, 180, 233)))
-            .ratio(p.done())
-            .label(format!("{:.0}%", p.done() * 100.0)),
+            .ratio(ratio)
+            .label(label),
         overall,
     );
     if let Some(work) = &p.work {
@@ -117,7 +143,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     }
     frame.render_widget(
         Paragraph::new(if shared.is_empty() {
-            "decoding and extracting ...".to_string()
+            match p.runs {
+                None => "reading the corpus ...".to_string(),
+                Some(_) => "decoding and extracting ...".to_string(),
+            }
         } else {
             shared.join("; ")
         })

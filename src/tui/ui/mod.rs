@@ -68,6 +68,13 @@ pub fn render(app: &App, frame: &mut Frame) {
             Screen::Corpus => corpus::render(app, bench, frame, body),
             Screen::Tuning => tuning::render(app, bench, frame, body),
             Screen::Throughput => throughput::render(bench, frame, body),
+            _ if bench.tunings.is_empty() => frame.render_widget(
+                Paragraph::new(
+                    " No algorithm run has finished yet: each row of the tuning screen (2) fills in as its run finishes.",
+                )
+                .wrap(ratatui::widgets::Wrap { trim: false }),
+                body,
+            ),
             Screen::Errors => errors::render(app, bench, frame, body),
             Screen::Inspector => inspector::render(app, bench, frame, body),
         },

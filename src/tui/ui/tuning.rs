@@ -6,9 +6,12 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Cell, Chart, Dataset, GraphType, Row, Table, TableState};
+use ratatui::widgets::{
+    Axis, Block, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table, TableState, Wrap,
+};
 use ratatui::Frame;
 
+use super::loading::work_line;
 use super::{algorithm_color, fit, pct, ACCENT};
 use crate::algo::Direction;
 use crate::eval::choose::within_floor;
@@ -17,9 +20,37 @@ use crate::tui::app::{format_value, App};
 use crate::tui::workbench::{ceilings, Level, Workbench};
 
 pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
-    let shown = bench.shown_slices();
+    // While runs are pending: a line counting them and the stage under way.
+    let area = if bench.pending.is_empty() {
+        area
+    } else {
+        let [line, rest] =
+            Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+        frame.render_widget(
+            Paragraph::new(fit(&running_line(app, bench), line.width as usize))
+                .style(Style::new().fg(ACCENT)),
+            line,
+        );
+        rest
+    };
+    let rows = bench.tunings.len() + bench.pending.len();
     // Borders and the header row besides the algorithms.
-    let list_height = (bench.tunings.len() as u16 + 3).min(area.height / 3).max(4);
+    let list_height = (rows as u16 + 3).min(area.height / 3).max(4);
+    if bench.tunings.is_empty() {
+        let [list, rest] =
+            Layout::vertical([Constraint::Length(list_height), Constraint::Min(0)]).areas(area);
+        render_algorithms(app, bench, frame, list);
+        frame.render_widget(
+            Paragraph::new(
+                " The first row's metrics and charts show here when its run finishes; ? lists the keys.",
+            )
+            .wrap(Wrap { trim: false })
+            .style(Style::new().fg(Color::Gray)),
+            rest,
+        );
+        return;
+    }
+    let shown = bench.shown_slices();
     let table_height = (shown.len() as u16 + 4).min(area.height / 3).max(4);
     // With judged pairs, their box: a line of totals and one per grade.
     let judged_height = bench
@@ -42,6 +73,17 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(charts);
     render_pr_curve(app, bench, frame, pr);
     render_f_curve(app, bench, frame, f);
+}
+
+/// `runs 3 of 36 finished; verify simhash [main]: 1.2M of 16.6M pairs, ...`
+fn running_line(app: &App, bench: &Workbench) -> String {
+    let done = bench.tunings.len();
+    let mut line = format!(" runs {done} of {} finished", done + bench.pending.len());
+    if let Some(work) = &app.progress.work {
+        line.push(';');
+        line.push_str(&work_line(work));
+    }
+    line
 }
 
 fn knobs_text(app: &App, bench: &Workbench, i: usize) -> Vec<Span<'static>> {
@@ -85,12 +127,18 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
         .map(|i| Line::from(knobs_text(app, bench, i)).width())
         .max()
         .unwrap_or(4)
-        .max(5);
+        .max(if bench.pending.is_empty() { 5 } else { 7 });
     let longest_label = bench
         .result
         .algorithms
         .iter()
         .map(|a| a.run.label.chars().count() + a.extraction.name().len() + 3)
+        .chain(
+            bench
+                .pending
+                .iter()
+                .map(|p| p.label.chars().count() + p.extraction.name().len() + 3),
+        )
         .max()
         .unwrap_or(16);
     let label_width = longest_label
@@ -122,6 +170,22 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
             }),
         ])
     });
+    // Runs to come: the first one is under way, the others wait.
+    let pending = bench.pending.iter().enumerate().map(|(k, p)| {
+        Row::new(vec![
+            Cell::from(Span::styled(
+                "□",
+                Style::new().fg(algorithm_color(bench.tunings.len() + k)),
+            )),
+            Cell::from(fit(
+                &format!("{} [{}]", p.label, p.extraction.name()),
+                label_width,
+            )),
+            Cell::from(if k == 0 { "running" } else { "queued" }),
+        ])
+        .style(Style::new().fg(Color::Gray))
+    });
+    let rows = rows.chain(pending);
     let header = Row::new(vec![
         "",
         "algorithm [text]",
@@ -160,7 +224,8 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
         " {} level (ceil: candidate recall): ←→ move, b best F, c best clustered F, p most R at P ",
         app.level.name()
     )));
-    let mut state = TableState::default().with_selected(Some(app.focus));
+    let selected = (!bench.tunings.is_empty()).then_some(app.focus);
+    let mut state = TableState::default().with_selected(selected);
     frame.render_stateful_widget(table, area, &mut state);
 }
 

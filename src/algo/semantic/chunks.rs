@@ -135,35 +135,49 @@ impl Chunk {
     }
 }
 
-/// Merges `chunks[i..i+n]` into one of `kind`.
-fn merged(parts: &[Chunk], kind: ChunkKind) -> Chunk {
-    Chunk {
-        words: parts.iter().flat_map(|c| c.words.iter().cloned()).collect(),
-        kind,
+/// Merges `parts` into one chunk of `kind`, moving their words (the rules
+/// run on every sentence of every page: copying words was most of their
+/// allocations).
+fn merged(parts: &mut [Chunk], kind: ChunkKind) -> Chunk {
+    let mut words = Vec::with_capacity(parts.iter().map(|c| c.words.len()).sum());
+    for c in parts {
+        words.append(&mut c.words);
     }
+    Chunk { words, kind }
+}
+
+/// Whether the chunk is one of `words`. Words are never empty, so a chunk
+/// of several words is none of them.
+fn is_word(c: &Chunk, words: &[&str]) -> bool {
+    matches!(&c.words[..], [w] if words.contains(&w.as_str()))
 }
 
 /// Rule (1): `X 和/与/跟 Y` with X and Y of one kind becomes one phrase of
 /// that kind.
-pub fn rule1_coordination(chunks: Vec<Chunk>) -> Vec<Chunk> {
-    let mut out: Vec<Chunk> = Vec::new();
+pub fn rule1_coordination(mut chunks: Vec<Chunk>) -> Vec<Chunk> {
+    let mut out: Vec<Chunk> = Vec::with_capacity(chunks.len());
     let mut i = 0;
     while i < chunks.len() {
         let c = &chunks[i];
-        let is_and = c.kind == ChunkKind::Conjunction
-            && matches!(c.text().as_str(), "和" | "与" | "跟" | "同" | "及");
+        let is_and =
+            c.kind == ChunkKind::Conjunction && is_word(c, &["和", "与", "跟", "同", "及"]);
         if is_and && i + 1 < chunks.len() {
-            if let Some(prev) = out.last() {
-                let next = &chunks[i + 1];
-                if prev.kind == next.kind && prev.kind.is_content() {
-                    let prev = out.pop().expect("checked");
-                    out.push(merged(&[prev, c.clone(), next.clone()], next.kind));
+            if let Some(prev) = out.last_mut() {
+                let next_kind = chunks[i + 1].kind;
+                if prev.kind == next_kind && prev.kind.is_content() {
+                    for part in &mut chunks[i..i + 2] {
+                        prev.words.append(&mut part.words);
+                    }
+                    prev.kind = next_kind;
                     i += 2;
                     continue;
                 }
             }
         }
-        out.push(c.clone());
+        out.push(Chunk {
+            words: std::mem::take(&mut chunks[i].words),
+            kind: chunks[i].kind,
+        });
         i += 1;
     }
     out
@@ -176,12 +190,12 @@ fn merge_runs(
     joins: impl Fn(ChunkKind, ChunkKind) -> bool,
     kind: ChunkKind,
 ) -> Vec<Chunk> {
-    let mut out: Vec<Chunk> = Vec::new();
-    for c in chunks {
-        if let Some(prev) = out.last() {
+    let mut out: Vec<Chunk> = Vec::with_capacity(chunks.len());
+    for mut c in chunks {
+        if let Some(prev) = out.last_mut() {
             if joins(prev.kind, c.kind) {
-                let prev = out.pop().expect("checked");
-                out.push(merged(&[prev, c], kind));
+                prev.words.append(&mut c.words);
+                prev.kind = kind;
                 continue;
             }
         }
@@ -215,12 +229,12 @@ pub fn rule4_adjective_noun(chunks: Vec<Chunk>) -> Vec<Chunk> {
 
 /// Rule (5): `在`/`于` and the time or place after it form a base noun
 /// phrase of time or place.
-pub fn rule5_preposition_time_place(chunks: Vec<Chunk>) -> Vec<Chunk> {
-    let mut out: Vec<Chunk> = Vec::new();
+pub fn rule5_preposition_time_place(mut chunks: Vec<Chunk>) -> Vec<Chunk> {
+    let mut out: Vec<Chunk> = Vec::with_capacity(chunks.len());
     let mut i = 0;
     while i < chunks.len() {
         let c = &chunks[i];
-        let is_at = c.kind == ChunkKind::Preposition && matches!(c.text().as_str(), "在" | "于");
+        let is_at = c.kind == ChunkKind::Preposition && is_word(c, &["在", "于"]);
         if is_at && i + 1 < chunks.len() {
             // The time or place, with the nouns that belong to it.
             let mut end = i + 1;
@@ -236,12 +250,15 @@ pub fn rule5_preposition_time_place(chunks: Vec<Chunk>) -> Vec<Chunk> {
                 .iter()
                 .any(|c| matches!(c.kind, ChunkKind::Time | ChunkKind::Place));
             if has_time_or_place {
-                out.push(merged(&chunks[i..end], ChunkKind::Bnp));
+                out.push(merged(&mut chunks[i..end], ChunkKind::Bnp));
                 i = end;
                 continue;
             }
         }
-        out.push(c.clone());
+        out.push(Chunk {
+            words: std::mem::take(&mut chunks[i].words),
+            kind: chunks[i].kind,
+        });
         i += 1;
     }
     out

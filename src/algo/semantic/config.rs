@@ -48,6 +48,10 @@ pub struct SemanticConfig {
     /// none is). Only with `candidates_per_page` above 0.
     #[serde(skip_serializing_if = "no_limit")]
     pub max_bucket: usize,
+    /// Pages a page reads either side of itself in each LSH bucket, the
+    /// bucket ordered by the rest of the sketch (0: whole buckets). Only
+    /// with `candidates_per_page` above 0.
+    pub bucket_reach: usize,
 }
 
 /// Written reports keep their former shape while no limit is set.
@@ -72,6 +76,7 @@ impl Default for SemanticConfig {
             candidate_jaccard: 0.3,
             candidates_per_page: super::DEFAULT_CANDIDATES_PER_PAGE,
             max_bucket: 0,
+            bucket_reach: super::DEFAULT_BUCKET_REACH,
         }
     }
 }
@@ -123,6 +128,7 @@ impl AlgorithmSettings for SemanticConfig {
         }
         in_range("candidates_per_page", self.candidates_per_page, 0, 100_000)?;
         in_range("max_bucket", self.max_bucket, 0, 100_000_000)?;
+        in_range("bucket_reach", self.bucket_reach, 0, 100_000_000)?;
         for (j, &v) in self.coefficients.iter().enumerate() {
             weight(&format!("coefficients[{j}]"), v)?;
         }
@@ -142,6 +148,7 @@ impl AlgorithmSettings for SemanticConfig {
         m.candidate_jaccard = self.candidate_jaccard;
         m.candidates_per_page = self.candidates_per_page;
         m.max_bucket = self.max_bucket;
+        m.bucket_reach = self.bucket_reach;
         Box::new(m)
     }
 

@@ -380,8 +380,18 @@ pub fn forget_analyses() {
 /// 12 pages).
 pub const DEFAULT_CANDIDATES_PER_PAGE: usize = 20;
 
+/// The default of [`Semantic::bucket_reach`]: 20 pages either side, up to
+/// 40 a band, about twice what a page keeps.
+pub const DEFAULT_BUCKET_REACH: usize = 20;
+
+/// The hash of the chunk's text, its words fed in turn (the same hash as
+/// of their concatenation, without making it).
 fn chunk_hash(c: &Chunk) -> u64 {
-    xxh3_64_with_seed(c.text().as_bytes(), CONCEPT_SEED ^ 1)
+    let mut h = xxhash_rust::xxh3::Xxh3::with_seed(CONCEPT_SEED ^ 1);
+    for w in &c.words {
+        h.update(w.as_bytes());
+    }
+    h.digest()
 }
 
 #[derive(Debug, Clone)]
@@ -409,6 +419,10 @@ pub struct Semantic {
     /// search (0: none is); a page's candidates are gathered from its
     /// buckets, so one bucket of b pages costs b^2.
     pub max_bucket: usize,
+    /// A page reads at most this many pages either side of itself in each
+    /// LSH bucket, ordered by the rest of the sketch (0: whole buckets):
+    /// what a page gathers is then bounded by the bands, not the corpus.
+    pub bucket_reach: usize,
     /// LSH candidates found and kept by the last search, and the buckets
     /// left out with their pages, for the notes.
     capped: std::sync::OnceLock<(usize, usize, u64, u64)>,
@@ -448,6 +462,7 @@ impl Semantic {
             candidate_jaccard: 0.3,
             candidates_per_page: DEFAULT_CANDIDATES_PER_PAGE,
             max_bucket: 0,
+            bucket_reach: DEFAULT_BUCKET_REACH,
             capped: std::sync::OnceLock::new(),
             analyses: HashMap::new(),
             chunk_df: DocumentFrequencies::default(),
@@ -666,8 +681,8 @@ impl Detector for Semantic {
         self.chunk_df = DocumentFrequencies::count(docs, |d| {
             analyses
                 .get(&d.page)
-                .map(|a| a.chunks.clone())
-                .unwrap_or_default()
+                .into_iter()
+                .flat_map(|a| a.chunks.iter().copied())
         });
         true
     }
@@ -720,6 +735,7 @@ impl Detector for Semantic {
             &sketches,
             self.candidates_per_page,
             self.max_bucket,
+            self.bucket_reach,
             agreement,
         );
         let _ = self.capped.set((
@@ -801,6 +817,10 @@ impl Detector for Semantic {
             }
             notes.push(match self.candidates_per_page {
                 0 => format!("every LSH candidate verified: {found} pairs (candidates_per_page 0)"),
+                k if self.bucket_reach > 0 => format!(
+                    "each page's {k} best LSH candidates by sketch agreement kept (candidates_per_page {k}), read from at most {} bucket neighbours either side a band (bucket_reach {}): {kept} of {found} pairs read verified",
+                    self.bucket_reach, self.bucket_reach
+                ),
                 k => format!(
                     "each page's {k} best LSH candidates by sketch agreement kept (candidates_per_page {k}): {kept} of {found} pairs verified"
                 ),
@@ -1007,6 +1027,18 @@ mod tests {
         // title similarity it lets it through, from the stored scores alone.
         assert!(run.gated_pairs(&run.gate_thresholds()).is_empty());
         assert_eq!(run.gated_pairs(&[f64::from(title), 0.6]).len(), 1);
+    }
+
+    #[test]
+    fn chunk_hashes_are_hashes_of_the_chunk_text() {
+        let c = Chunk {
+            words: vec!["江城".into(), "地铁".into(), "五号线".into()],
+            kind: ChunkKind::Bnp,
+        };
+        assert_eq!(
+            chunk_hash(&c),
+            xxh3_64_with_seed("江城地铁五号线".as_bytes(), CONCEPT_SEED ^ 1)
+        );
     }
 
     #[test]

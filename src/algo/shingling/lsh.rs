@@ -186,17 +186,44 @@ impl Banding {
     /// A bucket of more than `max_bucket` pages (0: no limit) is left out:
     /// its pages share that band and nothing more is known, and gathering
     /// from it costs the square of its size.
+    ///
+    /// With `reach` above 0 a page reads at most `reach` pages either side
+    /// of itself in each bucket, the bucket ordered by the rest of the
+    /// sketch (the values after the band's, then those before it, then the
+    /// page): its neighbours in that order agree with it on the most values
+    /// that follow, so a near duplicate sharing the band is found among the
+    /// first while a bucket of a few thousand pages (a common concept) costs
+    /// a page 2 x `reach` reads, not a few thousand. The window is the same
+    /// seen from either page (|i - j| <= `reach` in one order), so a pair is
+    /// gathered by both of its pages or by neither, and the result depends
+    /// on the sketches alone.
     pub fn best_per_page(
         &self,
         sketches: &[Option<&[u32]>],
         keep: usize,
         max_bucket: usize,
+        reach: usize,
         rank: impl Fn(u32, u32) -> u32 + Sync,
     ) -> PerPage {
         let rows = self.rows;
         let band_of = |s: &[u32], band: usize| {
             let (lo, hi) = (band * rows, (band + 1) * rows);
             (s.len() >= hi).then(|| band_key(&s[lo..hi], band))
+        };
+        // Inside a bucket: the sketch after the band, then before it, then
+        // the page.
+        let order = |band: usize, a: u32, b: u32| {
+            let (lo, hi) = (band * rows, (band + 1) * rows);
+            let (sa, sb) = (
+                sketches[a as usize].unwrap_or_default(),
+                sketches[b as usize].unwrap_or_default(),
+            );
+            let (ta, tb) = (
+                sa.get(hi..).unwrap_or_default(),
+                sb.get(hi..).unwrap_or_default(),
+            );
+            let (ha, hb) = (&sa[..lo.min(sa.len())], &sb[..lo.min(sb.len())]);
+            ta.cmp(tb).then_with(|| ha.cmp(hb)).then(a.cmp(&b))
         };
         // Per band, its keys sorted with their pages beside them, and the
         // buckets (and their pages) left out.
@@ -208,7 +235,11 @@ impl Banding {
                     .enumerate()
                     .filter_map(|(i, s)| Some((band_of((*s)?, band)?, i as u32)))
                     .collect();
-                keys.sort_unstable();
+                if reach > 0 {
+                    keys.sort_unstable_by(|x, y| x.0.cmp(&y.0).then_with(|| order(band, x.1, y.1)));
+                } else {
+                    keys.sort_unstable();
+                }
                 let (mut buckets, mut entries) = (0, 0);
                 if max_bucket > 0 {
                     let mut within = Vec::with_capacity(keys.len());
@@ -238,8 +269,18 @@ impl Banding {
                     let Some(key) = band_of(s, band) else {
                         continue;
                     };
-                    let from = keys.partition_point(|&k| k < key);
-                    let to = from + keys[from..].partition_point(|&k| k == key);
+                    let mut from = keys.partition_point(|&k| k < key);
+                    let mut to = from + keys[from..].partition_point(|&k| k == key);
+                    if reach > 0 && to - from > 2 * reach + 1 {
+                        // The page's own place in its bucket (absent when
+                        // the bucket was left out).
+                        let Ok(at) = pages[from..to].binary_search_by(|&o| order(band, o, p))
+                        else {
+                            continue;
+                        };
+                        let at = from + at;
+                        (from, to) = (at.saturating_sub(reach).max(from), (at + reach + 1).min(to));
+                    }
                     others.extend(pages[from..to].iter().filter(|&&o| o != p));
                 }
                 others.sort_unstable();
@@ -418,7 +459,7 @@ mod tests {
             let pairs = banding.candidates(&refs);
             assert!(pairs.len() > 50, "{}", pairs.len());
             for keep in [1, 2, 5, 1000] {
-                let PerPage { found, kept, .. } = banding.best_per_page(&refs, keep, 0, rank);
+                let PerPage { found, kept, .. } = banding.best_per_page(&refs, keep, 0, 0, rank);
                 assert_eq!(found, pairs.len() as u64);
                 assert!(kept.len() <= keep * refs.len(), "keep {keep}");
                 assert!(kept.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats");
@@ -440,10 +481,10 @@ mod tests {
                     .collect();
                 assert_eq!(kept, expected, "keep {keep}, min_shared {min_shared}");
             }
-            assert_eq!(banding.best_per_page(&refs, 1000, 0, rank).kept, pairs);
+            assert_eq!(banding.best_per_page(&refs, 1000, 0, 0, rank).kept, pairs);
             // A limit no bucket passes changes nothing.
             assert_eq!(
-                banding.best_per_page(&refs, 1000, refs.len(), rank).kept,
+                banding.best_per_page(&refs, 1000, refs.len(), 0, rank).kept,
                 pairs
             );
         }
@@ -464,13 +505,51 @@ mod tests {
             min_shared: 1,
         };
         let rank = |_: u32, _: u32| 0;
-        let all = banding.best_per_page(&refs, 100, 0, rank);
+        let all = banding.best_per_page(&refs, 100, 0, 0, rank);
         assert_eq!(all.found, 45 + 1);
         assert_eq!((all.skipped_buckets, all.skipped_entries), (0, 0));
-        let capped = banding.best_per_page(&refs, 100, 5, rank);
+        let capped = banding.best_per_page(&refs, 100, 5, 0, rank);
         assert_eq!(capped.kept, [(10, 11)]);
         assert_eq!(capped.found, 1);
         assert_eq!((capped.skipped_buckets, capped.skipped_entries), (3, 30));
+    }
+
+    #[test]
+    fn a_page_reads_its_nearest_bucket_neighbours_only() {
+        // 200 pages share their first band (a common concept); pages 2k
+        // and 2k+1 agree on every value but the last, any other two on the
+        // first band alone.
+        let sketches: Vec<Vec<u32>> = (0..200u32)
+            .map(|i| vec![1, 1, 1000 + i / 2, 2000 + i / 2, 3000 + i])
+            .collect();
+        let refs: Vec<Option<&[u32]>> = sketches.iter().map(|s| Some(&s[..])).collect();
+        let banding = Banding {
+            bands: 2,
+            rows: 2,
+            min_shared: 1,
+        };
+        let rank = |i: u32, j: u32| u32::from(i / 2 == j / 2);
+        let whole = banding.best_per_page(&refs, 1000, 0, 0, rank);
+        assert_eq!(whole.found, 200 * 199 / 2);
+        // Reaching 3 either side: at most 6 pages a band, and each twin is
+        // a neighbour in the bucket's order, so every twin pair is kept.
+        let near = banding.best_per_page(&refs, 1000, 0, 3, rank);
+        assert!(near.found <= 200 * 6 * 2 / 2, "{}", near.found);
+        assert!(near.found >= 200, "{}", near.found);
+        for k in 0..100u32 {
+            assert!(near.kept.binary_search(&(2 * k, 2 * k + 1)).is_ok(), "{k}");
+        }
+        assert!(near
+            .kept
+            .iter()
+            .all(|p| whole.kept.binary_search(p).is_ok()));
+        // Symmetric windows: keeping all, every pair read by one page was
+        // read by the other, so the kept pairs are exactly those found.
+        assert_eq!(near.kept.len() as u64, near.found);
+        // A reach covering every bucket is the whole search.
+        assert_eq!(banding.best_per_page(&refs, 1000, 0, 200, rank), whole);
+        let twins = banding.best_per_page(&refs, 1, 0, 3, rank);
+        assert_eq!(twins.kept.len(), 100, "each page's best is its twin");
     }
 
     #[test]

@@ -53,13 +53,18 @@ pub fn normalize(text: &str, options: &NormalizeOptions) -> String {
     let mut pending_space = false;
     for c in text.chars() {
         // Chinese characters are most of a page and every step below
-        // leaves them as they are (tests/segment.rs checks the block).
-        if is_cjk_main(c) {
+        // leaves them as they are (tests/segment.rs checks the block);
+        // ASCII letters and digits at most change case.
+        if is_cjk_main(c) || c.is_ascii_alphanumeric() {
             if pending_space {
                 out.push(' ');
                 pending_space = false;
             }
-            out.push(c);
+            out.push(if options.case {
+                c.to_ascii_lowercase()
+            } else {
+                c
+            });
             continue;
         }
         let c = if options.fullwidth {

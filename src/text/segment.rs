@@ -6,8 +6,8 @@
 //!
 //! Where the time goes differs: the dictionary is a character-wise
 //! double-array trie (`crawdad`, characters coded by frequency so the
-//! common ones sit close together), each word's `ln(freq) - ln(total)` is
-//! computed once at load, the DAG is never stored (each character's
+//! common ones sit close together) built by build.rs, a word's
+//! `ln(freq) - ln(total)` is computed once per distinct frequency, the DAG is never stored (each character's
 //! prefix search feeds the route right away, right to left) and the
 //! buffers are reused per thread, so segmenting a page allocates nothing.
 //! jieba-rs stays the reference: tests/segment.rs compares the two token
@@ -18,13 +18,16 @@ use std::sync::LazyLock;
 
 use crawdad::Trie;
 
-static DICT: &str = include_str!(env!("NEARDUP_JIEBA_DICT"));
+/// Built by build.rs from jieba-rs's dictionary: the trie (a word's value
+/// is its frequency class) and the total and each class's frequency.
+static TRIE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jieba_trie.bin"));
+static FREQS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jieba_freqs.bin"));
 static HMM_MODEL: &str = include_str!(env!("NEARDUP_JIEBA_HMM"));
 
 #[derive(Debug, thiserror::Error)]
 pub enum SegmentError {
-    #[error("jieba dictionary line {line}: {reason}")]
-    Dict { line: usize, reason: String },
+    #[error("jieba dictionary: {0}")]
+    Dict(String),
     #[error("jieba HMM model: {0}")]
     Hmm(String),
     #[error("jieba dictionary trie: {0}")]
@@ -120,7 +123,9 @@ impl Hmm {
 
 pub struct Segmenter {
     trie: Trie,
-    /// `ln(freq) - ln(total)` of each word, by the trie's value.
+    /// `ln(freq) - ln(total)` of each frequency class (a trie value): a
+    /// few thousand classes, so the table stays in cache, where one entry
+    /// per word would not.
     weight: Vec<f64>,
     /// The same for a character the dictionary lacks (freq 1).
     unknown: f64,
@@ -130,39 +135,31 @@ pub struct Segmenter {
 impl Segmenter {
     /// jieba-rs's default dictionary and HMM model.
     pub fn new() -> Result<Self, SegmentError> {
-        Self::from_data(DICT, HMM_MODEL)
-    }
-
-    fn from_data(dict: &str, hmm: &str) -> Result<Self, SegmentError> {
-        let mut words: Vec<(&str, u32)> = Vec::new();
-        let mut freqs: Vec<usize> = Vec::new();
-        let mut total: usize = 0;
-        for (i, line) in dict.lines().enumerate() {
-            let mut fields = line.split_ascii_whitespace();
-            let Some(word) = fields.next() else { continue };
-            let freq = match fields.next() {
-                Some(f) => f.parse::<usize>().map_err(|e| SegmentError::Dict {
-                    line: i + 1,
-                    reason: format!("frequency `{f}`: {e}"),
-                })?,
-                None => 0,
-            };
-            total += freq;
-            words.push((word, freqs.len() as u32));
-            freqs.push(freq);
+        let (trie, rest) = Trie::deserialize_from_slice(TRIE);
+        if !rest.is_empty() {
+            return Err(SegmentError::Dict(format!(
+                "{} bytes after the trie",
+                rest.len()
+            )));
         }
-        // jieba-rs keeps the last entry of a repeated word (every entry
-        // still counts in the total).
-        words.sort_by(|a, b| a.0.cmp(b.0).then(b.1.cmp(&a.1)));
-        words.dedup_by(|later, first| later.0 == first.0);
+        if FREQS.len() < 8 || FREQS.len() % 8 != 0 {
+            return Err(SegmentError::Dict(format!(
+                "frequency table of {} bytes",
+                FREQS.len()
+            )));
+        }
+        let mut freqs = FREQS
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+        let total = freqs.next().expect("checked above");
+        // The same sums as jieba-rs's route: (ln(freq) - ln(total)) + rest.
         let log_total = (total as f64).ln();
-        let weight = freqs.iter().map(|&f| (f as f64).ln() - log_total).collect();
-        let trie = Trie::from_records(words).map_err(|e| SegmentError::Trie(e.to_string()))?;
+        let weight = freqs.map(|f| (f as f64).ln() - log_total).collect();
         Ok(Segmenter {
             trie,
             weight,
             unknown: 0.0f64 - log_total,
-            hmm: Hmm::parse(hmm)?,
+            hmm: Hmm::parse(HMM_MODEL)?,
         })
     }
 }

@@ -353,6 +353,35 @@ pub fn bench_simhash_signatures(input: &BenchInput, min_seconds: f64) -> Vec<Ben
         })
         .collect();
         rows.push(from_text);
+        if input.pages.iter().any(|(lang, _)| *lang == Lang::Zh) {
+            // The segmenter alone on normalised text, against jieba-rs's
+            // `cut` whose tokens it reproduces.
+            let texts: Vec<String> = input
+                .pages
+                .iter()
+                .map(|(_, t)| crate::text::normalize::normalize(t, &tokenizer.normalize))
+                .collect();
+            rows.push(row(
+                "segment: jieba-rs cut (reference)".into(),
+                seconds_per_pass(min_seconds, || {
+                    let jieba = crate::text::tokenize::jieba();
+                    texts
+                        .iter()
+                        .map(|t| jieba.cut(t, true).len())
+                        .sum::<usize>()
+                }),
+            ));
+            rows.push(row(
+                "segment: text::segment (same tokens)".into(),
+                seconds_per_pass(min_seconds, || {
+                    let mut n = 0usize;
+                    for t in &texts {
+                        crate::text::segment::cut(t, |_, _| n += 1);
+                    }
+                    n
+                }),
+            ));
+        }
         rows
     })
 }

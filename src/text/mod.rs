@@ -4,6 +4,7 @@
 pub mod cilin;
 pub mod lang;
 pub mod normalize;
+pub mod segment;
 pub mod shingle;
 pub mod stopwords;
 pub mod tokenize;

@@ -34,11 +34,39 @@ pub fn fullwidth_to_halfwidth(c: char) -> char {
     }
 }
 
+/// The main CJK Unified Ideographs block.
+#[inline]
+pub fn is_cjk_main(c: char) -> bool {
+    matches!(c, '\u{4E00}'..='\u{9FFF}')
+}
+
+/// `char::is_alphanumeric` without its table lookup for Chinese
+/// characters, which are all alphabetic.
+#[inline]
+pub fn is_alphanumeric(c: char) -> bool {
+    is_cjk_main(c) || c.is_alphanumeric()
+}
+
 /// Returns the normalised text with runs of whitespace folded to one space.
 pub fn normalize(text: &str, options: &NormalizeOptions) -> String {
     let mut out = String::with_capacity(text.len());
     let mut pending_space = false;
     for c in text.chars() {
+        // Chinese characters are most of a page and every step below
+        // leaves them as they are (tests/segment.rs checks the block);
+        // ASCII letters and digits at most change case.
+        if is_cjk_main(c) || c.is_ascii_alphanumeric() {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push(if options.case {
+                c.to_ascii_lowercase()
+            } else {
+                c
+            });
+            continue;
+        }
         let c = if options.fullwidth {
             fullwidth_to_halfwidth(c)
         } else {

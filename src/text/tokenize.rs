@@ -99,12 +99,16 @@ pub fn tokenize(text: &str, lang: Lang, config: &TokenizerConfig) -> Tokens {
     };
     match kind {
         TokenKind::Jieba => {
-            let spans = jieba()
-                .cut(&normalized, true)
-                .into_iter()
-                .filter(|t| t.word.chars().any(char::is_alphanumeric))
-                .map(|t| (t.byte_start as u32, t.byte_end as u32))
-                .collect();
+            // jieba-rs's `cut(text, true)`, token for token, only faster.
+            let mut spans = Vec::with_capacity(normalized.len() / 4);
+            super::segment::cut(&normalized, |a, b| {
+                if normalized[a..b]
+                    .chars()
+                    .any(super::normalize::is_alphanumeric)
+                {
+                    spans.push((a as u32, b as u32));
+                }
+            });
             Tokens {
                 text: normalized,
                 spans,

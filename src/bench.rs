@@ -20,8 +20,8 @@ use crate::algo::shingling::{ExactJaccard, SetScore};
 use crate::algo::simhash::tables::{build_tables, query, self_join as simhash_self_join, Layout};
 use crate::algo::simhash::{Features, SimHash, Weights};
 use crate::algo::{Detector, Document};
-use crate::corpus::{read_corpus, CorpusError, Lang, ReadOptions};
-use crate::extract::{page_text, Extraction};
+use crate::corpus::{read_corpus, Content, CorpusError, Lang, Page, ReadOptions};
+use crate::extract::{extract_page, page_text, Extraction};
 use crate::text::lang::detect_lang;
 use crate::text::shingle::shingles;
 use crate::text::TokenizerConfig;
@@ -164,6 +164,50 @@ fn thread_cpu_seconds() -> f64 {
     // SAFETY: `t` is a valid timespec for the call to fill.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
     t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
+}
+
+/// Decoding and extraction (`main`, then `full_text`) of up to `limit`
+/// HTML pages of a corpus file or a folder of pages (as `neardup
+/// extract-eval` reads them), on one thread, with no extraction cache:
+/// pages/s and MB/s of the pages' HTML.
+pub fn bench_extraction(
+    path: &Path,
+    limit: usize,
+    min_seconds: f64,
+) -> Result<Vec<BenchRow>, crate::extract::gold::GoldError> {
+    let mut pages: Vec<Page> = crate::extract::gold::pages_of(path)?
+        .into_iter()
+        .filter(|(_, c)| !matches!(c, Content::Text(_)))
+        .map(|(id, content)| Page::new(id.clone(), id, content))
+        .collect();
+    pages.truncate(limit);
+    let bytes: usize = pages.iter().map(|p| p.content.len()).sum();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    Ok([Extraction::Main, Extraction::FullText]
+        .into_iter()
+        .map(|extraction| {
+            let seconds = pool.install(|| {
+                seconds_per_pass(min_seconds, || {
+                    pages
+                        .iter()
+                        .map(|p| extract_page(p, extraction).structure.paragraphs.len())
+                        .sum::<usize>()
+                })
+            });
+            BenchRow {
+                input: format!("{} (HTML)", path.display()),
+                stage: format!("decode + extract [{}]", extraction.name()),
+                pages: pages.len(),
+                items: bytes,
+                item_name: "bytes",
+                bytes,
+                seconds,
+            }
+        })
+        .collect())
 }
 
 /// Tokenising, shingling, MinHash and one-permutation sketches, LSH

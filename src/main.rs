@@ -174,6 +174,14 @@ enum Command {
         /// Also list this many pages the main extractor does worst on.
         #[arg(long, default_value_t = 0)]
         worst: usize,
+        /// Instead, write every page's extractions to this file (JSON
+        /// lines), to compare two builds of the extractor with `diff`.
+        #[arg(long)]
+        dump: Option<PathBuf>,
+        /// With --dump: parse pages as before the lean parser (every
+        /// attribute kept, scraper's tree), to check both agree.
+        #[arg(long, requires = "dump")]
+        reference_parser: bool,
     },
     /// Throughput of each algorithm's stages on real text, one core:
     /// pages/s, shingles (or tokens) per second, MB/s (shingling, MinHash,
@@ -203,6 +211,20 @@ enum Command {
         layouts: Vec<String>,
         #[command(subcommand)]
         command: Option<BenchCommand>,
+        /// HTML pages to time decoding and extraction on (a corpus file
+        /// or a folder of pages, as `extract-eval` reads them).
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_values_t = [
+                "datasets/imported/fan2008.jsonl.gz".to_string(),
+                "../shared/corpora/article_extraction_benchmark".to_string(),
+            ]
+        )]
+        html: Vec<String>,
+        /// At most this many pages of each `--html` source.
+        #[arg(long, default_value_t = 2000)]
+        html_pages: usize,
         /// Also write the Chinese pages' shingle sets (u64s) to this file,
         /// for scripts/compare_rensa.py to sketch the same shingles.
         #[arg(long)]
@@ -700,6 +722,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
             layouts,
             command: None,
             shingles_out,
+            html,
+            html_pages,
         }) => {
             for l in &layouts {
                 let layout: neardup::algo::simhash::tables::Layout =
@@ -742,6 +766,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 rows.extend(neardup::bench::bench_simhash_signatures(input, seconds));
                 rows.extend(neardup::bench::bench_semantic(input, seconds));
             }
+            for path in &html {
+                rows.extend(neardup::bench::bench_extraction(
+                    Path::new(path),
+                    html_pages,
+                    seconds,
+                )?);
+            }
             print!("{}", neardup::bench::render(&rows));
             let names: Vec<&str> = layouts.iter().map(String::as_str).collect();
             for &n in &fingerprints {
@@ -769,7 +800,18 @@ fn run(cli: Cli) -> Result<(), CliError> {
             wait,
             strict,
         }) => run_ingest(&dir, batch, job, ttl, redis, wait, strict),
-        Some(Command::ExtractEval { dir, worst }) => {
+        Some(Command::ExtractEval {
+            dir,
+            dump: Some(out),
+            reference_parser,
+            ..
+        }) => {
+            extract::use_reference_parser(reference_parser);
+            let n = extract::gold::dump_dir(&dir, &out)?;
+            eprintln!("{n} pages written to {}", out.display());
+            Ok(())
+        }
+        Some(Command::ExtractEval { dir, worst, .. }) => {
             print!("{}", extract::gold::evaluate_dir(&dir, worst)?);
             Ok(())
         }

@@ -181,20 +181,20 @@ pub fn cut_template(name: &str, html: &str) -> Option<Template> {
     }
     let site = dom.title.clone().unwrap_or_else(|| name.to_string());
     let mut emptied: Vec<(ego_tree::NodeId, &str)> =
-        vec![(dom.elements[first as usize].node, ARTICLE_SLOT)];
+        vec![(dom.elements[first as usize].node?, ARTICLE_SLOT)];
     for el in &dom.elements {
         if el.tag == "title" || el.tag == "h1" {
-            emptied.push((el.node, TITLE_SLOT));
+            emptied.extend(el.node.map(|n| (n, TITLE_SLOT)));
         }
     }
     let removed: Vec<ego_tree::NodeId> = chosen[1..]
         .iter()
-        .map(|&e| dom.elements[e as usize].node)
+        .filter_map(|&e| dom.elements[e as usize].node)
         .chain(
             dom.elements
                 .iter()
                 .filter(|e| STRIPPED.contains(&e.tag.as_str()))
-                .map(|e| e.node),
+                .filter_map(|e| e.node),
         )
         .collect();
     for (node, slot) in emptied {

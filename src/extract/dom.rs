@@ -70,8 +70,9 @@ pub struct Stats {
 
 #[derive(Debug, Clone)]
 pub struct Element {
-    /// The node in scraper's tree, for callers that edit the page.
-    pub node: ego_tree::NodeId,
+    /// The node in scraper's tree, for callers that edit the page (built
+    /// by [`Dom::of`]; [`Dom::parse`] uses a leaner tree and gives none).
+    pub node: Option<ego_tree::NodeId>,
     pub tag: String,
     /// `class` and `id`, lower-cased, space separated.
     pub class_id: String,
@@ -80,6 +81,9 @@ pub struct Element {
     pub class_len: usize,
     /// `itemprop`, lower-cased.
     pub itemprop: String,
+    /// [`super::main_content::class_weight`] of `class_id`, which the
+    /// scorer asks for many times per element.
+    pub class_weight: f64,
     pub parent: Option<u32>,
     pub depth: u32,
     /// Event range `[open, close]` of this element.
@@ -133,29 +137,198 @@ fn count_text(text: &str, stats: &mut Stats) {
     }
 }
 
-impl Dom {
-    pub fn parse(html: &str) -> Dom {
-        Dom::of(&Html::parse_document(html))
+/// Builds a [`Dom`] from a walk of a parsed page: elements opened and
+/// closed, text in between.
+#[derive(Default)]
+struct Builder {
+    dom: Dom,
+    /// Open elements, innermost last; of those, the block ones.
+    stack: Vec<u32>,
+    block_stack: Vec<u32>,
+    /// Class weights by `class_id`: a template repeats its classes, and
+    /// weighing one takes dozens of word and substring comparisons.
+    weights: std::collections::HashMap<String, f64>,
+}
+
+impl Builder {
+    fn open(
+        &mut self,
+        node: Option<ego_tree::NodeId>,
+        name: &str,
+        class: Option<&str>,
+        id: Option<&str>,
+        itemprop: &str,
+    ) {
+        let dom = &mut self.dom;
+        let tag = name.to_ascii_lowercase();
+        let parent = self.stack.last().copied();
+        let (parent_dropped, parent_link, parent_bold, depth) = parent
+            .map(|p| {
+                let p = &dom.elements[p as usize];
+                (p.dropped, p.in_link, p.in_bold, p.depth + 1)
+            })
+            .unwrap_or((false, false, false, 0));
+        let mut class_id = String::new();
+        let mut class_len = 0;
+        for (i, v) in [class, id].into_iter().enumerate() {
+            if let Some(v) = v {
+                class_id.push_str(v);
+                class_id.push(' ');
+            }
+            if i == 0 {
+                class_len = class_id.len();
+            }
+        }
+        class_id.make_ascii_lowercase();
+        let index = dom.elements.len() as u32;
+        if tag == "body" && dom.body.is_none() {
+            dom.body = Some(index);
+        }
+        let is_block = BLOCKS.contains(&tag.as_str());
+        dom.elements.push(Element {
+            node,
+            dropped: parent_dropped || DROPPED.contains(&tag.as_str()),
+            in_link: parent_link || tag == "a",
+            in_bold: parent_bold || tag == "b" || tag == "strong",
+            is_block,
+            itemprop: itemprop.to_ascii_lowercase(),
+            class_weight: if class_id.is_empty() {
+                0.0
+            } else if let Some(&w) = self.weights.get(&class_id) {
+                w
+            } else {
+                let w = super::main_content::class_weight(&class_id);
+                self.weights.insert(class_id.clone(), w);
+                w
+            },
+            tag,
+            class_id,
+            class_len,
+            parent,
+            depth,
+            open: dom.events.len() as u32,
+            close: 0,
+            stats: Stats {
+                tags: 1,
+                ..Stats::default()
+            },
+            inline: Stats::default(),
+        });
+        dom.events.push(Event::Open(index));
+        self.stack.push(index);
+        if is_block {
+            self.block_stack.push(index);
+        }
     }
 
-    /// The flat view of a parsed document.
+    fn text(&mut self, t: &str) {
+        let dom = &mut self.dom;
+        let Some(&owner) = self.stack.last() else {
+            return;
+        };
+        let owner_el = &dom.elements[owner as usize];
+        if owner_el.tag == "title" {
+            if dom.title.is_none() {
+                let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                if !t.is_empty() {
+                    dom.title = Some(t);
+                }
+            }
+            return;
+        }
+        if owner_el.dropped {
+            return;
+        }
+        let start = dom.text.len() as u32;
+        dom.text.push_str(t);
+        let end = dom.text.len() as u32;
+        let mut stats = Stats::default();
+        count_text(t, &mut stats);
+        if owner_el.in_link {
+            stats.link_chars = stats.chars;
+        }
+        let own = &mut dom.elements[owner as usize].stats;
+        own.chars += stats.chars;
+        own.link_chars += stats.link_chars;
+        own.han += stats.han;
+        own.punct += stats.punct;
+        if let Some(&block) = self.block_stack.last() {
+            let inline = &mut dom.elements[block as usize].inline;
+            inline.chars += stats.chars;
+            inline.link_chars += stats.link_chars;
+            inline.han += stats.han;
+            inline.punct += stats.punct;
+        }
+        dom.events.push(Event::Text(start, end));
+    }
+
+    fn close(&mut self) {
+        let dom = &mut self.dom;
+        let Some(index) = self.stack.pop() else {
+            return;
+        };
+        if self.block_stack.last() == Some(&index) {
+            self.block_stack.pop();
+        }
+        dom.elements[index as usize].close = dom.events.len() as u32;
+        dom.events.push(Event::Close(index));
+        let el = &dom.elements[index as usize];
+        let (stats, is_p, dropped) = (el.stats.clone(), el.tag == "p", el.dropped);
+        // Lines broken by <br> still make one paragraph block.
+        let counts = el.is_block && !matches!(el.tag.as_str(), "br" | "hr");
+        if let Some(parent) = el.parent {
+            let p = &mut dom.elements[parent as usize].stats;
+            if !dropped {
+                p.chars += stats.chars;
+                p.link_chars += stats.link_chars;
+                p.han += stats.han;
+                p.punct += stats.punct;
+                p.paragraphs += stats.paragraphs + u32::from(is_p);
+                p.blocks += stats.blocks + u32::from(counts);
+            }
+            p.tags += stats.tags;
+        }
+    }
+}
+
+impl Dom {
+    /// Parses a page into the extractor's lean tree (see [`super::sink`])
+    /// and flattens it.
+    pub fn parse(html: &str) -> Dom {
+        use super::sink::{Data, Tree};
+        let tree = Tree::parse(html);
+        let mut builder = Builder::default();
+        tree.walk(|id, enter| match (&tree.nodes[id as usize].data, enter) {
+            (
+                Data::Element {
+                    name,
+                    class,
+                    id,
+                    itemprop,
+                },
+                true,
+            ) => builder.open(
+                None,
+                &name.local,
+                class.as_deref(),
+                id.as_deref(),
+                itemprop.as_deref().unwrap_or(""),
+            ),
+            (Data::Element { .. }, false) => builder.close(),
+            (Data::Text(t), true) => builder.text(t),
+            _ => {}
+        });
+        builder.dom
+    }
+
+    /// The flat view of a document parsed by scraper (for callers that
+    /// edit the page: each element keeps its node).
     pub fn of(document: &Html) -> Dom {
-        let mut dom = Dom::default();
-        // Open elements, innermost last; of those, the block ones.
-        let mut stack: Vec<u32> = Vec::new();
-        let mut block_stack: Vec<u32> = Vec::new();
+        let mut builder = Builder::default();
         for edge in document.tree.root().traverse() {
             match edge {
                 Edge::Open(node) => match node.value() {
                     Node::Element(e) => {
-                        let tag = e.name().to_ascii_lowercase();
-                        let parent = stack.last().copied();
-                        let (parent_dropped, parent_link, parent_bold, depth) = parent
-                            .map(|p| {
-                                let p = &dom.elements[p as usize];
-                                (p.dropped, p.in_link, p.in_bold, p.depth + 1)
-                            })
-                            .unwrap_or((false, false, false, 0));
                         // One pass over the attributes: looking each name up
                         // would intern it every time.
                         let (mut class, mut id, mut itemprop) = (None, None, "");
@@ -167,119 +340,19 @@ impl Dom {
                                 _ => {}
                             }
                         }
-                        let mut class_id = String::new();
-                        let mut class_len = 0;
-                        for (i, v) in [class, id].into_iter().enumerate() {
-                            if let Some(v) = v {
-                                class_id.push_str(v);
-                                class_id.push(' ');
-                            }
-                            if i == 0 {
-                                class_len = class_id.len();
-                            }
-                        }
-                        class_id.make_ascii_lowercase();
-                        let index = dom.elements.len() as u32;
-                        if tag == "body" && dom.body.is_none() {
-                            dom.body = Some(index);
-                        }
-                        dom.elements.push(Element {
-                            node: node.id(),
-                            dropped: parent_dropped || DROPPED.contains(&tag.as_str()),
-                            in_link: parent_link || tag == "a",
-                            in_bold: parent_bold || tag == "b" || tag == "strong",
-                            is_block: BLOCKS.contains(&tag.as_str()),
-                            itemprop: itemprop.to_ascii_lowercase(),
-                            tag,
-                            class_id,
-                            class_len,
-                            parent,
-                            depth,
-                            open: dom.events.len() as u32,
-                            close: 0,
-                            stats: Stats {
-                                tags: 1,
-                                ..Stats::default()
-                            },
-                            inline: Stats::default(),
-                        });
-                        dom.events.push(Event::Open(index));
-                        stack.push(index);
-                        if dom.elements[index as usize].is_block {
-                            block_stack.push(index);
-                        }
+                        builder.open(Some(node.id()), e.name(), class, id, itemprop);
                     }
-                    Node::Text(t) => {
-                        let Some(&owner) = stack.last() else { continue };
-                        let owner_el = &dom.elements[owner as usize];
-                        if owner_el.tag == "title" {
-                            if dom.title.is_none() {
-                                let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
-                                if !t.is_empty() {
-                                    dom.title = Some(t);
-                                }
-                            }
-                            continue;
-                        }
-                        if owner_el.dropped {
-                            continue;
-                        }
-                        let start = dom.text.len() as u32;
-                        dom.text.push_str(t);
-                        let end = dom.text.len() as u32;
-                        let mut stats = Stats::default();
-                        count_text(t, &mut stats);
-                        if owner_el.in_link {
-                            stats.link_chars = stats.chars;
-                        }
-                        let own = &mut dom.elements[owner as usize].stats;
-                        own.chars += stats.chars;
-                        own.link_chars += stats.link_chars;
-                        own.han += stats.han;
-                        own.punct += stats.punct;
-                        if let Some(&block) = block_stack.last() {
-                            let inline = &mut dom.elements[block as usize].inline;
-                            inline.chars += stats.chars;
-                            inline.link_chars += stats.link_chars;
-                            inline.han += stats.han;
-                            inline.punct += stats.punct;
-                        }
-                        dom.events.push(Event::Text(start, end));
-                    }
+                    Node::Text(t) => builder.text(t),
                     _ => {}
                 },
                 Edge::Close(node) => {
                     if let Node::Element(_) = node.value() {
-                        let Some(index) = stack.pop() else { continue };
-                        if block_stack.last() == Some(&index) {
-                            block_stack.pop();
-                        }
-                        dom.elements[index as usize].close = dom.events.len() as u32;
-                        dom.events.push(Event::Close(index));
-                        let el = &dom.elements[index as usize];
-                        let (stats, is_p, dropped, is_block) =
-                            (el.stats.clone(), el.tag == "p", el.dropped, el.is_block);
-                        let tag_of_child = el.tag.clone();
-                        if let Some(parent) = el.parent {
-                            let p = &mut dom.elements[parent as usize].stats;
-                            if !dropped {
-                                p.chars += stats.chars;
-                                p.link_chars += stats.link_chars;
-                                p.han += stats.han;
-                                p.punct += stats.punct;
-                                p.paragraphs += stats.paragraphs + u32::from(is_p);
-                                // Lines broken by <br> still make one paragraph block.
-                                let counts =
-                                    is_block && !matches!(tag_of_child.as_str(), "br" | "hr");
-                                p.blocks += stats.blocks + u32::from(counts);
-                            }
-                            p.tags += stats.tags;
-                        }
+                        builder.close();
                     }
                 }
             }
         }
-        dom
+        builder.dom
     }
 
     /// The text of an element's subtree, one line per block, skipping

@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use serde::Deserialize;
 
 use super::{decode::decode_html, extract_article_text, extract_html, Extraction};
+use crate::corpus::Content;
 use crate::text::lang::is_han;
 
 #[derive(Debug, thiserror::Error)]
@@ -503,6 +504,87 @@ fn corpus_speed(path: &Path) -> Result<String, GoldError> {
         );
     }
     Ok(out)
+}
+
+// ---- every extraction, written out ---------------------------------------
+
+/// One page's extractions as a JSON line: for comparing two builds of the
+/// extractor page by page (`diff` the files they write).
+fn dump_line(page: &str, html: &Content) -> String {
+    let mut line = serde_json::Map::new();
+    line.insert("page".into(), page.into());
+    for extraction in [Extraction::Main, Extraction::FullText] {
+        let p = crate::corpus::Page::new(page.to_string(), page.to_string(), html.clone());
+        let out = super::extract_page(&p, extraction);
+        let article = match html {
+            Content::HtmlBytes(b) => extract_bytes(b, extraction),
+            Content::Html(h) => extract_article_text(h, extraction),
+            Content::Text(t) => t.clone(),
+        };
+        line.insert(
+            extraction.name().into(),
+            serde_json::json!({
+                "structure": out.structure,
+                "skeleton": out.structure.skeleton.map(|s| s.0.to_vec()),
+                "encoding": out.encoding,
+                "article": article,
+            }),
+        );
+    }
+    serde_json::Value::Object(line).to_string()
+}
+
+/// Writes every page's extractions (both kinds: structure, skeleton,
+/// encoding and the article text with headings in place) to `out`, one
+/// JSON line per page in a fixed order, for any layout `evaluate_dir` reads.
+pub fn dump_dir(dir: &Path, out: &Path) -> Result<usize, GoldError> {
+    let pages = pages_of(dir)?;
+    let lines: Vec<String> = pages.par_iter().map(|(k, c)| dump_line(k, c)).collect();
+    let mut text = lines.join("\n");
+    text.push('\n');
+    std::fs::write(out, text).map_err(io(out))?;
+    Ok(lines.len())
+}
+
+/// The pages of any layout `evaluate_dir` reads (a corpus file, a gold
+/// set, a folder of `.html` or `.html.gz` files), sorted by name or id.
+pub fn pages_of(dir: &Path) -> Result<Vec<(String, Content)>, GoldError> {
+    let mut pages: Vec<(String, Content)> = if dir.is_file() {
+        let corpus = crate::corpus::read_corpus(dir, crate::corpus::ReadOptions::unlabelled())?;
+        corpus
+            .pages
+            .into_iter()
+            .map(|p| (p.id, p.content))
+            .collect()
+    } else if dir.join("evaldata.json").is_file() {
+        trafilatura_pages(dir)?
+            .into_iter()
+            .map(|(k, b)| (k, Content::HtmlBytes(b)))
+            .collect()
+    } else {
+        let sub = if dir.join("manifest.jsonl").is_file() || dir.join("ground-truth.json").is_file()
+        {
+            dir.join("html")
+        } else {
+            dir.to_path_buf()
+        };
+        let mut files = Vec::new();
+        let mut todo = vec![sub];
+        while let Some(d) = todo.pop() {
+            for entry in std::fs::read_dir(&d).map_err(io(&d))?.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    todo.push(path);
+                } else {
+                    let bytes = read_maybe_gz(&path)?;
+                    files.push((path.display().to_string(), Content::HtmlBytes(bytes)));
+                }
+            }
+        }
+        files
+    };
+    pages.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(pages)
 }
 
 // ---- a folder of unlabelled pages ---------------------------------------

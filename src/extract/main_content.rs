@@ -282,7 +282,7 @@ fn initial_score(dom: &Dom, e: u32) -> f64 {
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "th" => -5.0,
         _ => 0.0,
     };
-    by_tag + class_weight(&el.class_id)
+    by_tag + el.class_weight
 }
 
 /// Chrome inside the chosen article: left out when rendering it.
@@ -301,7 +301,7 @@ fn is_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
         // are the page keeps them.
         return true;
     }
-    let weight = class_weight(&el.class_id);
+    let weight = el.class_weight;
     // Classes only: ids are often made from a heading's words (a manual's
     // section `_timestamps`), and a class is the site's own label. Blocks
     // only: an inline `span.author` is a name inside a sentence (a
@@ -397,7 +397,7 @@ fn unlikely(dom: &Dom, strict: bool) -> Vec<bool> {
         let tag = el.tag.as_str();
         let own = !matches!(tag, "html" | "body" | "article" | "main")
             && (CHROME_TAGS.contains(&tag) && tag != "form"
-                || strict && class_weight(&el.class_id) < 0.0 && prose(el) * 2 < page);
+                || strict && el.class_weight < 0.0 && prose(el) * 2 < page);
         out[i] = el.dropped || inherited || own;
     }
     out

@@ -1,9 +1,9 @@
 //! From a page's content to the text the algorithms read: charset decoding,
 //! main-content extraction, document structure.
 //!
-//! HTML is parsed with html5ever (through scraper) and walked as a flat
-//! event list, never by recursion, so a page nested a hundred thousand
-//! levels deep cannot overflow the stack.
+//! HTML is parsed with html5ever into a lean tree (`sink`) and walked as a
+//! flat event list, never by recursion, so a page nested a hundred
+//! thousand levels deep cannot overflow the stack.
 
 pub mod boilerplate;
 pub mod cache;
@@ -12,8 +12,11 @@ pub mod dom;
 pub mod gold;
 pub mod main_content;
 mod nesting;
+pub mod sink;
 pub mod skeleton;
 pub mod structure;
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -99,8 +102,28 @@ pub fn page_text(page: &Page, extraction: Extraction) -> ExtractedText {
     }
 }
 
+/// Whether pages are parsed the reference way (see [`use_reference_parser`]).
+static REFERENCE_PARSER: AtomicBool = AtomicBool::new(false);
+
+/// Parses pages as the extractor did before its lean parsing: every
+/// attribute and `<meta>` kept, into scraper's tree. Slower, and meant to
+/// give the same extractions: `neardup extract-eval --dump --reference-parser`
+/// writes them to compare.
+pub fn use_reference_parser(on: bool) {
+    REFERENCE_PARSER.store(on, Ordering::Relaxed);
+}
+
+fn parse_page(html: &str) -> Dom {
+    if REFERENCE_PARSER.load(Ordering::Relaxed) {
+        let page = nesting::for_reference(html, nesting::MAX_DEPTH);
+        Dom::of(&scraper::Html::parse_document(&page))
+    } else {
+        Dom::parse(&nesting::for_parsing(html, nesting::MAX_DEPTH))
+    }
+}
+
 pub fn extract_html(html: &str, extraction: Extraction) -> ExtractedPage {
-    let dom = Dom::parse(&nesting::for_parsing(html, nesting::MAX_DEPTH));
+    let dom = parse_page(html);
     let h1 = first_h1(&dom);
     let title = structure::clean_title(dom.title.as_deref(), h1.as_deref());
     let (subtitles, paragraphs) = match extraction {
@@ -140,7 +163,7 @@ pub fn extract_html(html: &str, extraction: Extraction) -> ExtractedPage {
 pub fn extract_article_text(html: &str, extraction: Extraction) -> String {
     match extraction {
         Extraction::Main => {
-            let dom = Dom::parse(&nesting::for_parsing(html, nesting::MAX_DEPTH));
+            let dom = parse_page(html);
             main_content::article_lines(&dom)
                 .into_iter()
                 .map(|l| l.text)
@@ -204,6 +227,42 @@ mod tests {
         assert_eq!(out.structure.subtitles, ["Clean-up begins", "What next"]);
         assert_eq!(out.structure.paragraphs.len(), 3);
         assert!(!out.text().contains("Home"));
+    }
+
+    /// What a parsed page gives the algorithms: title, article lines,
+    /// full text, skeleton.
+    fn extracted(dom: &Dom) -> String {
+        let full = dom
+            .body
+            .map(|b| dom.render(b, &|_| false))
+            .unwrap_or_default();
+        format!(
+            "{:?} {:?} {:?} {:?}",
+            dom.title,
+            main_content::article_lines(dom),
+            full,
+            skeleton::of(dom)
+        )
+    }
+
+    #[test]
+    fn lean_parsing_extracts_what_the_reference_parsing_does() {
+        let article = "<!DOCTYPE html><html><head><meta charset=utf-8><title>Storm - Post</title>\
+            <link rel=stylesheet href=/a.css></head><body class=page><nav class=menu>\
+            <a href=/ title='Home > News'>Home</a> <a href=/n data-x=\"{'a':1}\">News</a></nav>\
+            <article itemprop=articleBody class='story body'><h1 data-id=7>Storm</h1>\
+            <p style=\"color:red\">Thousands of homes lost power on Sunday, officials said.</p>\
+            <img src=x.jpg alt='A tree'/><p class=lead>Engineers worked through the night, \
+            and by Monday most were back.</p><meta itemprop=date content=2020><div class=related>\
+            <a href=/x>Other story</a></div></article><footer>(c) Post</footer></body></html>";
+        for html in sink::tests::TRICKY.iter().copied().chain([article]) {
+            let lean = Dom::parse(&nesting::for_parsing(html, nesting::MAX_DEPTH));
+            let reference = Dom::of(&scraper::Html::parse_document(&nesting::for_reference(
+                html,
+                nesting::MAX_DEPTH,
+            )));
+            assert_eq!(extracted(&lean), extracted(&reference), "{html}");
+        }
     }
 
     #[test]

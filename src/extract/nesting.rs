@@ -1,5 +1,6 @@
-//! The page as the parser gets it: comments, scripts and styles left out
-//! (see [`for_parsing`]), and a guard against pathological nesting.
+//! The page as the parser gets it: comments, scripts, styles, metadata and
+//! the attributes the extractor never reads left out (see [`for_parsing`]),
+//! and a guard against pathological nesting.
 //!
 //! html5ever's tree builder checks element scopes by walking the stack of
 //! open elements, so a page nested n levels deep costs O(n²) to parse: a
@@ -56,8 +57,13 @@ fn lex_tag(html: &str, pos: usize) -> (Tag<'_>, usize) {
                 return (Tag::Ignorable, pos + short.len());
             }
         }
-        let end = find_from("-->", pos + 4).min(find_from("--!>", pos + 4));
-        return (Tag::Ignorable, end);
+        // `--!>` ends it only if it comes first: looking for it past the
+        // first `-->` would read to the page's end on every comment.
+        let end = find_from("-->", pos + 4);
+        let bang = html[pos + 4..end]
+            .find("--!>")
+            .map_or(end, |i| pos + 4 + i + 4);
+        return (Tag::Ignorable, end.min(bang));
     }
     let (is_end, name_start) = if rest.starts_with("</") {
         (true, pos + 2)
@@ -78,22 +84,32 @@ fn lex_tag(html: &str, pos: usize) -> (Tag<'_>, usize) {
         .unwrap_or(html.len());
     // The tag ends at the first `>` outside quotes; a quote opens a value
     // only right after `=` (elsewhere it is part of a name or value).
-    let mut quote = None;
     let mut after_equals = false;
     let mut end = html.len();
-    for (i, &b) in bytes.iter().enumerate().skip(name_end) {
-        match (quote, b) {
-            (None, b'"' | b'\'') if after_equals => quote = Some(b),
-            (Some(q), _) if b == q => quote = None,
-            (None, b'>') => {
+    let mut i = name_end;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'"' | b'\'' if after_equals => match memchr::memchr(b, &bytes[i + 1..]) {
+                // The value runs to the matching quote (long URLs and
+                // data: one search, not a loop over its bytes).
+                Some(j) => {
+                    i += j + 2;
+                    after_equals = false;
+                    continue;
+                }
+                None => break,
+            },
+            b'>' => {
                 end = i + 1;
                 break;
             }
             _ => {}
         }
-        if quote.is_none() && !b.is_ascii_whitespace() {
+        if !b.is_ascii_whitespace() {
             after_equals = b == b'=';
         }
+        i += 1;
     }
     let name = &html[name_start..name_end];
     if is_end {
@@ -132,21 +148,64 @@ fn memchr_lt(bytes: &[u8]) -> Option<usize> {
 }
 
 /// The page as the extractor parses it: nesting capped at `max_depth`,
-/// and comments, scripts and styles left out, which hold no page text and
-/// are most of the bytes of many real pages (the parser goes through them
-/// a character at a time). A script whose text opens a comment (`<!--`)
-/// is kept, as the parser may read its end differently.
+/// and comments, scripts, styles, `<meta>`, `<link>` and the attributes
+/// the extractor never reads left out, which hold no page text and are
+/// most of the bytes of real pages (the parser goes through them a
+/// character at a time). The parser builds the same tree from what is
+/// left. A script whose text opens a comment (`<!--`) is kept, as the
+/// parser may read its end differently.
 pub fn for_parsing(html: &str, max_depth: usize) -> String {
+    prepare(html, max_depth, true)
+}
+
+/// The page as the extractor parsed it before attributes and metadata
+/// were left out (comments, scripts and styles still are), for checking
+/// that the parser builds the same tree from both.
+pub fn for_reference(html: &str, max_depth: usize) -> String {
+    prepare(html, max_depth, false)
+}
+
+fn prepare(html: &str, max_depth: usize, lean: bool) -> String {
     let mut out = String::with_capacity(html.len());
     let mut depth = 0usize;
     let mut dropped = 0usize;
+    // Whether anything but whitespace went out yet: before that, a tag
+    // decides the document's quirks mode (a `<meta>` ahead of the doctype
+    // makes it quirky), so it stays.
+    let mut started = false;
+    // Whether the page is still in its head, where `<meta>` and `<link>`
+    // go: in the body one may sit inside a block of text, and the
+    // extractor's walks see it.
+    let mut in_head = true;
     walk(html, |piece, tag| {
+        in_head = in_head
+            && match &tag {
+                None => piece.trim_start().is_empty(),
+                Some(Tag::Start { name, .. }) => named(&HEAD, name),
+                Some(Tag::End) => {
+                    piece
+                        .as_bytes()
+                        .get(..6)
+                        .is_some_and(|b| b.eq_ignore_ascii_case(b"</head"))
+                        && !piece
+                            .as_bytes()
+                            .get(6)
+                            .is_some_and(u8::is_ascii_alphanumeric)
+                }
+                _ => start_tag_name(piece).is_none_or(|name| named(&HEAD, name)),
+            };
         match tag {
             Some(Tag::Ignorable) if !piece[1..].contains("<!--") => return,
             Some(Tag::Start { .. }) => {
                 depth += 1;
                 if depth > max_depth {
                     dropped += 1;
+                    return;
+                }
+            }
+            Some(Tag::Other) if lean => {
+                if push_lean_start_tag(&mut out, piece, started && in_head) {
+                    started = true;
                     return;
                 }
             }
@@ -159,9 +218,186 @@ pub fn for_parsing(html: &str, max_depth: usize) -> String {
             }
             _ => {}
         }
-        out.push_str(piece);
+        started = started || !piece.trim_start().is_empty();
+        if !(lean
+            && matches!(tag, Some(Tag::Start { .. }))
+            && push_lean_start_tag(&mut out, piece, false))
+        {
+            out.push_str(piece);
+        }
     });
     out
+}
+
+/// Elements a page's head holds; any other starts its body.
+const HEAD: [&str; 10] = [
+    "html", "head", "title", "base", "meta", "link", "style", "script", "noscript", "template",
+];
+
+fn named(list: &[&str], name: &str) -> bool {
+    list.iter().any(|x| x.eq_ignore_ascii_case(name))
+}
+
+/// The name of the start tag `piece` opens with, if it does.
+fn start_tag_name(piece: &str) -> Option<&str> {
+    let bytes = piece.as_bytes();
+    if bytes.len() < 2 || bytes[0] != b'<' || !bytes[1].is_ascii_alphabetic() {
+        return None;
+    }
+    let end = bytes
+        .iter()
+        .position(|&b| b.is_ascii_whitespace() || b == b'/' || b == b'>')
+        .unwrap_or(bytes.len());
+    Some(&piece[1..end])
+}
+
+/// Attributes the extractor reads (`class`, `id`, `itemprop`) and those
+/// that steer the parser's tree (`type` of a hidden input in a table, the
+/// `encoding` of MathML's annotation-xml, `<font>`'s attributes leaving
+/// SVG, declarative shadow roots).
+const KEPT_ATTRIBUTES: [&str; 9] = [
+    "class",
+    "id",
+    "itemprop",
+    "type",
+    "encoding",
+    "color",
+    "face",
+    "size",
+    "shadowrootmode",
+];
+
+/// Formatting elements: the parser compares their attributes (three alike
+/// in a row are one too many, the spec's "Noah's Ark"), so theirs stay.
+/// `<a>` never has two open at once, so it is not among them.
+const FORMATTING: [&str; 13] = [
+    "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
+];
+
+/// Writes a start tag as the parser needs it: the attributes the
+/// extractor never reads (links, sources, styles, data) left out, being
+/// most of a page's bytes, which the parser would read a character at a
+/// time; nothing for `<meta>` and `<link>` when `drop_void_metadata`
+/// (in the head they hold nothing once the page is decoded). `piece` may go on past
+/// the tag (a raw-text element's content), which is kept. Returns false,
+/// writing nothing, when `piece` does not open with a start tag the HTML
+/// tokenizer would end within it.
+fn push_lean_start_tag(out: &mut String, piece: &str, drop_void_metadata: bool) -> bool {
+    #[derive(Clone, Copy)]
+    enum State {
+        BeforeName,
+        Name,
+        AfterName,
+        BeforeValue,
+        AfterQuoted,
+        Unquoted,
+        SelfClosing,
+    }
+    let bytes = piece.as_bytes();
+    let is_space = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+    let Some(name) = start_tag_name(piece) else {
+        return false;
+    };
+    let name_end = name.len() + 1;
+    if name_end == bytes.len() || named(&FORMATTING, name) {
+        return false;
+    }
+    // The tokenizer's states from "before attribute name" to the tag's
+    // end; each attribute as (start, end of its name, end).
+    let mut state = State::BeforeName;
+    let mut attributes: Vec<(usize, usize, usize)> = Vec::new();
+    let mut self_closing = false;
+    let mut end = None;
+    let mut i = name_end;
+    while i < bytes.len() && end.is_none() {
+        let b = bytes[i];
+        let space = is_space(b);
+        match state {
+            State::BeforeName | State::AfterName if space => {}
+            State::BeforeName | State::Name | State::AfterName | State::AfterQuoted
+                if b == b'/' =>
+            {
+                state = State::SelfClosing
+            }
+            State::BeforeName
+            | State::Name
+            | State::AfterName
+            | State::BeforeValue
+            | State::AfterQuoted
+            | State::Unquoted
+                if b == b'>' =>
+            {
+                end = Some(i)
+            }
+            State::Name if space => state = State::AfterName,
+            State::Name | State::AfterName if b == b'=' => {
+                if let Some(a) = attributes.last_mut() {
+                    a.2 = i + 1;
+                }
+                state = State::BeforeValue;
+            }
+            State::Name => {
+                if let Some(a) = attributes.last_mut() {
+                    (a.1, a.2) = (i + 1, i + 1);
+                }
+            }
+            State::BeforeName | State::AfterName => {
+                attributes.push((i, i + 1, i + 1));
+                state = State::Name;
+            }
+            State::BeforeValue if space => {}
+            State::BeforeValue if b == b'"' || b == b'\'' => {
+                let Some(j) = memchr::memchr(b, &bytes[i + 1..]) else {
+                    return false;
+                };
+                i += j + 2;
+                if let Some(a) = attributes.last_mut() {
+                    a.2 = i;
+                }
+                state = State::AfterQuoted;
+                continue;
+            }
+            State::BeforeValue => {
+                if let Some(a) = attributes.last_mut() {
+                    a.2 = i + 1;
+                }
+                state = State::Unquoted;
+            }
+            State::AfterQuoted | State::Unquoted if space => state = State::BeforeName,
+            State::Unquoted => {
+                if let Some(a) = attributes.last_mut() {
+                    a.2 = i + 1;
+                }
+            }
+            State::SelfClosing if b == b'>' => {
+                self_closing = true;
+                end = Some(i);
+            }
+            // A parse error: the byte starts the next attribute.
+            State::AfterQuoted | State::SelfClosing => {
+                state = State::BeforeName;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    let Some(end) = end else {
+        return false;
+    };
+    if drop_void_metadata && named(&["meta", "link"], name) {
+        return true;
+    }
+    out.push_str(&piece[..name_end]);
+    for &(start, name_end, end) in &attributes {
+        if named(&KEPT_ATTRIBUTES, &piece[start..name_end]) {
+            out.push(' ');
+            out.push_str(&piece[start..end]);
+        }
+    }
+    // A space first: after an unquoted value, `/` would be part of it.
+    out.push_str(if self_closing { " />" } else { ">" });
+    out.push_str(&piece[end + 1..]);
+    true
 }
 
 /// Calls `f` with each piece of the page: text and other markup with
@@ -219,8 +455,64 @@ mod tests {
 
     #[test]
     fn shallow_pages_are_untouched() {
-        let html = "<html><body><div><p>a<br>b</p><img src=x /></div></body></html>";
+        let html = "<html><body><div class=a><p id='b'>a<br>b</p><img /></div></body></html>";
         assert_eq!(for_parsing(html, 8), html);
+    }
+
+    #[test]
+    fn attributes_the_extractor_never_reads_leave() {
+        let cases = [
+            (
+                "<p>x<div class=\"a b\" data-x='{\"k\": \"<p>\"}' ID=c href=/z>y</div>",
+                "<p>x<div class=\"a b\" ID=c>y</div>",
+            ),
+            // After an unquoted value, a slash belongs to the value.
+            ("<p>x<img src=a/>y", "<p>x<img>y"),
+            ("<p>x<br class=a />y", "<p>x<br class=a />y"),
+            ("<p>x<br class=a/>y", "<p>x<br class=a/>y"),
+            // `="x>"` opens no value: the tag ends at the first `>`.
+            ("<p>x<span =\"x>\">y", "<p>x<span>\">y"),
+            ("<p>x<span a=\"1\"b='2'class=c>y", "<p>x<span class=c>y"),
+            // Values and names as the tokenizer reads them.
+            (
+                "<p>x<td title = \"a>b\" class = 'c'>y",
+                "<p>x<td class = 'c'>y",
+            ),
+            ("<p>x<input type=hidden value=1>", "<p>x<input type=hidden>"),
+            // Formatting elements keep theirs: the parser compares them.
+            (
+                "<p>x<font color=red href=1>y",
+                "<p>x<font color=red href=1>y",
+            ),
+            ("<p>x<b onclick=go()>y", "<p>x<b onclick=go()>y"),
+            // Metadata goes, unless it may decide the quirks mode.
+            (
+                "<!doctype html><meta charset=utf-8><p>x",
+                "<!doctype html><p>x",
+            ),
+            (
+                "<meta charset=utf-8><!doctype html><p>x",
+                "<meta><!doctype html><p>x",
+            ),
+            ("<title lang=en>a<b</title>", "<title>a<b</title>"),
+            // In the body they stay: the extractor's walks see them.
+            (
+                "<!doctype html><head><link rel=a></head><p>x<meta itemprop=y content=z>",
+                "<!doctype html><head></head><p>x<meta itemprop=y>",
+            ),
+            // A tag the page's end cuts is left to the parser.
+            ("<p>x<div class='a", "<p>x<div class='a"),
+        ];
+        for (html, want) in cases {
+            assert_eq!(for_parsing(html, 8), want, "{html}");
+        }
+    }
+
+    #[test]
+    fn a_comment_ends_at_its_first_end() {
+        assert_eq!(for_parsing("a<!-- x --!> b --> c", 8), "a b --> c");
+        assert_eq!(for_parsing("a<!-- x --> b --!> c", 8), "a b --!> c");
+        assert_eq!(for_parsing("a<!-- x -- b", 8), "a");
     }
 
     #[test]
@@ -257,7 +549,7 @@ mod tests {
             // A script opening a comment may end elsewhere for the parser.
             ("<script><!-- x </script>y", "<script><!-- x </script>y"),
             ("<title>a<!-- b --></title>", "<title>a<!-- b --></title>"),
-            ("<a title=it\"s>b<!-- c -->", "<a title=it\"s>b"),
+            ("<a title=it\"s>b<!-- c -->", "<a>b"),
         ];
         for (html, want) in cases {
             assert_eq!(for_parsing(html, 8), want, "{html}");

@@ -49,16 +49,19 @@ impl Skeleton {
 }
 
 /// One step of a path: the tag and its class and id words without digits.
-fn step(tag: &str, class_id: &str) -> u64 {
-    let mut words: Vec<&str> = class_id
-        .split_ascii_whitespace()
-        .filter(|w| !w.bytes().any(|b| b.is_ascii_digit()))
-        .collect();
+/// `words` and `label` are scratch space, reused across a page's elements.
+fn step<'a>(tag: &str, class_id: &'a str, words: &mut Vec<&'a str>, label: &mut String) -> u64 {
+    words.clear();
+    words.extend(
+        class_id
+            .split_ascii_whitespace()
+            .filter(|w| !w.bytes().any(|b| b.is_ascii_digit())),
+    );
     words.sort_unstable();
     words.dedup();
-    let mut label = String::with_capacity(tag.len() + class_id.len() + 1);
+    label.clear();
     label.push_str(tag);
-    for w in words {
+    for w in words.iter() {
         label.push('.');
         label.push_str(w);
     }
@@ -74,17 +77,14 @@ pub fn of(dom: &Dom) -> Option<Skeleton> {
     let mut features: Vec<u64> = Vec::new();
     let body = dom.body;
     let mut in_body: Vec<bool> = Vec::with_capacity(dom.elements.len());
+    let (mut words, mut label) = (Vec::new(), String::new());
     for (i, e) in dom.elements.iter().enumerate() {
         let parent = e.parent.map(|p| p as usize);
         let parent_path = parent.map_or(0, |p| paths[p]);
-        let path = xxh3_64_with_seed(
-            &[
-                parent_path.to_le_bytes(),
-                step(&e.tag, &e.class_id).to_le_bytes(),
-            ]
-            .concat(),
-            0x70_6174_68,
-        );
+        let mut key = [0u8; 16];
+        key[..8].copy_from_slice(&parent_path.to_le_bytes());
+        key[8..].copy_from_slice(&step(&e.tag, &e.class_id, &mut words, &mut label).to_le_bytes());
+        let path = xxh3_64_with_seed(&key, 0x70_6174_68);
         paths.push(path);
         let inside = body.is_none_or(|b| b as usize == i) || parent.is_some_and(|p| in_body[p]);
         in_body.push(inside);

@@ -1,0 +1,405 @@
+//! A lean tree for html5ever to build: nodes in one vector linked by
+//! index, elements keeping only their name and the attributes the
+//! extractor reads (`class`, `id`, `itemprop`). scraper's tree keeps every
+//! attribute of every element, sorted, and frees it all again; the
+//! extractor reads the tree once, in order, so that work was wasted.
+//!
+//! Text is merged into an adjacent text node as scraper's sink does, so
+//! the tree (and what the extractor makes of it) is the same.
+
+use std::borrow::Cow;
+use std::cell::{Ref, RefCell};
+
+use html5ever::tendril::{StrTendril, TendrilSink};
+use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::{local_name, Attribute, QualName};
+
+pub type NodeId = u32;
+
+#[derive(Debug)]
+pub enum Data {
+    Document,
+    /// A template's contents, its first child.
+    Fragment,
+    Element {
+        name: QualName,
+        class: Option<StrTendril>,
+        id: Option<StrTendril>,
+        itemprop: Option<StrTendril>,
+    },
+    Text(StrTendril),
+    /// A comment, doctype or processing instruction: no page text.
+    Other,
+}
+
+#[derive(Debug)]
+pub struct Node {
+    pub parent: Option<NodeId>,
+    pub first_child: Option<NodeId>,
+    pub last_child: Option<NodeId>,
+    pub prev: Option<NodeId>,
+    pub next: Option<NodeId>,
+    pub data: Data,
+}
+
+/// A parsed page; node 0 is the document.
+#[derive(Debug)]
+pub struct Tree {
+    pub nodes: Vec<Node>,
+}
+
+impl Tree {
+    /// Parses a whole page as a browser would (html5ever's tree builder).
+    pub fn parse(html: &str) -> Tree {
+        html5ever::parse_document(Sink::default(), Default::default()).one(html)
+    }
+
+    fn push(&mut self, data: Data) -> NodeId {
+        self.nodes.push(Node {
+            parent: None,
+            first_child: None,
+            last_child: None,
+            prev: None,
+            next: None,
+            data,
+        });
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    fn detach(&mut self, id: NodeId) {
+        let (parent, prev, next) = {
+            let n = &mut self.nodes[id as usize];
+            let links = (n.parent, n.prev, n.next);
+            (n.parent, n.prev, n.next) = (None, None, None);
+            links
+        };
+        let Some(parent) = parent else { return };
+        match prev {
+            Some(p) => self.nodes[p as usize].next = next,
+            None => self.nodes[parent as usize].first_child = next,
+        }
+        match next {
+            Some(n) => self.nodes[n as usize].prev = prev,
+            None => self.nodes[parent as usize].last_child = prev,
+        }
+    }
+
+    fn append(&mut self, parent: NodeId, child: NodeId) {
+        self.detach(child);
+        let last = self.nodes[parent as usize].last_child;
+        {
+            let c = &mut self.nodes[child as usize];
+            c.parent = Some(parent);
+            c.prev = last;
+        }
+        match last {
+            Some(l) => self.nodes[l as usize].next = Some(child),
+            None => self.nodes[parent as usize].first_child = Some(child),
+        }
+        self.nodes[parent as usize].last_child = Some(child);
+    }
+
+    fn insert_before(&mut self, sibling: NodeId, child: NodeId) {
+        self.detach(child);
+        let (parent, prev) = {
+            let s = &self.nodes[sibling as usize];
+            (s.parent, s.prev)
+        };
+        {
+            let c = &mut self.nodes[child as usize];
+            c.parent = parent;
+            c.prev = prev;
+            c.next = Some(sibling);
+        }
+        self.nodes[sibling as usize].prev = Some(child);
+        match prev {
+            Some(p) => self.nodes[p as usize].next = Some(child),
+            None => {
+                if let Some(parent) = parent {
+                    self.nodes[parent as usize].first_child = Some(child);
+                }
+            }
+        }
+    }
+
+    /// Appends `text` to the text node `to`, if it is one.
+    fn merge_text(&mut self, to: Option<NodeId>, text: &StrTendril) -> bool {
+        match to.map(|t| &mut self.nodes[t as usize].data) {
+            Some(Data::Text(t)) => {
+                t.push_tendril(text);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Depth-first, in document order: `f(id, true)` on entering a node,
+    /// `f(id, false)` on leaving it. A loop, not recursion: a page nested
+    /// deeply costs no stack.
+    pub fn walk(&self, mut f: impl FnMut(NodeId, bool)) {
+        let mut at = 0;
+        loop {
+            f(at, true);
+            if let Some(child) = self.nodes[at as usize].first_child {
+                at = child;
+                continue;
+            }
+            loop {
+                f(at, false);
+                if at == 0 {
+                    return;
+                }
+                if let Some(next) = self.nodes[at as usize].next {
+                    at = next;
+                    break;
+                }
+                match self.nodes[at as usize].parent {
+                    Some(parent) => at = parent,
+                    None => return,
+                }
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Sink {
+    tree: RefCell<Tree>,
+}
+
+impl Default for Sink {
+    fn default() -> Self {
+        let mut tree = Tree {
+            nodes: Vec::with_capacity(1024),
+        };
+        tree.push(Data::Document);
+        Sink {
+            tree: RefCell::new(tree),
+        }
+    }
+}
+
+/// The attribute values the extractor reads, first of each name (the
+/// tokenizer has already dropped repeats).
+fn read_attributes(attrs: Vec<Attribute>) -> [Option<StrTendril>; 3] {
+    let mut out: [Option<StrTendril>; 3] = [None, None, None];
+    for a in attrs {
+        if !a.name.ns.is_empty() {
+            continue;
+        }
+        let slot = match a.name.local {
+            local_name!("class") => 0,
+            local_name!("id") => 1,
+            local_name!("itemprop") => 2,
+            _ => continue,
+        };
+        out[slot].get_or_insert(a.value);
+    }
+    out
+}
+
+impl TreeSink for Sink {
+    type Handle = NodeId;
+    type Output = Tree;
+    type ElemName<'a> = Ref<'a, QualName>;
+
+    fn finish(self) -> Tree {
+        self.tree.into_inner()
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> NodeId {
+        0
+    }
+
+    fn elem_name<'a>(&'a self, target: &NodeId) -> Ref<'a, QualName> {
+        Ref::map(self.tree.borrow(), |t| {
+            match &t.nodes[*target as usize].data {
+                Data::Element { name, .. } => name,
+                _ => panic!("the tree builder asked for the name of a non-element"),
+            }
+        })
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeId {
+        let [class, id, itemprop] = read_attributes(attrs);
+        let mut tree = self.tree.borrow_mut();
+        let element = tree.push(Data::Element {
+            name,
+            class,
+            id,
+            itemprop,
+        });
+        if flags.template {
+            let contents = tree.push(Data::Fragment);
+            tree.append(element, contents);
+        }
+        element
+    }
+
+    fn create_comment(&self, _text: StrTendril) -> NodeId {
+        self.tree.borrow_mut().push(Data::Other)
+    }
+
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> NodeId {
+        self.tree.borrow_mut().push(Data::Other)
+    }
+
+    fn append(&self, parent: &NodeId, child: NodeOrText<NodeId>) {
+        let mut tree = self.tree.borrow_mut();
+        match child {
+            NodeOrText::AppendNode(id) => tree.append(*parent, id),
+            NodeOrText::AppendText(text) => {
+                let last = tree.nodes[*parent as usize].last_child;
+                if !tree.merge_text(last, &text) {
+                    let id = tree.push(Data::Text(text));
+                    tree.append(*parent, id);
+                }
+            }
+        }
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &NodeId,
+        prev_element: &NodeId,
+        child: NodeOrText<NodeId>,
+    ) {
+        let has_parent = self.tree.borrow().nodes[*element as usize].parent.is_some();
+        if has_parent {
+            self.append_before_sibling(element, child)
+        } else {
+            self.append(prev_element, child)
+        }
+    }
+
+    fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {
+        let mut tree = self.tree.borrow_mut();
+        let id = tree.push(Data::Other);
+        tree.append(0, id);
+    }
+
+    fn get_template_contents(&self, target: &NodeId) -> NodeId {
+        self.tree.borrow().nodes[*target as usize]
+            .first_child
+            .expect("a template element has its contents")
+    }
+
+    fn same_node(&self, x: &NodeId, y: &NodeId) -> bool {
+        x == y
+    }
+
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
+
+    fn append_before_sibling(&self, sibling: &NodeId, new_node: NodeOrText<NodeId>) {
+        let mut tree = self.tree.borrow_mut();
+        if let NodeOrText::AppendNode(id) = new_node {
+            tree.detach(id);
+        }
+        if tree.nodes[*sibling as usize].parent.is_none() {
+            return;
+        }
+        match new_node {
+            NodeOrText::AppendNode(id) => tree.insert_before(*sibling, id),
+            NodeOrText::AppendText(text) => {
+                let prev = tree.nodes[*sibling as usize].prev;
+                if !tree.merge_text(prev, &text) {
+                    let id = tree.push(Data::Text(text));
+                    tree.insert_before(*sibling, id);
+                }
+            }
+        }
+    }
+
+    fn add_attrs_if_missing(&self, target: &NodeId, attrs: Vec<Attribute>) {
+        let [class, id, itemprop] = read_attributes(attrs);
+        let mut tree = self.tree.borrow_mut();
+        if let Data::Element {
+            class: c,
+            id: i,
+            itemprop: p,
+            ..
+        } = &mut tree.nodes[*target as usize].data
+        {
+            for (slot, value) in [(c, class), (i, id), (p, itemprop)] {
+                if slot.is_none() {
+                    *slot = value;
+                }
+            }
+        }
+    }
+
+    fn remove_from_parent(&self, target: &NodeId) {
+        self.tree.borrow_mut().detach(*target);
+    }
+
+    fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
+        let mut tree = self.tree.borrow_mut();
+        while let Some(child) = tree.nodes[*node as usize].first_child {
+            tree.append(*new_parent, child);
+        }
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::super::dom::Dom;
+
+    /// Everything of a flat view but scraper's node ids.
+    fn summary(dom: &Dom) -> String {
+        let elements: Vec<String> = dom
+            .elements
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {:?} {} {:?} {} {} {} {:?} {:?} {} {} {}",
+                    e.tag,
+                    e.class_id,
+                    e.itemprop,
+                    e.parent,
+                    e.depth,
+                    e.open,
+                    e.close,
+                    e.stats,
+                    e.inline,
+                    e.dropped,
+                    e.in_link,
+                    e.in_bold
+                )
+            })
+            .collect();
+        format!(
+            "{elements:#?} {:?} {:?} {:?} {:?}",
+            dom.events, dom.text, dom.title, dom.body
+        )
+    }
+
+    /// Pages that exercise the tree builder's repairs: misnested
+    /// formatting (the adoption agency), text and hidden inputs in tables
+    /// (foster parenting), repeated formatting elements (Noah's Ark),
+    /// templates, foreign content, a second `<body>`, stray end tags.
+    pub const TRICKY: [&str; 12] = [
+        "<p class=a>1<b>2<i>3</b>4</i>5<table>6<tr><td>7</td></tr></table><body class=x>",
+        "<!doctype html><p>a<table>b<input type=hidden><tr><td class=c>d</td></tr>e</table>f",
+        "<p><font color=1>a<font color=2>b<font color=1>c<font color=1>d<font color=1>e</p><p>f",
+        "<div id=m><template><p>t</p></template><svg><font color=red>x</font><p>y</svg>z</div>",
+        "<math><annotation-xml encoding='text/html'><p>x</p></annotation-xml></math><p>y",
+        "<ul><li>a<li>b<ul><li>c</ul></ul></li></li><dl><dt>d<dd>e</dl></p></div>g",
+        "<a href=1>a<div>b<a href=2>c</a>d</div>e</a><h2>f<h3>g</h2>h",
+        "<title>T  <b></title><p>x&amp;y&nbsp;z<br>w<select><option>o</select>v",
+        "<p>a</p></body></html><p>b</p><!-- c --><meta name=x>d",
+        "<frameset><frame></frameset><p>x",
+        "<table><tr><td>a<table><tr><td>b</table>c</table><p itemprop=articleBody>d",
+        "",
+    ];
+
+    #[test]
+    fn the_lean_tree_flattens_as_scrapers_does() {
+        for html in TRICKY {
+            let lean = Dom::parse(html);
+            let scraper = Dom::of(&scraper::Html::parse_document(html));
+            assert_eq!(summary(&lean), summary(&scraper), "{html}");
+        }
+    }
+}

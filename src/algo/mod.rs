@@ -183,6 +183,18 @@ pub trait Detector: Send + Sync {
     /// that may score within the floor.
     fn candidates(&self, signatures: &[Option<Self::Signature>]) -> Vec<(u32, u32)>;
     fn score(&self, a: &Self::Signature, b: &Self::Signature) -> f32;
+    /// [`Detector::score`] when it passes `scale`'s floor, `None` when it
+    /// does not: a detector whose score is costly (an exact Jaccard of
+    /// long sets) stops as soon as the floor is out of reach.
+    fn score_within(
+        &self,
+        a: &Self::Signature,
+        b: &Self::Signature,
+        scale: &ScoreScale,
+    ) -> Option<f32> {
+        let score = self.score(a, b);
+        scale.passes(score, scale.floor).then_some(score)
+    }
     /// Candidate pairs already scored, for searches that compute the score
     /// on the way (an inverted index counts shared shingles); `None` to
     /// have [`Detector::candidates`] and [`Detector::score`] used instead.
@@ -669,7 +681,13 @@ impl<D: Detector> Algorithm for D {
                         signatures[i as usize].as_ref()?,
                         signatures[j as usize].as_ref()?,
                     );
-                    keep(i, j, this.score(sa, sb))
+                    match this.score_within(sa, sb, &scale) {
+                        Some(score) => keep(i, j, score),
+                        None => {
+                            ticker.tick(1);
+                            None
+                        }
+                    }
                 })
                 .collect(),
         };

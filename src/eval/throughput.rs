@@ -42,6 +42,11 @@ pub struct StageRecord {
     pub input_bytes: usize,
     pub wall_seconds: f64,
     pub cpu_seconds: f64,
+    /// The process's resident memory when the stage ended, and its peak
+    /// so far (Linux `VmRSS`, `VmHWM`), in bytes: what a stage left
+    /// behind, and which stage raised the run's peak.
+    pub rss_bytes: Option<u64>,
+    pub peak_bytes: Option<u64>,
 }
 
 impl StageRecord {
@@ -144,6 +149,8 @@ impl StageClock {
             input_bytes: self.input_bytes,
             wall_seconds: started.wall.elapsed().as_secs_f64(),
             cpu_seconds: (process_cpu_seconds() - started.cpu).max(0.0),
+            rss_bytes: status_kilobytes("VmRSS:").map(|kb| kb * 1024),
+            peak_bytes: peak_memory_bytes(),
         };
         if let Some(p) = &self.progress {
             p.0.finish();
@@ -182,8 +189,12 @@ pub fn release_freed_memory() {
 
 /// Peak resident memory of the process in bytes (Linux `VmHWM`), if known.
 pub fn peak_memory_bytes() -> Option<u64> {
+    status_kilobytes("VmHWM:").map(|kb| kb * 1024)
+}
+
+/// A `kB` field of `/proc/self/status`, e.g. `VmRSS:`.
+fn status_kilobytes(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

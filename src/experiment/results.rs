@@ -138,13 +138,15 @@ pub fn render_summary(result: &ExperimentResult) -> String {
         .max(20);
     let _ = writeln!(
         out,
-        "\n{:<18} {:<width$} {:>9} {:>9} {:>12} {:>9}",
-        "stage", "algorithm", "wall s", "cpu s", "pages/s", "MB/s"
+        "\n{:<18} {:<width$} {:>9} {:>9} {:>12} {:>9} {:>8} {:>8}",
+        "stage", "algorithm", "wall s", "cpu s", "pages/s", "MB/s", "RSS MB", "peak MB"
     );
+    let megabytes =
+        |b: Option<u64>| b.map_or("-".to_string(), |b| format!("{:.0}", b as f64 / 1e6));
     for r in &result.throughput {
         let _ = writeln!(
             out,
-            "{:<18} {:<width$} {:>9.4} {:>9.4} {:>12.0} {:>9.2}",
+            "{:<18} {:<width$} {:>9.4} {:>9.4} {:>12.0} {:>9.2} {:>8} {:>8}",
             r.stage.name(),
             if r.algorithm.is_empty() {
                 "(all)"
@@ -154,7 +156,9 @@ pub fn render_summary(result: &ExperimentResult) -> String {
             r.wall_seconds,
             r.cpu_seconds,
             r.pages_per_second(),
-            r.megabytes_per_second()
+            r.megabytes_per_second(),
+            megabytes(r.rss_bytes),
+            megabytes(r.peak_bytes)
         );
     }
     for (extraction, cache) in &result.extract_cache {

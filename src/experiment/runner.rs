@@ -239,15 +239,21 @@ fn run_pages(
         // tokenise once per kind, not once each.
         // With the record of the tokenising stage, for end-to-end times.
         let mut tokenized: Vec<(TokenizerConfig, Vec<Document>, usize)> = Vec::new();
-        for prepared in config
+        let prepared: Vec<PreparedAlgorithm> = config
             .prepare(references)
             .into_iter()
             .filter(|p| config.runs_on(&config.algorithms[p.entry], extraction))
-        {
-            let tokenizer = prepared
-                .tokenizer
-                .clone()
-                .unwrap_or_else(|| config.tokenizer.clone());
+            .collect();
+        let tokenizers: Vec<TokenizerConfig> = prepared
+            .iter()
+            .map(|p| {
+                p.tokenizer
+                    .clone()
+                    .unwrap_or_else(|| config.tokenizer.clone())
+            })
+            .collect();
+        for (n, prepared) in prepared.into_iter().enumerate() {
+            let tokenizer = tokenizers[n].clone();
             let at = match tokenized.iter().position(|(t, _, _)| *t == tokenizer) {
                 Some(at) => at,
                 None => {
@@ -302,6 +308,13 @@ fn run_pages(
                 }
                 None => algorithms.push(result),
             }
+            // Tokens no later algorithm reads go now (a page's character
+            // tokens take several times its text), and what the run freed
+            // goes back to the system before the next one allocates.
+            if !tokenizers[n + 1..].contains(&tokenized[at].0) {
+                tokenized[at].1 = Vec::new();
+            }
+            release_freed_memory();
         }
         // This extraction's structures go now; the semantic method's
         // analyses of them with them.

@@ -58,6 +58,9 @@ pub fn shingle_hashes(token_hashes: &[u64], width: usize) -> Vec<u64> {
     };
     set.sort_unstable();
     set.dedup();
+    // Sets are held for a whole run, and repeated windows leave much of
+    // the list unused.
+    set.shrink_to_fit();
     set
 }
 
@@ -100,6 +103,28 @@ pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
         }
     }
     shared
+}
+
+/// |A∩B| of two sorted, deduplicated sets when it is at least `need`,
+/// else `None`. The merge stops as soon as the elements one side has left
+/// could not make up the difference: most candidate pairs a banding
+/// proposes are far from the floor, and boilerplate makes the sets long.
+/// Branch-free steps, since which side advances is unpredictable.
+pub fn intersection_at_least(a: &[u64], b: &[u64], need: usize) -> Option<usize> {
+    // Elements of each side that may miss before `need` is out of reach.
+    let slack_a = a.len().checked_sub(need)?;
+    let slack_b = b.len().checked_sub(need)?;
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        shared += usize::from(x == y);
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+        if i - shared > slack_a || j - shared > slack_b {
+            return None;
+        }
+    }
+    (shared >= need).then_some(shared)
 }
 
 #[cfg(test)]
@@ -149,6 +174,34 @@ mod tests {
         assert_eq!(shingles(&chars("北京"), 5).len(), 1);
         assert_ne!(shingles(&chars("北京"), 5), shingles(&chars("上海"), 5));
         assert!(shingles(&chars("  "), 2).is_empty());
+    }
+
+    #[test]
+    fn intersection_at_least_is_the_intersection_or_none() {
+        let mut state = 5u64;
+        let mut set = |len: u64| {
+            let mut s: Vec<u64> = (0..len)
+                .map(|_| {
+                    state = fmix64(state.wrapping_add(1));
+                    state % 60
+                })
+                .collect();
+            s.sort_unstable();
+            s.dedup();
+            s
+        };
+        for round in 0..300 {
+            let (a, b) = (set(round % 40), set((round * 7) % 45));
+            let shared = intersection_size(&a, &b);
+            for need in 0..=a.len().max(b.len()) + 1 {
+                let expected = (shared >= need).then_some(shared);
+                assert_eq!(
+                    intersection_at_least(&a, &b, need),
+                    expected,
+                    "{a:?} {b:?} {need}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -135,6 +135,8 @@ fn snapshot_loading_and_failure() {
             input_bytes: 1000,
             wall_seconds: 0.5,
             cpu_seconds: 0.5,
+            rss_bytes: None,
+            peak_bytes: None,
         })
     };
     app.on_load_event(record(Stage::DecodeExtract, "main"));

@@ -136,38 +136,53 @@ impl Banding {
     /// pages without one) take no part.
     pub fn candidates(&self, sketches: &[Option<&[u32]>]) -> Vec<(u32, u32)> {
         let rows = self.rows;
-        let per_band: Vec<Vec<(u32, u32)>> = (0..self.bands)
+        let band_of = |s: &[u32], band: usize| {
+            let (lo, hi) = (band * rows, (band + 1) * rows);
+            (s.len() >= hi).then(|| band_key(&s[lo..hi], band))
+        };
+        // Per band, its keys sorted with their pages beside them. Each page
+        // then gathers the later pages of its own buckets: the pairs come
+        // out sorted, each once, and every band's pairs are never listed
+        // together (two near-identical pages share most bands, so on
+        // boilerplate-heavy text that list runs to ten times the pairs).
+        let tables: Vec<(Vec<u64>, Vec<u32>)> = (0..self.bands)
             .into_par_iter()
             .map(|band| {
-                let (lo, hi) = (band * rows, (band + 1) * rows);
                 let mut keys: Vec<(u64, u32)> = sketches
                     .iter()
                     .enumerate()
-                    .filter_map(|(i, s)| {
-                        let s = (*s)?;
-                        (s.len() >= hi).then(|| (band_key(&s[lo..hi], band), i as u32))
-                    })
+                    .filter_map(|(i, s)| Some((band_of((*s)?, band)?, i as u32)))
                     .collect();
                 keys.sort_unstable();
-                let mut pairs = Vec::new();
-                for bucket in keys.chunk_by(|x, y| x.0 == y.0) {
-                    for (k, &(_, i)) in bucket.iter().enumerate() {
-                        pairs.extend(bucket[k + 1..].iter().map(|&(_, j)| (i, j)));
-                    }
-                }
-                pairs
+                keys.into_iter().unzip()
             })
             .collect();
-        let mut pairs = per_band.concat();
-        pairs.par_sort_unstable();
-        if self.min_shared <= 1 {
-            pairs.dedup();
-            return pairs;
-        }
-        pairs
-            .chunk_by(|x, y| x == y)
-            .filter(|run| run.len() >= self.min_shared)
-            .map(|run| run[0])
+        let min_shared = self.min_shared.max(1);
+        (0..sketches.len())
+            .into_par_iter()
+            .flat_map_iter(|p| {
+                let mut later: Vec<u32> = Vec::new();
+                if let Some(s) = sketches[p] {
+                    for (band, (keys, pages)) in tables.iter().enumerate() {
+                        let Some(key) = band_of(s, band) else {
+                            continue;
+                        };
+                        let from = keys.partition_point(|&k| k < key);
+                        let to = from + keys[from..].partition_point(|&k| k == key);
+                        // A bucket's pages ascend.
+                        let after = from + pages[from..to].partition_point(|&o| o <= p as u32);
+                        later.extend_from_slice(&pages[after..to]);
+                    }
+                    later.sort_unstable();
+                }
+                let p = p as u32;
+                let pairs: Vec<(u32, u32)> = later
+                    .chunk_by(|x, y| x == y)
+                    .filter(|run| run.len() >= min_shared)
+                    .map(|run| (p, run[0]))
+                    .collect();
+                pairs
+            })
             .collect()
     }
 }
@@ -428,6 +443,44 @@ mod tests {
                 recall >= 0.95,
                 "{banding:?} at threshold {threshold}: {recall}"
             );
+        }
+    }
+
+    #[test]
+    fn candidates_are_the_pairs_sharing_enough_bands() {
+        // Few values, so that buckets are large and overlap across bands.
+        let mut state = 3u64;
+        let sketches: Vec<Vec<u32>> = (0..80)
+            .map(|_| {
+                (0..8)
+                    .map(|_| {
+                        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                        (fmix64(state) % 2) as u32
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut refs: Vec<Option<&[u32]>> = sketches.iter().map(|s| Some(&s[..])).collect();
+        refs[4] = None;
+        refs[11] = Some(&sketches[11][..5]);
+        for min_shared in [1, 2, 3] {
+            let banding = Banding {
+                bands: 4,
+                rows: 2,
+                min_shared,
+            };
+            let mut brute = Vec::new();
+            for i in 0..refs.len() {
+                for j in i + 1..refs.len() {
+                    if let (Some(a), Some(b)) = (refs[i], refs[j]) {
+                        if banding.shared_bands(a, b) >= min_shared {
+                            brute.push((i as u32, j as u32));
+                        }
+                    }
+                }
+            }
+            assert!(brute.len() > 100, "{}", brute.len());
+            assert_eq!(banding.candidates(&refs), brute, "min_shared {min_shared}");
         }
     }
 

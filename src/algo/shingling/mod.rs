@@ -11,7 +11,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{hash_key, Detector, Direction, Document, ScoreScale};
-use crate::text::shingle::{containment, jaccard, shingles};
+use crate::text::shingle::{
+    containment, intersection_at_least, intersection_size, jaccard, shingles,
+};
 use lsh::Banding;
 use minhash::{OnePermutation, PermutedHashes, MINHASH_SEED, ONE_PERMUTATION_SEED};
 
@@ -31,6 +33,7 @@ impl MinHashSketch {
             self.values.iter().for_each(|v| h.update(&v.to_le_bytes()));
             if let Some(set) = &self.shingles {
                 h.update(&hash_u64s(set).to_le_bytes());
+                h.update(&hash_u64s(&self.common).to_le_bytes());
             }
         })
     }
@@ -78,6 +81,43 @@ impl SetScore {
             SetScore::Jaccard => jaccard(a, b),
             SetScore::Containment => containment(a, b),
         }
+    }
+
+    /// [`SetScore::of_sets`] when it passes `scale`'s floor (as an `f32`,
+    /// as pairs are kept), else `None`, without finishing the merge of two
+    /// sets that cannot get there.
+    pub fn of_sets_within(self, a: &[u64], b: &[u64], scale: &ScoreScale) -> Option<f32> {
+        self.of_parts_within((a.len(), b.len()), 0, (a, b), scale)
+    }
+
+    /// [`SetScore::of_sets_within`] for two sets of `sizes` that share
+    /// `counted` elements already counted, plus those their `rest`s
+    /// (sorted, deduplicated, apart from what was counted) share.
+    pub fn of_parts_within(
+        self,
+        sizes: (usize, usize),
+        counted: usize,
+        rest: (&[u64], &[u64]),
+        scale: &ScoreScale,
+    ) -> Option<f32> {
+        let score = |shared: usize| self.of_overlap(shared, sizes.0, sizes.1) as f32;
+        let passes = |shared: usize| scale.passes(score(shared), scale.floor);
+        // Both scores grow with the overlap: the least overlap that passes
+        // is found by bisection.
+        let most = counted + rest.0.len().min(rest.1.len());
+        if !passes(most) {
+            return None;
+        }
+        let (mut low, mut high) = (counted, most);
+        while low < high {
+            let mid = (low + high) / 2;
+            if passes(mid) {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
+        }
+        intersection_at_least(rest.0, rest.1, low - counted).map(|s| score(counted + s))
     }
 
     /// The score from an estimate of the Jaccard and the two set sizes.
@@ -250,12 +290,6 @@ struct InvertedIndex {
 
 impl InvertedIndex {
     fn new(sets: &[&[u64]], cap: usize) -> Self {
-        let mut entries: Vec<(u64, u32)> = sets
-            .iter()
-            .enumerate()
-            .flat_map(|(page, set)| set.iter().map(move |&h| (h, page as u32)))
-            .collect();
-        entries.par_sort_unstable();
         let mut page_shingles = vec![Vec::new(); sets.len()];
         let mut postings = Vec::new();
         let mut counted: Vec<usize> = sets.iter().map(|s| s.len()).collect();
@@ -265,26 +299,43 @@ impl InvertedIndex {
             shingles: 0,
             of_shingles: 0,
             postings: 0,
-            of_postings: entries.len() as u64,
+            of_postings: sets.iter().map(|s| s.len() as u64).sum(),
         };
-        for run in entries.chunk_by(|x, y| x.0 == y.0) {
-            left_out.of_shingles += 1;
-            if run.len() > cap {
-                left_out.shingles += 1;
-                left_out.postings += run.len() as u64;
-                for &(_, page) in run {
-                    counted[page as usize] -= 1;
+        // The (shingle, page) entries are sorted a range of shingle values
+        // at a time (each page's set is sorted, so its part of a range is
+        // a run): ids come out in the same order as from one sort of all
+        // entries, while only a 256th of them is held at once (all of them
+        // took 16 bytes a posting, the run's peak on character bigrams).
+        let mut cursor = vec![0usize; sets.len()];
+        let mut entries: Vec<(u64, u32)> = Vec::new();
+        for part in 0..=u8::MAX {
+            entries.clear();
+            for (page, set) in sets.iter().enumerate() {
+                let from = cursor[page];
+                let to = from + set[from..].partition_point(|&h| (h >> 56) as u8 <= part);
+                entries.extend(set[from..to].iter().map(|&h| (h, page as u32)));
+                cursor[page] = to;
+            }
+            entries.par_sort_unstable();
+            for run in entries.chunk_by(|x, y| x.0 == y.0) {
+                left_out.of_shingles += 1;
+                if run.len() > cap {
+                    left_out.shingles += 1;
+                    left_out.postings += run.len() as u64;
+                    for &(_, page) in run {
+                        counted[page as usize] -= 1;
+                    }
+                    continue;
                 }
-                continue;
+                if run.len() < 2 {
+                    continue;
+                }
+                let id = postings.len() as u32;
+                for &(_, page) in run {
+                    page_shingles[page as usize].push(id);
+                }
+                postings.push(run.iter().map(|&(_, page)| page).collect());
             }
-            if run.len() < 2 {
-                continue;
-            }
-            let id = postings.len() as u32;
-            for &(_, page) in run {
-                page_shingles[page as usize].push(id);
-            }
-            postings.push(run.iter().map(|&(_, page)| page).collect());
         }
         InvertedIndex {
             page_shingles,
@@ -380,15 +431,94 @@ pub struct MinHash {
     pub score: SetScore,
     permutations: PermutedHashes,
     one_permutation: OnePermutation,
+    common: CommonShingles,
 }
 
 /// A page's sketch, its shingle count (containment needs the sizes), and
-/// its shingles when pairs are verified exactly.
+/// its shingles when pairs are verified exactly: as a bitset over the
+/// detector's common shingles and, in `shingles`, the rest.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MinHashSketch {
     pub values: Vec<u32>,
     pub size: usize,
     pub shingles: Option<Vec<u64>>,
+    /// Bit k: the page holds the detector's k-th common shingle.
+    pub common: Vec<u64>,
+}
+
+impl MinHashSketch {
+    /// The common shingles both pages hold, and the rest of each, when both
+    /// kept their shingles.
+    fn shared_exactly<'a>(
+        &'a self,
+        other: &'a MinHashSketch,
+    ) -> Option<(usize, (&'a [u64], &'a [u64]))> {
+        let (a, b) = (self.shingles.as_deref()?, other.shingles.as_deref()?);
+        let common = self
+            .common
+            .iter()
+            .zip(&other.common)
+            .map(|(x, y)| (x & y).count_ones() as usize)
+            .sum();
+        Some((common, (a, b)))
+    }
+}
+
+/// Shingles on many pages (a site's navigation, stock phrases), sorted,
+/// for exact verification: two boilerplate-heavy pages share most of their
+/// shingles there, counted by a popcount of two bitsets instead of a merge
+/// of the long sets. Which shingles they are changes no score, only speed.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct CommonShingles(Vec<u64>);
+
+/// Pages sampled to choose the common shingles.
+const COMMON_SAMPLE: usize = 2000;
+/// Most common shingles (a page's bitset is 1/64 of this in words).
+const MAX_COMMON: usize = 4096;
+/// Least share of the sampled pages a common shingle is on.
+const COMMON_SHARE: f64 = 0.02;
+
+impl CommonShingles {
+    /// The shingles on the most of `sets`, at least [`COMMON_SHARE`] of
+    /// them (ties by value, so the choice repeats).
+    fn of_sample(sets: &[Vec<u64>]) -> Self {
+        let mut df: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+        for &h in sets.iter().flatten() {
+            *df.entry(h).or_default() += 1;
+        }
+        let least = ((sets.len() as f64 * COMMON_SHARE).ceil() as u32).max(2);
+        let mut common: Vec<(u32, u64)> = df
+            .into_iter()
+            .filter(|&(_, n)| n >= least)
+            .map(|(h, n)| (n, h))
+            .collect();
+        common.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+        common.truncate(MAX_COMMON);
+        let mut common: Vec<u64> = common.into_iter().map(|(_, h)| h).collect();
+        common.sort_unstable();
+        CommonShingles(common)
+    }
+
+    /// A sorted set as a bitset of the common shingles it holds and the
+    /// rest.
+    fn split(&self, set: Vec<u64>) -> (Vec<u64>, Vec<u64>) {
+        if self.0.is_empty() {
+            return (Vec::new(), set);
+        }
+        let mut bits = vec![0u64; self.0.len().div_ceil(64)];
+        let mut rest = Vec::with_capacity(set.len());
+        let mut k = 0;
+        for h in set {
+            k += self.0[k..].partition_point(|&c| c < h);
+            if self.0.get(k) == Some(&h) {
+                bits[k / 64] |= 1 << (k % 64);
+            } else {
+                rest.push(h);
+            }
+        }
+        rest.shrink_to_fit();
+        (bits, rest)
+    }
 }
 
 impl MinHash {
@@ -417,6 +547,7 @@ impl MinHash {
                 MINHASH_SEED,
             ),
             one_permutation: OnePermutation::new(n, ONE_PERMUTATION_SEED),
+            common: CommonShingles::default(),
         }
     }
 
@@ -520,15 +651,38 @@ impl Detector for MinHash {
         lines
     }
 
+    fn fit(&mut self, docs: &[Document]) -> bool {
+        if self.verify != Verify::Exact {
+            return false;
+        }
+        let step = (docs.len() / COMMON_SAMPLE).max(1);
+        let sample: Vec<usize> = (0..docs.len()).step_by(step).collect();
+        let sets: Vec<Vec<u64>> = sample
+            .par_iter()
+            .map(|&d| shingles(&docs[d].tokens, self.width))
+            .collect();
+        self.common = CommonShingles::of_sample(&sets);
+        true
+    }
+
     fn sign(&self, doc: &Document) -> Option<MinHashSketch> {
         let set = shingles(&doc.tokens, self.width);
         if set.is_empty() {
             return None;
         }
+        let (values, size) = (self.sketch(&set), set.len());
+        let (common, shingles) = match self.verify {
+            Verify::Exact => {
+                let (bits, rest) = self.common.split(set);
+                (bits, Some(rest))
+            }
+            Verify::Estimate => (Vec::new(), None),
+        };
         Some(MinHashSketch {
-            values: self.sketch(&set),
-            size: set.len(),
-            shingles: (self.verify == Verify::Exact).then_some(set),
+            values,
+            size,
+            shingles,
+            common,
         })
     }
 
@@ -586,10 +740,31 @@ impl Detector for MinHash {
         ))
     }
 
+    fn score_within(
+        &self,
+        a: &MinHashSketch,
+        b: &MinHashSketch,
+        scale: &ScoreScale,
+    ) -> Option<f32> {
+        match a.shared_exactly(b) {
+            Some((counted, rest)) => {
+                self.score
+                    .of_parts_within((a.size, b.size), counted, rest, scale)
+            }
+            None => {
+                let score = self.score(a, b);
+                scale.passes(score, scale.floor).then_some(score)
+            }
+        }
+    }
+
     fn score(&self, a: &MinHashSketch, b: &MinHashSketch) -> f32 {
-        match (&a.shingles, &b.shingles) {
-            (Some(sa), Some(sb)) => self.score.of_sets(sa, sb) as f32,
-            _ => {
+        match a.shared_exactly(b) {
+            Some((counted, (ra, rb))) => {
+                let shared = counted + intersection_size(ra, rb);
+                self.score.of_overlap(shared, a.size, b.size) as f32
+            }
+            None => {
                 let estimate = minhash::estimate(&a.values, &b.values);
                 self.score.from_jaccard(estimate, a.size, b.size) as f32
             }
@@ -677,6 +852,36 @@ mod tests {
     }
 
     #[test]
+    fn scores_within_the_floor_are_the_full_scores() {
+        let mut state = 3u64;
+        let mut set = |len: u64| {
+            let mut s: Vec<u64> = (0..len)
+                .map(|_| {
+                    state = crate::text::shingle::fmix64(state.wrapping_add(1));
+                    state % 50
+                })
+                .collect();
+            s.sort_unstable();
+            s.dedup();
+            s
+        };
+        let mut passed = 0;
+        for round in 0..400 {
+            let (a, b) = (set(round % 30), set((round * 3) % 35));
+            for score in [SetScore::Jaccard, SetScore::Containment] {
+                for floor in [0.0, 0.1, 0.3, 0.5, 0.8, 1.0] {
+                    let scale = set_scale(score, floor);
+                    let full = score.of_sets(&a, &b) as f32;
+                    let expected = scale.passes(full, floor).then_some(full);
+                    assert_eq!(score.of_sets_within(&a, &b, &scale), expected);
+                    passed += usize::from(expected.is_some() && floor > 0.0);
+                }
+            }
+        }
+        assert!(passed > 100, "{passed}");
+    }
+
+    #[test]
     fn exact_jaccard_scores_shared_shingles() {
         let d = docs(&["a b c d e", "a b c d f", "x y z"]);
         let j = ExactJaccard::new(2, 0.1, DEFAULT_MAX_DF, SetScore::Jaccard);
@@ -701,6 +906,44 @@ mod tests {
         assert!(a.shingles.is_none());
         let s = m.score(&a, &b);
         assert!((s * 16.0).fract() == 0.0 && s < 1.0, "{s}");
+    }
+
+    #[test]
+    fn exact_verification_counts_common_shingles_apart_and_scores_the_same() {
+        // 120 pages share a header; pairs of pages share a story.
+        let header = "welcome to the daily portal home news sport weather contact us";
+        let texts: Vec<String> = (0..120)
+            .map(|p| {
+                let body: String = (0..9).map(|w| format!("s{}w{w} ", p / 2)).collect();
+                format!("{header} {body}p{p}")
+            })
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let d = docs(&refs);
+        let search = CandidateSearch::AllPairs;
+        let mut m = MinHash::new(3, 16, Sketching::Minhash, search, Verify::Exact, 0.4);
+        assert!(m.fit(&d));
+        // The header's 9 shingles are on every page; a story's on two, less
+        // than the least share (3 of 120).
+        assert_eq!(m.common.0.len(), 9);
+        let sigs: Vec<MinHashSketch> = d.iter().map(|x| m.sign(x).unwrap()).collect();
+        assert!(sigs
+            .iter()
+            .all(|s| s.common.iter().map(|w| w.count_ones()).sum::<u32>() == 9));
+        let sets: Vec<Vec<u64>> = d.iter().map(|x| shingles(&x.tokens, 3)).collect();
+        let scale = m.scale();
+        let mut passed = 0;
+        for i in 0..d.len() {
+            for j in 0..d.len() {
+                // Across stories only the header: 9 of 29 shingles.
+                let expected = jaccard(&sets[i], &sets[j]) as f32;
+                assert_eq!(m.score(&sigs[i], &sigs[j]), expected, "{i} {j}");
+                let within = m.score_within(&sigs[i], &sigs[j], &scale);
+                assert_eq!(within, (expected >= 0.4).then_some(expected), "{i} {j}");
+                passed += usize::from(within.is_some() && i != j);
+            }
+        }
+        assert_eq!(passed, 120, "each page and its story's other page");
     }
 
     #[test]

@@ -216,12 +216,13 @@ pub fn perform(app: &mut App, request: Request) -> Option<Receiver<LoadEvent>> {
                 Ok(()) => {
                     app.unsaved = false;
                     match pending {
+                        // Short enough for an 80-column status line.
                         0 => format!(
-                            "saved the thresholds to {} (neardup run {0} reproduces them)",
+                            "saved {}: neardup run on it reproduces these",
                             path.display()
                         ),
                         n => format!(
-                            "saved the finished runs' thresholds to {}; the {n} still running keep the experiment's",
+                            "saved {}; {n} unfinished rows at configured thresholds",
                             path.display()
                         ),
                     }

@@ -880,3 +880,32 @@ fn bad_tuning_inputs_name_file_line_and_field() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("missing.jsonl"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_bad_semantic_bucket_reach_names_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    for (value, says) in [
+        (
+            "-3",
+            "b.yaml:3:5: algorithms[0]: invalid value: integer `-3`, expected usize",
+        ),
+        (
+            "abc",
+            "b.yaml:3:5: algorithms[0]: invalid type: string \"abc\"",
+        ),
+        (
+            "200000000",
+            "b.yaml:4:5: `algorithms[0].bucket_reach`: 200000000 is out of range",
+        ),
+    ] {
+        std::fs::write(
+            dir.path().join("b.yaml"),
+            format!("corpus: demo\nalgorithms:\n  - type: semantic\n    bucket_reach: {value}\n"),
+        )
+        .unwrap();
+        let o = neardup(&["run", "b.yaml", "-o", "out"], dir.path());
+        assert_eq!(o.status.code(), Some(2), "{value}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{value}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"));
+    }
+}

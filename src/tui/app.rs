@@ -9,6 +9,7 @@ use super::loader::LoadEvent;
 use super::workbench::{
     find_errors, sort_errors, ErrorKind, ErrorRow, ErrorSort, Level, Source, Workbench,
 };
+use crate::eval::choose::Objective;
 use crate::eval::throughput::StageRecord;
 use crate::extract::extract_page;
 
@@ -728,14 +729,24 @@ impl App {
         let Some((objective, choice)) = tuning.choices.get(objective).cloned() else {
             return;
         };
+        let over = if tuning.chooses_over_judged() {
+            " over the judged pairs"
+        } else {
+            ""
+        };
         self.knob = 0;
         match choice {
             Some(t) => {
                 self.set_knob(t);
-                self.status = format!("{}: threshold {}", objective.short(), format_value(t));
+                self.status = format!("{}{over}: threshold {}", objective.short(), format_value(t));
+            }
+            None if !over.is_empty() && objective == Objective::ClusteredF1 => {
+                self.status =
+                    "clustered F needs clusters: with judged pairs, b and p choose over them"
+                        .into();
             }
             None => {
-                self.status = format!("no threshold reaches {}", objective.short());
+                self.status = format!("no threshold reaches {}{over}", objective.short());
             }
         }
     }

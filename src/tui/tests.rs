@@ -985,6 +985,57 @@ fn judged_pairs_follow_the_threshold_and_saving_reproduces_them() {
 }
 
 #[test]
+fn on_judged_pairs_the_jumps_choose_what_tune_chooses() {
+    use crate::eval::choose::{choose, Objective};
+    use crate::experiment::tune::tune_experiment;
+    let dir = tempfile::tempdir().unwrap();
+    let path = judged_experiment(dir.path(), None);
+    let bench = load_now(&Source::Experiment(path)).expect("loads");
+    let judged = bench.judged.clone().expect("judged pairs");
+    let tuned = tune_experiment(
+        &bench.config,
+        &bench.result,
+        Objective::PairwiseF1,
+        Some(&judged),
+    )
+    .expect("tunes");
+    let figures = tuned.tuned.expect("tuned figures").runs;
+    assert_eq!(figures.len(), bench.tunings.len());
+    let mut app = App::with_workbench(bench);
+    let mut unlike_clusters = 0;
+    for (i, figure) in figures.iter().enumerate() {
+        focus(&mut app, i);
+        key(&mut app, KeyCode::Char('b'));
+        assert!(
+            app.status.contains("over the judged pairs"),
+            "{}",
+            app.status
+        );
+        let bench = app.bench.as_ref().unwrap();
+        let tuning = &bench.tunings[i];
+        assert!(
+            (tuning.threshold - figure.threshold).abs() < 1e-9,
+            "{}: b chose {}, tune {}",
+            figure.algorithm,
+            tuning.threshold,
+            figure.threshold
+        );
+        let scale = &bench.result.algorithms[i].run.scale;
+        let over_clusters =
+            choose(&tuning.curve, scale, Objective::PairwiseF1).map(|e| e.threshold);
+        unlike_clusters += usize::from(over_clusters != Some(figure.threshold));
+        key(&mut app, KeyCode::Char('c'));
+        assert!(app.status.contains("needs clusters"), "{}", app.status);
+    }
+    // The judged pairs are not the clusters' pairs, so somewhere the two
+    // choices part: the jumps follow the judged ones.
+    assert!(
+        unlike_clusters > 0,
+        "every choice agrees with the clusters'"
+    );
+}
+
+#[test]
 fn a_malformed_pairs_file_fails_the_load_naming_file_line_and_field() {
     let dir = tempfile::tempdir().unwrap();
     for (pairs, says) in [

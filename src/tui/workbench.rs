@@ -13,7 +13,7 @@ use crate::eval::choose::{
     choose, reachable_range, reachable_thresholds, round4, threshold_step, within_floor, Objective,
 };
 use crate::eval::curve::ThresholdCurve;
-use crate::eval::judged::{JudgedCurve, JudgedEvaluation, JudgedTruth};
+use crate::eval::judged::{choose_judged, JudgedCurve, JudgedEvaluation, JudgedTruth};
 use crate::eval::{Evaluation, LevelMetrics, Truth};
 use crate::experiment::{AlgorithmResult, ExperimentConfig, ExperimentResult};
 
@@ -176,12 +176,31 @@ impl Tuning {
         self.evaluate();
     }
 
+    /// With judged pairs the jumps choose over them, as `neardup tune`
+    /// does, so that a jump and a tuned file agree; clustered F1 is then
+    /// not chosen (pairs have no clusters), as `tune` refuses it.
     fn choose(&mut self, scale: &ScoreScale) {
+        let judged_grid = self
+            .judged
+            .as_ref()
+            .map(|(_, table)| table.at_each(&reachable_thresholds(scale)));
         self.choices = self
             .objectives()
             .into_iter()
-            .map(|o| (o, choose(&self.curve, scale, o).map(|e| e.threshold)))
+            .map(|o| {
+                let threshold = match (&judged_grid, o) {
+                    (Some(_), Objective::ClusteredF1) => None,
+                    (Some(grid), o) => choose_judged(grid, scale, o).map(|e| e.threshold),
+                    (None, o) => choose(&self.curve, scale, o).map(|e| e.threshold),
+                };
+                (o, threshold)
+            })
             .collect();
+    }
+
+    /// Whether the jumps choose over judged pairs.
+    pub fn chooses_over_judged(&self) -> bool {
+        self.judged.is_some()
     }
 
     /// Sets the least precision of the "most recall" jump.
@@ -204,6 +223,7 @@ impl Tuning {
     pub fn judge(&mut self, truth: Arc<JudgedTruth>, result: &AlgorithmResult) {
         let table = JudgedCurve::of_run(&truth, &result.run, &self.gates);
         self.judged = Some((truth, table));
+        self.choose(&result.run.scale);
         self.evaluate();
     }
 

@@ -174,6 +174,9 @@ fn run_pages(
     clock.observer = watchers.stages;
     clock.progress = watchers.progress;
     let results = watchers.results;
+    // A watcher that hung up (a workbench reloaded or closed) wants no
+    // more runs: the run stops after the algorithm it is on.
+    let mut abandoned = false;
     // The jieba dictionary loads once per process (~0.1 s); keep that out
     // of the tokeniser's throughput.
     crate::text::tokenize::jieba();
@@ -211,6 +214,9 @@ fn run_pages(
         release_freed_memory();
     }
     for (extraction, held, extract_records) in extracted {
+        if abandoned {
+            break;
+        }
         let structures = match held {
             Held::Ready(structures) => structures,
             Held::Packed(packed) => packed.unpack(),
@@ -231,7 +237,7 @@ fn run_pages(
         let truth = truth.get_or_insert_with(|| {
             let truth = page_truth(&corpus.pages, &inputs, &structures);
             if let Some(results) = &results {
-                let _ = results.send(RunOutput::Truth(truth.clone()));
+                abandoned |= results.send(RunOutput::Truth(truth.clone())).is_err();
             }
             truth
         });
@@ -253,6 +259,9 @@ fn run_pages(
             })
             .collect();
         for (n, prepared) in prepared.into_iter().enumerate() {
+            if abandoned {
+                break;
+            }
             let tokenizer = tokenizers[n].clone();
             let at = match tokenized.iter().position(|(t, _, _)| *t == tokenizer) {
                 Some(at) => at,
@@ -304,7 +313,9 @@ fn run_pages(
             }
             match &results {
                 Some(results) => {
-                    let _ = results.send(RunOutput::Algorithm(Box::new(result)));
+                    abandoned |= results
+                        .send(RunOutput::Algorithm(Box::new(result)))
+                        .is_err();
                 }
                 None => algorithms.push(result),
             }

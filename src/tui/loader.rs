@@ -268,7 +268,10 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<(), String> {
                             judged.clone(),
                         );
                         truth = Some(t);
-                        let _ = events.send(LoadEvent::Ready(Box::new(bench)));
+                        if events.send(LoadEvent::Ready(Box::new(bench))).is_err() {
+                            // The UI reloaded or quit: hanging up stops the runner.
+                            break;
+                        }
                     }
                     RunOutput::Algorithm(result) => {
                         let Some(truth) = &truth else { continue };
@@ -276,7 +279,12 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<(), String> {
                         if let Some(judged) = &judged {
                             tuning.judge(judged.clone(), &result);
                         }
-                        let _ = events.send(LoadEvent::Finished(Box::new((*result, tuning))));
+                        if events
+                            .send(LoadEvent::Finished(Box::new((*result, tuning))))
+                            .is_err()
+                        {
+                            break;
+                        }
                     }
                 }
             }

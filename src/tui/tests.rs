@@ -1305,3 +1305,40 @@ fn a_save_while_runs_are_pending_is_what_neardup_run_reproduces() {
         }
     }
 }
+
+#[test]
+fn a_run_stops_once_its_watcher_hangs_up() {
+    use crate::experiment::{
+        load_corpus, load_references, run_experiment_observed, RunOutput, Watchers,
+    };
+    // A reload drops the old worker's channel: its runner must not go on
+    // through the rest of the experiment beside the new one.
+    let (text, path) = super::loader::experiment_text(&Source::Demo).unwrap();
+    let config = ExperimentConfig::parse(&path, &text).unwrap();
+    let corpus = load_corpus(&config, &path).unwrap();
+    let references = load_references(&config, &path).unwrap();
+    let run = |hang_up: bool| {
+        let (results, outputs) = std::sync::mpsc::channel::<RunOutput>();
+        let outputs = (!hang_up).then_some(outputs);
+        let watchers = Watchers {
+            results: Some(results),
+            ..Watchers::default()
+        };
+        let result = run_experiment_observed("demo", &config, &corpus, &references, watchers);
+        let runs = outputs.map_or(0, |o| {
+            o.try_iter()
+                .filter(|x| matches!(x, RunOutput::Algorithm(_)))
+                .count()
+        });
+        let signed = result
+            .throughput
+            .iter()
+            .filter(|r| r.stage == Stage::Signature)
+            .count();
+        (runs, signed)
+    };
+    let (runs, signed) = run(false);
+    assert_eq!(runs, config.runs());
+    assert!(signed > 0, "no algorithm signed anything");
+    assert_eq!(run(true), (0, 0), "a run nobody watches went on");
+}

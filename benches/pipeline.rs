@@ -393,7 +393,7 @@ fn chinese_pages() -> BenchInput {
             name: "demo".into(),
             pages: docs
                 .iter()
-                .map(|d| (d.lang, d.tokens.text().to_string()))
+                .map(|d| (d.lang, d.normalized_text().into_owned()))
                 .collect(),
         }
     })

@@ -74,11 +74,10 @@ impl BenchInput {
 
     /// The pages tokenised, in order.
     pub fn documents(&self, tokenizer: &TokenizerConfig) -> Vec<Document> {
-        self.pages
-            .iter()
-            .enumerate()
-            .map(|(i, (lang, text))| Document::new(i as u32, text, Some(*lang), tokenizer))
-            .collect()
+        Document::many(self.pages.len(), tokenizer, |i| {
+            let (lang, text) = &self.pages[i];
+            (text.clone(), Some(*lang))
+        })
     }
 
     pub fn bytes(&self) -> usize {
@@ -295,7 +294,8 @@ fn shingling_stages(input: &BenchInput, min_seconds: f64) -> Vec<BenchRow> {
     ));
 
     let exact = ExactJaccard::new(WIDTH, 0.1, 1.0, SetScore::Jaccard);
-    let signatures: Vec<Option<Vec<u64>>> = sets.iter().map(|s| Some(s.clone())).collect();
+    let signatures: Vec<Option<crate::text::shingle::ShingleSet>> =
+        sets.iter().map(|s| Some(s.as_slice().into())).collect();
     rows.push(row(
         "exact jaccard index (J>=0.1)",
         distinct,

@@ -52,6 +52,10 @@ impl<S: Detector> Detector for Combined<S> {
         self.shingling.fit(docs) || simhash
     }
 
+    fn shingle_widths(&self) -> Vec<usize> {
+        Detector::shingle_widths(&self.shingling)
+    }
+
     fn sign(&self, doc: &Document) -> Option<Self::Signature> {
         Some((self.shingling.sign(doc)?, self.simhash.sign(doc)?))
     }

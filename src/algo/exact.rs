@@ -67,7 +67,7 @@ impl Detector for ExactHash {
         }
         // Tokens joined by one separator: the signature ignores whatever
         // normalisation and tokenisation threw away, and nothing else.
-        let mut joined = String::with_capacity(doc.tokens.text().len());
+        let mut joined = String::with_capacity(doc.tokens.iter().map(|t| t.len() + 1).sum());
         for token in doc.tokens.iter() {
             joined.push_str(token);
             joined.push('\u{1}');

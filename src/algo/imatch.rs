@@ -33,6 +33,19 @@ fn term_hash(term: &str) -> u64 {
     xxh3_64_with_seed(term.as_bytes(), TERM_SEED)
 }
 
+/// A page's terms as (id, hash), stop words left out when asked: each
+/// distinct token of the run is hashed and looked up once.
+fn page_terms(doc: &Document, stop_words: bool) -> impl Iterator<Item = (u32, u64)> + '_ {
+    let terms = doc
+        .tokens
+        .vocab()
+        .derived("imatch term", |t| (term_hash(t), is_stop_word(t)));
+    doc.tokens.ids().iter().filter_map(move |&id| {
+        let (hash, stop) = terms[id as usize];
+        (!(stop_words && stop)).then_some((id, hash))
+    })
+}
+
 /// Which terms of the ranking the lexicon keeps.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum IdfBand {
@@ -215,12 +228,10 @@ impl IMatch {
 
     /// The page's unique main-lexicon terms with their hashes, sorted.
     fn lexicon_terms<'a>(&self, lexicon: &Lexicon, doc: &'a Document) -> Vec<(&'a str, u64)> {
-        let mut terms: Vec<(&str, u64)> = doc
-            .tokens
-            .iter()
-            .filter(|t| !(self.stop_words && is_stop_word(t)))
-            .map(|t| (t, term_hash(t)))
+        let vocab = doc.tokens.vocab();
+        let mut terms: Vec<(&str, u64)> = page_terms(doc, self.stop_words)
             .filter(|(_, h)| lexicon.terms.contains(h))
+            .map(|(id, h)| (vocab.str(id), h))
             .collect();
         terms.sort_unstable();
         terms.dedup();
@@ -265,10 +276,8 @@ impl Detector for IMatch {
         let collection = self.reference.as_deref().map_or(docs, Vec::as_slice);
         let stop_words = self.stop_words;
         let frequencies = DocumentFrequencies::count(collection, |doc| {
-            doc.tokens
-                .iter()
-                .filter(|t| !(stop_words && is_stop_word(t)))
-                .map(term_hash)
+            page_terms(doc, stop_words)
+                .map(|(_, h)| h)
                 .collect::<Vec<u64>>()
         });
         self.lexicon = Some(Lexicon::build(

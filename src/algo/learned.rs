@@ -34,8 +34,8 @@ use super::simhash::SimHash;
 use super::{Algorithm, Detector, Direction, Document, ScoreScale};
 use crate::corpus::Lang;
 use crate::text::cilin::Cilin;
-use crate::text::shingle::shingles;
-use crate::text::tokenize::char_ngrams;
+use crate::text::shingle::{shingle_hashes, token_hash, ShingleSet};
+use crate::text::tokenize::each_char_ngram;
 
 /// Word shingles' width and characters per character n-gram.
 const WORD_WIDTH: usize = 3;
@@ -184,7 +184,7 @@ impl Model {
 /// A page as the judge sees it.
 #[derive(Debug, Clone)]
 pub struct LearnedSignature {
-    words: Vec<u64>,
+    words: ShingleSet,
     chars: Vec<u64>,
     tokens: usize,
     simhash: Option<u128>,
@@ -390,18 +390,26 @@ impl Detector for Learned {
         true
     }
 
+    fn shingle_widths(&self) -> Vec<usize> {
+        let mut widths = vec![WORD_WIDTH];
+        if self.sources.contains(&Source::Minhash) {
+            widths.extend(Detector::shingle_widths(&self.minhash));
+        }
+        widths.sort_unstable();
+        widths.dedup();
+        widths
+    }
+
     fn sign(&self, doc: &Document) -> Option<LearnedSignature> {
-        let words = shingles(&doc.tokens, WORD_WIDTH);
+        let words = doc.tokens.shingles(WORD_WIDTH);
         if words.is_empty() {
             return None;
         }
-        let text: String = doc
-            .tokens
-            .text()
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
-        let chars = shingles(&char_ngrams(&text, CHAR_NGRAM), 1);
+        let mut grams = Vec::new();
+        each_char_ngram(&doc.normalized_text(), CHAR_NGRAM, |g| {
+            grams.push(token_hash(g))
+        });
+        let chars = shingle_hashes(&grams, 1);
         let sketch = self
             .sources
             .contains(&Source::Minhash)
@@ -466,7 +474,7 @@ impl Detector for Learned {
             return None;
         }
         Some(super::hash_key(|h| {
-            for set in [&s.words, &s.chars] {
+            for set in [&s.words[..], &s.chars[..]] {
                 h.update(&(set.len() as u64).to_le_bytes());
                 set.iter().for_each(|v| h.update(&v.to_le_bytes()));
             }

@@ -54,6 +54,44 @@ impl Document {
             host: None,
         }
     }
+
+    /// Pages 0..`count` tokenised into one vocabulary (see
+    /// [`crate::text::tokenize_many`]): `input(i)` gives page i's text and
+    /// language (decided by script when `None`). Each keeps its normalised
+    /// text for the algorithms reading characters.
+    pub fn many<F>(count: usize, tokenizer: &TokenizerConfig, input: F) -> Vec<Document>
+    where
+        F: Fn(usize) -> (String, Option<Lang>) + Sync,
+    {
+        let (tokens, _) = crate::text::tokenize_many(count, tokenizer, true, input);
+        tokens
+            .into_iter()
+            .enumerate()
+            .map(|(page, (tokens, lang))| Document {
+                page: page as u32,
+                lang,
+                tokens: std::sync::Arc::new(tokens),
+                structure: None,
+                host: None,
+            })
+            .collect()
+    }
+
+    /// The normalised text the tokens were split from, whitespace aside
+    /// (character tokens drop it, word tokens keep it): kept with the
+    /// tokens, or made again from the page's structure.
+    pub fn normalized_text(&self) -> std::borrow::Cow<'_, str> {
+        if let Some(text) = self.tokens.text() {
+            return std::borrow::Cow::Borrowed(text);
+        }
+        let vocab = self.tokens.vocab();
+        std::borrow::Cow::Owned(match &self.structure {
+            Some(structure) => vocab.normalized(&structure.text()),
+            // Documents are made with their text or their structure; the
+            // tokens alone are the next best thing.
+            None => self.tokens.iter().collect::<Vec<_>>().join(" "),
+        })
+    }
 }
 
 /// Which way a score points.
@@ -220,6 +258,12 @@ pub trait Detector: Send + Sync {
     fn banding(&self) -> Option<shingling::lsh::Banding> {
         None
     }
+    /// The widths of the shingle sets [`Detector::sign`] reads through
+    /// `Tokens::shingles`, so that a run makes a set once for all the
+    /// algorithms reading it; none by default.
+    fn shingle_widths(&self) -> Vec<usize> {
+        Vec::new()
+    }
     /// Tests besides the score, at most [`MAX_GATES`]; none by default.
     fn gates(&self) -> Vec<Gate> {
         Vec::new()
@@ -378,6 +422,8 @@ pub trait Algorithm: Send + Sync {
     /// [`Detector::explain`] for two pages, signed afresh (for detectors
     /// that sign without fitting to the collection).
     fn explain_pair(&self, a: &Document, b: &Document) -> Option<String>;
+    /// [`Detector::shingle_widths`].
+    fn shingle_widths(&self) -> Vec<usize>;
     fn run(&mut self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun {
         self.run_within(docs, variant, clock, DEFAULT_PAIR_BUDGET_BYTES)
     }
@@ -577,6 +623,10 @@ impl<D: Detector> Algorithm for D {
 
     fn explain_pair(&self, a: &Document, b: &Document) -> Option<String> {
         self.explain(&self.sign(a)?, &self.sign(b)?)
+    }
+
+    fn shingle_widths(&self) -> Vec<usize> {
+        Detector::shingle_widths(self)
     }
 
     fn run_within(

@@ -217,13 +217,13 @@ pub fn write_signatures(
         let at = match tokenized.iter().position(|(t, _)| *t == tokenizer) {
             Some(at) => at,
             None => {
-                let docs = selected
-                    .par_iter()
-                    .zip(texts.par_iter())
-                    .map(|(&i, text)| {
-                        Document::new(i, text, corpus.pages[i as usize].lang, &tokenizer)
-                    })
-                    .collect();
+                let mut docs = Document::many(selected.len(), &tokenizer, |k| {
+                    let page = selected[k] as usize;
+                    (texts[k].clone(), corpus.pages[page].lang)
+                });
+                for (doc, &page) in docs.iter_mut().zip(selected.iter()) {
+                    doc.page = page;
+                }
                 tokenized.push((tokenizer.clone(), docs));
                 tokenized.len() - 1
             }
@@ -323,17 +323,9 @@ pub fn write_signatures(
                     // IDF counts the whole collection: a shard alone would
                     // weigh its features differently from one machine.
                     if shard.count > 1 && detector.reference.is_none() {
-                        let all: Vec<Document> = (0..corpus.len() as u32)
-                            .into_par_iter()
-                            .map(|i| {
-                                Document::new(
-                                    i,
-                                    &text_of(i),
-                                    corpus.pages[i as usize].lang,
-                                    &tokenizer,
-                                )
-                            })
-                            .collect();
+                        let all = Document::many(corpus.len(), &tokenizer, |i| {
+                            (text_of(i as u32), corpus.pages[i].lang)
+                        });
                         detector.fit(&all);
                     } else {
                         detector.fit(docs);

@@ -21,8 +21,6 @@ pub use runner::{
     ExperimentResult, RunOutput, Watchers,
 };
 
-use rayon::prelude::*;
-
 use crate::algo::Document;
 use crate::corpus::{
     demo, read_corpus, read_corpus_counted, Corpus, CorpusError, ReadCounter, ReadOptions,
@@ -59,15 +57,10 @@ pub fn load_references(
             continue;
         }
         let corpus = read_corpus(&key.0, ReadOptions::unlabelled())?;
-        let docs: Vec<Document> = corpus
-            .pages
-            .par_iter()
-            .enumerate()
-            .map(|(i, page)| {
-                let text = page_text(page, Extraction::Main).text;
-                Document::new(i as u32, &text, page.lang, &key.1)
-            })
-            .collect();
+        let docs = Document::many(corpus.pages.len(), &key.1, |i| {
+            let page = &corpus.pages[i];
+            (page_text(page, Extraction::Main).text, page.lang)
+        });
         let docs = Arc::new(docs);
         references.push(Some(docs.clone()));
         loaded.push((key, docs));

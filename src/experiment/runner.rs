@@ -23,7 +23,7 @@ use crate::extract::boilerplate::{remove_site_boilerplate, GroupReport};
 use crate::extract::cache::{CacheReport, ExtractCache, Packed};
 use crate::extract::structure::DocumentStructure;
 use crate::extract::{self, extract_page, Extraction};
-use crate::text::TokenizerConfig;
+use crate::text::{tokenize_many, TokenizerConfig, Vocab};
 
 #[derive(Debug, Clone)]
 pub struct AlgorithmResult {
@@ -244,7 +244,7 @@ fn run_pages(
         // Documents per tokenizer: algorithms with tokens of their own
         // tokenise once per kind, not once each.
         // With the record of the tokenising stage, for end-to-end times.
-        let mut tokenized: Vec<(TokenizerConfig, Vec<Document>, usize)> = Vec::new();
+        let mut tokenized: Vec<(TokenizerConfig, Vec<Document>, usize, Arc<Vocab>)> = Vec::new();
         let prepared: Vec<PreparedAlgorithm> = config
             .prepare(references)
             .into_iter()
@@ -258,12 +258,22 @@ fn run_pages(
                     .unwrap_or_else(|| config.tokenizer.clone())
             })
             .collect();
+        // Shingle widths each algorithm reads: a set read by more than one
+        // is made once and kept until its last reader is done.
+        let widths: Vec<Vec<usize>> = prepared
+            .iter()
+            .map(|p| p.algorithm.shingle_widths())
+            .collect();
+        let read_later = |n: usize, width: usize| {
+            (n + 1..tokenizers.len())
+                .any(|m| tokenizers[m] == tokenizers[n] && widths[m].contains(&width))
+        };
         for (n, prepared) in prepared.into_iter().enumerate() {
             if abandoned {
                 break;
             }
             let tokenizer = tokenizers[n].clone();
-            let at = match tokenized.iter().position(|(t, _, _)| *t == tokenizer) {
+            let at = match tokenized.iter().position(|(t, ..)| *t == tokenizer) {
                 Some(at) => at,
                 None => {
                     let label = if tokenizer == config.tokenizer {
@@ -271,7 +281,7 @@ fn run_pages(
                     } else {
                         format!("{} {}", extraction.name(), tokenizer.describe())
                     };
-                    let docs = tokenize_documents(
+                    let (docs, vocab) = tokenize_documents(
                         &corpus.pages,
                         &inputs,
                         &structures,
@@ -279,10 +289,13 @@ fn run_pages(
                         &label,
                         &mut clock,
                     );
-                    tokenized.push((tokenizer, docs, clock.records.len() - 1));
+                    tokenized.push((tokenizer, docs, clock.records.len() - 1, vocab));
                     tokenized.len() - 1
                 }
             };
+            tokenized[at]
+                .3
+                .share(widths[n].iter().copied().filter(|&w| read_later(n, w)));
             let own_tokens = prepared.tokenizer.as_ref().map(TokenizerConfig::describe);
             let variant = match &own_tokens {
                 Some(tokens) => format!("{} {tokens}", extraction.name()),
@@ -324,6 +337,19 @@ fn run_pages(
             // goes back to the system before the next one allocates.
             if !tokenizers[n + 1..].contains(&tokenized[at].0) {
                 tokenized[at].1 = Vec::new();
+                tokenized[at].3 = Arc::default();
+            } else {
+                // Shingle sets no later algorithm reads go too, and the
+                // per-token values this one derived.
+                let (_, docs, _, vocab) = &tokenized[at];
+                vocab.forget_derived();
+                for &width in widths[n].iter().filter(|&&w| !read_later(n, w)) {
+                    if vocab.shares(width) {
+                        vocab.unshare(width);
+                        docs.par_iter()
+                            .for_each(|d| d.tokens.forget_shingles(width));
+                    }
+                }
             }
             release_freed_memory();
         }
@@ -438,7 +464,7 @@ pub fn documents(
     let inputs = DistinctInputs::new(&corpus.pages);
     let (structures, _, _) = extract_cleaned(config, corpus, &inputs, extraction, &mut clock);
     let truth = page_truth(&corpus.pages, &inputs, &structures);
-    let docs = tokenize_documents(
+    let (docs, _) = tokenize_documents(
         &corpus.pages,
         &inputs,
         &structures,
@@ -560,7 +586,8 @@ fn extract_structures(
 }
 
 /// Tokenise each distinct text once, timed under `label`: one document per
-/// page, sharing its slot's tokens and structure.
+/// page, sharing its slot's tokens and structure, and the tokens'
+/// vocabulary.
 fn tokenize_documents(
     pages: &[Page],
     inputs: &DistinctInputs,
@@ -568,18 +595,25 @@ fn tokenize_documents(
     tokenizer: &TokenizerConfig,
     label: &str,
     clock: &mut StageClock,
-) -> Vec<Document> {
+) -> (Vec<Document>, Arc<Vocab>) {
     let ticker = clock.begin(&format!("tokenize [{label}]"), inputs.first.len() as u64);
     let started = clock.start();
-    let distinct: Vec<Document> = inputs
-        .first
-        .par_iter()
-        .zip(structures.par_iter())
-        .map(|(&p, structure)| {
-            let text = structure.text();
-            let d = Document::new(p, &text, pages[p as usize].lang.clone(), tokenizer);
-            ticker.tick(1);
-            d
+    // Texts are not kept with the tokens: an algorithm reading characters
+    // makes them again from the structure.
+    let (tokens, vocab) = tokenize_many(inputs.first.len(), tokenizer, false, |slot| {
+        let p = inputs.first[slot] as usize;
+        ticker.tick(1);
+        (structures[slot].text(), pages[p].lang)
+    });
+    let distinct: Vec<Document> = tokens
+        .into_iter()
+        .enumerate()
+        .map(|(slot, (tokens, lang))| Document {
+            page: inputs.first[slot],
+            lang,
+            tokens: Arc::new(tokens),
+            structure: None,
+            host: None,
         })
         .collect();
     let docs = inputs
@@ -601,7 +635,7 @@ fn tokenize_documents(
         })
         .collect();
     clock.stop(started, Stage::Tokenize, label);
-    docs
+    (docs, vocab)
 }
 
 fn run_algorithm(

@@ -8,6 +8,8 @@ pub mod segment;
 pub mod shingle;
 pub mod stopwords;
 pub mod tokenize;
+pub mod vocab;
 
 pub use normalize::NormalizeOptions;
 pub use tokenize::{tokenize, TokenKind, TokenizerConfig, Tokens};
+pub use vocab::{tokenize_many, Vocab};

@@ -1,9 +1,11 @@
 //! Broder's w-shingles: every run of w consecutive tokens, hashed to 64 bits
 //! with a fixed seed, kept as a set (sorted, duplicates removed).
 //!
-//! Each token is hashed once; a shingle's hash mixes its w token hashes in
-//! order, so a page of t tokens costs t string hashes and t*w multiplies
-//! instead of t hashes over w-token strings.
+//! Each distinct token of a run is hashed once (its vocabulary keeps the
+//! hash); a shingle's hash mixes its w token hashes in order, so a page of
+//! t tokens costs t*w multiplies instead of t hashes over w-token strings.
+
+use std::sync::Arc;
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -34,14 +36,21 @@ fn window_hash(window: &[u64]) -> u64 {
     fmix64(h)
 }
 
+/// A shingle set, shared by the algorithms reading it.
+pub type ShingleSet = Arc<[u64]>;
+
+/// The hash a token contributes to shingles.
+#[inline]
+pub fn token_hash(token: &str) -> u64 {
+    xxh3_64_with_seed(token.as_bytes(), TOKEN_SEED)
+}
+
 /// The page's shingle set: hashes of every w-token window, sorted and
 /// deduplicated. A page shorter than one window (but not empty) is one
-/// shingle of all its tokens, so that short pages still compare.
+/// shingle of all its tokens, so that short pages still compare. Made
+/// afresh; [`Tokens::shingles`] shares it between algorithms.
 pub fn shingles(tokens: &Tokens, width: usize) -> Vec<u64> {
-    let hashes: Vec<u64> = tokens
-        .iter()
-        .map(|t| xxh3_64_with_seed(t.as_bytes(), TOKEN_SEED))
-        .collect();
+    let hashes: Vec<u64> = tokens.hashes().collect();
     shingle_hashes(&hashes, width)
 }
 

@@ -1,13 +1,15 @@
 //! Tokenisers: jieba-rs words for Chinese, Unicode words for English, and
 //! character n-grams for either.
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use jieba_rs::Jieba;
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::normalize::{normalize, NormalizeOptions};
+use super::shingle::{shingle_hashes, ShingleSet};
+use super::vocab::{Builder, Vocab};
 use crate::corpus::Lang;
 
 /// Built once per process (about 0.1 s) and shared: `Jieba` is `Sync`.
@@ -60,37 +62,136 @@ impl TokenizerConfig {
     }
 }
 
-/// A page's tokens, kept as byte spans into its normalised text so that a
-/// page costs one string, not one allocation per token.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// A page's tokens as ids into its run's [`Vocab`]: 4 bytes a token, the
+/// strings and their hashes held once per run.
 pub struct Tokens {
-    text: String,
-    spans: Vec<(u32, u32)>,
+    ids: Box<[u32]>,
+    vocab: Arc<Vocab>,
+    /// The normalised text, kept when the page was tokenised on its own
+    /// (a run's pages make it again from their structure where it is read,
+    /// see `Document::normalized_text`).
+    text: Option<Box<str>>,
+    /// Shingle sets made for more than one algorithm, by width (see
+    /// [`Tokens::shingles`]).
+    shared: Mutex<Vec<(usize, ShingleSet)>>,
 }
 
+impl std::fmt::Debug for Tokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Default for Tokens {
+    fn default() -> Self {
+        Tokens::new(Vec::new(), Arc::default(), None)
+    }
+}
+
+/// A copy shares the vocabulary, not the shingle sets made so far.
+impl Clone for Tokens {
+    fn clone(&self) -> Self {
+        Tokens::new(self.ids.to_vec(), self.vocab.clone(), self.text.clone())
+    }
+}
+
+/// Tokens are equal when their strings are, whatever their vocabularies.
+impl PartialEq for Tokens {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Tokens {}
+
 impl Tokens {
-    /// The normalised text the tokens point into (for `chars`, without
-    /// whitespace).
-    pub fn text(&self) -> &str {
-        &self.text
+    pub(crate) fn new(ids: Vec<u32>, vocab: Arc<Vocab>, text: Option<Box<str>>) -> Self {
+        Tokens {
+            ids: ids.into_boxed_slice(),
+            vocab,
+            text,
+            shared: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The normalised text the tokens were split from (for `chars`,
+    /// without whitespace), when it was kept.
+    pub fn text(&self) -> Option<&str> {
+        self.text.as_deref()
+    }
+
+    pub fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+
+    pub fn ids(&self) -> &[u32] {
+        &self.ids
     }
 
     pub fn len(&self) -> usize {
-        self.spans.len()
+        self.ids.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
+        self.ids.is_empty()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
-        self.spans
-            .iter()
-            .map(|&(a, b)| &self.text[a as usize..b as usize])
+        self.ids.iter().map(|&id| self.vocab.str(id))
+    }
+
+    /// Each token's [`token_hash`](super::shingle::token_hash), from the vocabulary.
+    pub fn hashes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.ids.iter().map(|&id| self.vocab.hash(id))
+    }
+
+    /// The page's w-shingle set (see [`shingle_hashes`]). When the run has
+    /// more than one algorithm reading this width (`Vocab::share`), the
+    /// set is made once and kept here for the others.
+    pub fn shingles(&self, width: usize) -> ShingleSet {
+        let make = || -> ShingleSet {
+            let hashes: Vec<u64> = self.hashes().collect();
+            shingle_hashes(&hashes, width).into()
+        };
+        if !self.vocab.shares(width) {
+            return make();
+        }
+        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, set)) = shared.iter().find(|(w, _)| *w == width) {
+            return set.clone();
+        }
+        let set = make();
+        shared.push((width, set.clone()));
+        set
+    }
+
+    /// Drops the shingle set of `width` kept for later readers.
+    pub fn forget_shingles(&self, width: usize) {
+        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        shared.retain(|(w, _)| *w != width);
+        if shared.is_empty() {
+            *shared = Vec::new();
+        }
     }
 }
 
+/// A page tokenised on its own, into a vocabulary of its own, its
+/// normalised text kept (see [`super::vocab::tokenize_many`] for a
+/// collection).
 pub fn tokenize(text: &str, lang: Lang, config: &TokenizerConfig) -> Tokens {
+    let (normalized, spans) = split(text, lang, config);
+    let mut builder = Builder::default();
+    let ids = builder.intern_spans(&normalized, &spans);
+    Tokens::new(
+        ids,
+        Arc::new(builder.finish(config)),
+        Some(normalized.into_boxed_str()),
+    )
+}
+
+/// The normalised text (for `chars`, without whitespace) and its tokens
+/// as byte spans into it.
+pub(crate) fn split(text: &str, lang: Lang, config: &TokenizerConfig) -> (String, Vec<(u32, u32)>) {
     let normalized = normalize(text, &config.normalize);
     let kind = match (config.kind, lang) {
         (TokenKind::Auto, Lang::Zh) => TokenKind::Jieba,
@@ -109,28 +210,30 @@ pub fn tokenize(text: &str, lang: Lang, config: &TokenizerConfig) -> Tokens {
                     spans.push((a as u32, b as u32));
                 }
             });
-            Tokens {
-                text: normalized,
-                spans,
-            }
+            (normalized, spans)
         }
         TokenKind::Words | TokenKind::Auto => {
             let spans = normalized
                 .unicode_word_indices()
                 .map(|(start, w)| (start as u32, (start + w.len()) as u32))
                 .collect();
-            Tokens {
-                text: normalized,
-                spans,
-            }
+            (normalized, spans)
         }
-        TokenKind::Chars => char_ngrams(&normalized, config.ngram.max(1)),
+        TokenKind::Chars => char_ngram_spans(&normalized, config.ngram.max(1)),
     }
 }
 
-/// Character n-grams of `text` with whitespace removed; a text shorter
-/// than n is one gram.
-pub fn char_ngrams(text: &str, n: usize) -> Tokens {
+/// `f` of each character n-gram of `text` with whitespace removed, in
+/// order (a text shorter than n is one gram), without a vocabulary.
+pub fn each_char_ngram(text: &str, n: usize, mut f: impl FnMut(&str)) {
+    let (compact, spans) = char_ngram_spans(text, n.max(1));
+    for (a, b) in spans {
+        f(&compact[a as usize..b as usize]);
+    }
+}
+
+/// `text` with whitespace removed and its n-grams as byte spans into it.
+fn char_ngram_spans(text: &str, n: usize) -> (String, Vec<(u32, u32)>) {
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     let bounds: Vec<usize> = compact
         .char_indices()
@@ -148,10 +251,7 @@ pub fn char_ngrams(text: &str, n: usize) -> Tokens {
             .map(|i| (bounds[i] as u32, bounds[i + n] as u32))
             .collect()
     };
-    Tokens {
-        text: compact,
-        spans,
-    }
+    (compact, spans)
 }
 
 #[cfg(test)]
@@ -188,6 +288,23 @@ mod tests {
         assert_eq!(w, ["北京", "京大", "大学"]);
         assert_eq!(words("京", Lang::Zh, TokenKind::Chars), ["京"]);
         assert!(words("  ", Lang::Zh, TokenKind::Chars).is_empty());
+    }
+
+    #[test]
+    fn shingle_sets_are_made_once_while_shared() {
+        let tokens = tokenize("a b c d a b c", Lang::En, &TokenizerConfig::default());
+        let fresh = super::super::shingle::shingles(&tokens, 2);
+        let first = tokens.shingles(2);
+        assert_eq!(&first[..], &fresh[..]);
+        assert!(!Arc::ptr_eq(&first, &tokens.shingles(2)), "not shared");
+        tokens.vocab().share([2]);
+        let kept = tokens.shingles(2);
+        assert!(Arc::ptr_eq(&kept, &tokens.shingles(2)));
+        assert!(!Arc::ptr_eq(&kept, &tokens.shingles(3)), "another width");
+        tokens.vocab().unshare(2);
+        tokens.forget_shingles(2);
+        assert!(!Arc::ptr_eq(&kept, &tokens.shingles(2)));
+        assert_eq!(&tokens.shingles(2)[..], &fresh[..]);
     }
 
     #[test]

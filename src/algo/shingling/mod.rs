@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{hash_key, Detector, Direction, Document, ScoreScale};
 use crate::text::shingle::{
-    containment, intersection_at_least, intersection_size, jaccard, shingles,
+    containment, intersection_at_least, intersection_size, jaccard, ShingleSet,
 };
 use lsh::Banding;
 use minhash::{OnePermutation, PermutedHashes, MINHASH_SEED, ONE_PERMUTATION_SEED};
@@ -199,7 +199,7 @@ impl ExactJaccard {
 }
 
 impl Detector for ExactJaccard {
-    type Signature = Vec<u64>;
+    type Signature = ShingleSet;
 
     fn name(&self) -> &'static str {
         self.score.name()
@@ -235,33 +235,37 @@ impl Detector for ExactJaccard {
         )]
     }
 
-    fn sign(&self, doc: &Document) -> Option<Vec<u64>> {
-        let set = shingles(&doc.tokens, self.width);
+    fn shingle_widths(&self) -> Vec<usize> {
+        vec![self.width]
+    }
+
+    fn sign(&self, doc: &Document) -> Option<ShingleSet> {
+        let set = doc.tokens.shingles(self.width);
         (!set.is_empty()).then_some(set)
     }
 
-    fn candidates(&self, signatures: &[Option<Vec<u64>>]) -> Vec<(u32, u32)> {
+    fn candidates(&self, signatures: &[Option<ShingleSet>]) -> Vec<(u32, u32)> {
         self.scored(signatures)
             .into_iter()
             .map(|(i, j, _)| (i, j))
             .collect()
     }
 
-    fn scored_candidates(&self, signatures: &[Option<Vec<u64>>]) -> Option<Vec<(u32, u32, f32)>> {
+    fn scored_candidates(&self, signatures: &[Option<ShingleSet>]) -> Option<Vec<(u32, u32, f32)>> {
         Some(self.scored(signatures))
     }
 
-    fn signature_key(&self, set: &Vec<u64>) -> Option<u128> {
+    fn signature_key(&self, set: &ShingleSet) -> Option<u128> {
         Some(hash_u64s(set))
     }
 
-    fn score(&self, a: &Vec<u64>, b: &Vec<u64>) -> f32 {
+    fn score(&self, a: &ShingleSet, b: &ShingleSet) -> f32 {
         self.score.of_sets(a, b) as f32
     }
 }
 
 impl ExactJaccard {
-    fn scored(&self, signatures: &[Option<Vec<u64>>]) -> Vec<(u32, u32, f32)> {
+    fn scored(&self, signatures: &[Option<ShingleSet>]) -> Vec<(u32, u32, f32)> {
         let sets: Vec<&[u64]> = signatures
             .iter()
             .map(|s| s.as_deref().unwrap_or(&[]))
@@ -481,9 +485,9 @@ const COMMON_SHARE: f64 = 0.02;
 impl CommonShingles {
     /// The shingles on the most of `sets`, at least [`COMMON_SHARE`] of
     /// them (ties by value, so the choice repeats).
-    fn of_sample(sets: &[Vec<u64>]) -> Self {
+    fn of_sample(sets: &[ShingleSet]) -> Self {
         let mut df: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
-        for &h in sets.iter().flatten() {
+        for &h in sets.iter().flat_map(|s| s.iter()) {
             *df.entry(h).or_default() += 1;
         }
         let least = ((sets.len() as f64 * COMMON_SHARE).ceil() as u32).max(2);
@@ -501,14 +505,14 @@ impl CommonShingles {
 
     /// A sorted set as a bitset of the common shingles it holds and the
     /// rest.
-    fn split(&self, set: Vec<u64>) -> (Vec<u64>, Vec<u64>) {
+    fn split(&self, set: &[u64]) -> (Vec<u64>, Vec<u64>) {
         if self.0.is_empty() {
-            return (Vec::new(), set);
+            return (Vec::new(), set.to_vec());
         }
         let mut bits = vec![0u64; self.0.len().div_ceil(64)];
         let mut rest = Vec::with_capacity(set.len());
         let mut k = 0;
-        for h in set {
+        for &h in set {
             k += self.0[k..].partition_point(|&c| c < h);
             if self.0.get(k) == Some(&h) {
                 bits[k / 64] |= 1 << (k % 64);
@@ -657,23 +661,27 @@ impl Detector for MinHash {
         }
         let step = (docs.len() / COMMON_SAMPLE).max(1);
         let sample: Vec<usize> = (0..docs.len()).step_by(step).collect();
-        let sets: Vec<Vec<u64>> = sample
+        let sets: Vec<ShingleSet> = sample
             .par_iter()
-            .map(|&d| shingles(&docs[d].tokens, self.width))
+            .map(|&d| docs[d].tokens.shingles(self.width))
             .collect();
         self.common = CommonShingles::of_sample(&sets);
         true
     }
 
+    fn shingle_widths(&self) -> Vec<usize> {
+        vec![self.width]
+    }
+
     fn sign(&self, doc: &Document) -> Option<MinHashSketch> {
-        let set = shingles(&doc.tokens, self.width);
+        let set = doc.tokens.shingles(self.width);
         if set.is_empty() {
             return None;
         }
         let (values, size) = (self.sketch(&set), set.len());
         let (common, shingles) = match self.verify {
             Verify::Exact => {
-                let (bits, rest) = self.common.split(set);
+                let (bits, rest) = self.common.split(&set);
                 (bits, Some(rest))
             }
             Verify::Estimate => (Vec::new(), None),
@@ -776,6 +784,7 @@ impl Detector for MinHash {
 mod tests {
     use super::*;
     use crate::corpus::Lang;
+    use crate::text::shingle::shingles;
     use crate::text::{tokenize, TokenizerConfig};
 
     fn docs(texts: &[&str]) -> Vec<Document> {

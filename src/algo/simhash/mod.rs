@@ -19,7 +19,7 @@ use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 use super::collection::DocumentFrequencies;
 use super::{Detector, Direction, Document, ScoreScale};
-use crate::text::tokenize::char_ngrams;
+use crate::text::tokenize::each_char_ngram;
 use tables::Layout;
 
 /// Fixed so that fingerprints are the same on every run and machine.
@@ -121,10 +121,16 @@ impl SimHash {
         };
         let n = self.ngram.max(1);
         match self.features {
-            Features::Words => doc
-                .tokens
-                .iter()
-                .for_each(|t| add(xxh3_128_with_seed(t.as_bytes(), SEED))),
+            Features::Words => {
+                // Each distinct token of the run is hashed once.
+                let hashes = doc
+                    .tokens
+                    .vocab()
+                    .derived("simhash word", |t| xxh3_128_with_seed(t.as_bytes(), SEED));
+                for &id in doc.tokens.ids() {
+                    add(hashes[id as usize]);
+                }
+            }
             Features::Ngrams => {
                 let tokens: Vec<&str> = doc.tokens.iter().collect();
                 let n = n.min(tokens.len().max(1));
@@ -138,9 +144,9 @@ impl SimHash {
                     add(xxh3_128_with_seed(buf.as_bytes(), SEED));
                 }
             }
-            Features::Chars => char_ngrams(doc.tokens.text(), n)
-                .iter()
-                .for_each(|g| add(xxh3_128_with_seed(g.as_bytes(), SEED))),
+            Features::Chars => each_char_ngram(&doc.normalized_text(), n, |g| {
+                add(xxh3_128_with_seed(g.as_bytes(), SEED))
+            }),
         }
         order.into_iter().map(|h| (h, counts[&h])).collect()
     }

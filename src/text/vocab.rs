@@ -1,0 +1,370 @@
+//! One vocabulary per tokeniser and run: every distinct token string once,
+//! with its shingle hash, so that a page's tokens are u32 ids (4 bytes a
+//! token instead of a span and the text it points into) and a token is
+//! hashed once per run, not once per page and algorithm.
+//!
+//! Ids follow first occurrence in page order, whatever the number of
+//! threads (see [`tokenize_many`]); nothing reads their values beyond
+//! looking strings and hashes up, so results never depend on them.
+
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use hashbrown::HashTable;
+use rayon::prelude::*;
+
+use super::lang::detect_lang;
+use super::shingle::token_hash;
+use super::tokenize::{split, Tokens};
+use super::{NormalizeOptions, TokenKind, TokenizerConfig};
+use crate::corpus::Lang;
+
+/// Per-id values an algorithm derived from the strings (SimHash's 128-bit
+/// feature hashes), by the name it gave them.
+type Derived = Vec<(&'static str, Arc<dyn Any + Send + Sync>)>;
+
+/// The distinct tokens of a run's pages under one tokeniser.
+pub struct Vocab {
+    /// Every token's string, one after another.
+    strings: String,
+    /// Where each id's string ends in `strings` (it starts where the
+    /// previous one ends).
+    ends: Vec<usize>,
+    /// Each id's [`token_hash`], the hash shingles are made of.
+    hashes: Vec<u64>,
+    /// How the text was normalised, to make it again from its source (see
+    /// [`Vocab::normalized`]).
+    normalize: NormalizeOptions,
+    compact: bool,
+    /// Shingle widths (bit w) whose sets the pages keep once made, because
+    /// more than one algorithm reads them (see [`Tokens::shingles`]).
+    shared_widths: AtomicU64,
+    derived: Mutex<Derived>,
+}
+
+impl std::fmt::Debug for Vocab {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Vocab({} tokens)", self.len())
+    }
+}
+
+impl Default for Vocab {
+    fn default() -> Self {
+        Builder::default().finish(&TokenizerConfig::default())
+    }
+}
+
+impl Vocab {
+    pub fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hashes.is_empty()
+    }
+
+    /// The string of token `id`.
+    #[inline]
+    pub fn str(&self, id: u32) -> &str {
+        let id = id as usize;
+        let start = if id == 0 { 0 } else { self.ends[id - 1] };
+        &self.strings[start..self.ends[id]]
+    }
+
+    /// The [`token_hash`] of token `id`.
+    #[inline]
+    pub fn hash(&self, id: u32) -> u64 {
+        self.hashes[id as usize]
+    }
+
+    /// Bytes held: the strings, their ends and hashes.
+    pub fn heap_bytes(&self) -> usize {
+        self.strings.capacity() + self.ends.capacity() * 8 + self.hashes.capacity() * 8
+    }
+
+    /// `text` normalised as these tokens' pages were before splitting (for
+    /// character tokens, with whitespace removed).
+    pub fn normalized(&self, text: &str) -> String {
+        let normalized = super::normalize::normalize(text, &self.normalize);
+        match self.compact {
+            true => normalized.chars().filter(|c| !c.is_whitespace()).collect(),
+            false => normalized,
+        }
+    }
+
+    /// `f` of every token's string, by id, made the first time `name` is
+    /// asked for and kept with the vocabulary: each distinct token is
+    /// hashed once per run, not once per page. Made on one thread: a
+    /// rayon worker waiting for the lock must not be handed another page
+    /// that asks for it.
+    pub fn derived<T, F>(&self, name: &'static str, f: F) -> Arc<[T]>
+    where
+        T: Send + Sync + 'static,
+        F: Fn(&str) -> T,
+    {
+        let mut derived = self.derived.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(values) = derived
+            .iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, v)| v.clone().downcast::<Arc<[T]>>().ok())
+        {
+            return (*values).clone();
+        }
+        let values: Arc<[T]> = (0..self.len() as u32).map(|id| f(self.str(id))).collect();
+        derived.retain(|(n, _)| *n != name);
+        derived.push((name, Arc::new(values.clone())));
+        values
+    }
+
+    /// Drops the values [`Vocab::derived`] made (the run calls this after
+    /// each algorithm: making them again costs a pass over the distinct
+    /// tokens, not over the pages).
+    pub fn forget_derived(&self) {
+        *self.derived.lock().unwrap_or_else(PoisonError::into_inner) = Vec::new();
+    }
+
+    /// Whether pages keep their shingle sets of `width` once made.
+    pub fn shares(&self, width: usize) -> bool {
+        width < 64 && self.shared_widths.load(Ordering::Relaxed) & (1 << width) != 0
+    }
+
+    /// Pages keep their shingle sets of each of `widths` once made (until
+    /// [`Tokens::forget_shingles`]).
+    pub fn share(&self, widths: impl IntoIterator<Item = usize>) {
+        for w in widths.into_iter().filter(|&w| w < 64) {
+            self.shared_widths.fetch_or(1 << w, Ordering::Relaxed);
+        }
+    }
+
+    /// Shingle sets of `width` are no longer kept once made.
+    pub fn unshare(&self, width: usize) {
+        if width < 64 {
+            self.shared_widths
+                .fetch_and(!(1 << width), Ordering::Relaxed);
+        }
+    }
+}
+
+/// A vocabulary being filled.
+#[derive(Default)]
+pub(crate) struct Builder {
+    strings: String,
+    ends: Vec<usize>,
+    hashes: Vec<u64>,
+    /// Ids by their hash, to find a string again.
+    table: HashTable<u32>,
+}
+
+impl Builder {
+    /// The id of `token`, whose [`token_hash`] is `hash`, added if new.
+    pub(crate) fn intern(&mut self, token: &str, hash: u64) -> u32 {
+        let Builder {
+            strings,
+            ends,
+            hashes,
+            table,
+        } = self;
+        let of = |id: u32| {
+            let id = id as usize;
+            let start = if id == 0 { 0 } else { ends[id - 1] };
+            &strings[start..ends[id]]
+        };
+        if let Some(&id) = table.find(hash, |&id| of(id) == token) {
+            return id;
+        }
+        let id = u32::try_from(hashes.len()).expect("fewer than 2^32 distinct tokens");
+        strings.push_str(token);
+        ends.push(strings.len());
+        hashes.push(hash);
+        table.insert_unique(hash, id, |&id| hashes[id as usize]);
+        id
+    }
+
+    /// The ids of the tokens at `spans` (byte ranges) of `text`.
+    pub(crate) fn intern_spans(&mut self, text: &str, spans: &[(u32, u32)]) -> Vec<u32> {
+        spans
+            .iter()
+            .map(|&(a, b)| {
+                let token = &text[a as usize..b as usize];
+                self.intern(token, token_hash(token))
+            })
+            .collect()
+    }
+
+    fn str(&self, id: u32) -> &str {
+        let id = id as usize;
+        let start = if id == 0 { 0 } else { self.ends[id - 1] };
+        &self.strings[start..self.ends[id]]
+    }
+
+    /// The vocabulary, its lookup table dropped (nothing is added later).
+    pub(crate) fn finish(mut self, config: &TokenizerConfig) -> Vocab {
+        self.strings.shrink_to_fit();
+        self.ends.shrink_to_fit();
+        self.hashes.shrink_to_fit();
+        Vocab {
+            strings: self.strings,
+            ends: self.ends,
+            hashes: self.hashes,
+            normalize: config.normalize,
+            compact: config.kind == TokenKind::Chars,
+            shared_widths: AtomicU64::new(0),
+            derived: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+/// Pages a worker tokenises into a vocabulary of its own before the
+/// vocabularies are merged: large enough that merging (one lookup per
+/// distinct token of a run) costs little beside tokenising, small enough
+/// to keep two cores busy on a few thousand pages.
+const RUN: usize = 512;
+
+/// Tokenises `count` texts (`input(i)` gives text i and its language, if
+/// known; otherwise it is decided by script) into one vocabulary: runs of
+/// [`RUN`] pages are tokenised in parallel, each into a vocabulary of its
+/// own, and merged in page order, so that ids are the same on any number
+/// of threads. `keep_text` keeps each page's normalised text with its
+/// tokens (for algorithms reading characters); without it the text is made
+/// again from its source where it is read. `tick` is called once per page.
+pub fn tokenize_many<F>(
+    count: usize,
+    config: &TokenizerConfig,
+    keep_text: bool,
+    input: F,
+) -> (Vec<(Tokens, Lang)>, Arc<Vocab>)
+where
+    F: Fn(usize) -> (String, Option<Lang>) + Sync,
+{
+    type Page = (Vec<u32>, Option<Box<str>>, Lang);
+    let runs: Vec<(Builder, Vec<Page>)> = (0..count.div_ceil(RUN))
+        .into_par_iter()
+        .map(|run| {
+            let mut local = Builder::default();
+            let pages = (run * RUN..((run + 1) * RUN).min(count))
+                .map(|i| {
+                    let (text, lang) = input(i);
+                    let lang = lang.unwrap_or_else(|| detect_lang(&text));
+                    let (normalized, spans) = split(&text, lang, config);
+                    drop(text);
+                    let ids = local.intern_spans(&normalized, &spans);
+                    (ids, keep_text.then(|| normalized.into_boxed_str()), lang)
+                })
+                .collect();
+            (local, pages)
+        })
+        .collect();
+    let mut global = Builder::default();
+    let remaps: Vec<Vec<u32>> = runs
+        .iter()
+        .map(|(local, _)| {
+            (0..local.hashes.len() as u32)
+                .map(|id| global.intern(local.str(id), local.hashes[id as usize]))
+                .collect()
+        })
+        .collect();
+    let vocab = Arc::new(global.finish(config));
+    let tokens = runs
+        .into_par_iter()
+        .zip(remaps)
+        .flat_map_iter(|((local, pages), remap)| {
+            drop(local);
+            let vocab = vocab.clone();
+            pages.into_iter().map(move |(mut ids, text, lang)| {
+                ids.iter_mut().for_each(|id| *id = remap[*id as usize]);
+                (Tokens::new(ids, vocab.clone(), text), lang)
+            })
+        })
+        .collect();
+    (tokens, vocab)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(tokens: &Tokens) -> Vec<&str> {
+        tokens.iter().collect()
+    }
+
+    #[test]
+    fn one_vocabulary_holds_each_token_once_with_its_string_hash() {
+        let texts = ["北京大学 北京", "上海 北京大学", "the quick fox", "The Fox"];
+        let config = TokenizerConfig::default();
+        let (many, vocab) = tokenize_many(texts.len(), &config, false, |i| {
+            (texts[i].to_string(), None)
+        });
+        for (i, (tokens, lang)) in many.iter().enumerate() {
+            let alone = super::super::tokenize(texts[i], *lang, &config);
+            assert_eq!(strings(tokens), strings(&alone), "page {i}");
+            let hashes: Vec<u64> = tokens.hashes().collect();
+            let expected: Vec<u64> = alone.iter().map(token_hash).collect();
+            assert_eq!(hashes, expected, "page {i}");
+            assert!(tokens.text().is_none());
+        }
+        let distinct: std::collections::HashSet<&str> =
+            many.iter().flat_map(|(t, _)| t.iter()).collect();
+        assert_eq!(vocab.len(), distinct.len());
+        assert_eq!(many[0].1, Lang::Zh);
+        assert_eq!(many[2].1, Lang::En);
+    }
+
+    #[test]
+    fn ids_follow_page_order_on_any_number_of_threads() {
+        // More pages than one run, so that runs are merged.
+        let texts: Vec<String> = (0..3 * RUN + 7)
+            .map(|i| format!("a{} b{} shared c{}", i % 97, i % 13, i % 1031))
+            .collect();
+        let config = TokenizerConfig::default();
+        let ids = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let (many, _) =
+                    tokenize_many(texts.len(), &config, false, |i| (texts[i].clone(), None));
+                many.iter()
+                    .map(|(t, _)| t.ids().to_vec())
+                    .collect::<Vec<_>>()
+            })
+        };
+        let one = ids(1);
+        assert_eq!(one, ids(3));
+        // First occurrence in page order: page 0's tokens are 0, 1, 2, 3.
+        assert_eq!(one[0], [0, 1, 2, 3]);
+        let seen = one.iter().flatten().fold(0u32, |next, &id| {
+            assert!(id <= next, "id {id} before {next}");
+            next.max(id + 1)
+        });
+        assert!(seen > 1031);
+    }
+
+    #[test]
+    fn the_text_is_made_again_as_it_was_normalised() {
+        let config = TokenizerConfig {
+            kind: TokenKind::Chars,
+            ..TokenizerConfig::default()
+        };
+        let text = "ＧＤＰ 增长，１０％";
+        let kept = super::super::tokenize(text, Lang::Zh, &config);
+        assert_eq!(kept.vocab().normalized(text), kept.text().unwrap());
+    }
+
+    #[test]
+    fn derived_values_are_made_once_per_name() {
+        let tokens = super::super::tokenize("a b a c", Lang::En, &TokenizerConfig::default());
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let len = |s: &str| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            s.len()
+        };
+        let first = tokens.vocab().derived("len", len);
+        let again = tokens.vocab().derived("len", len);
+        assert_eq!(calls.load(Ordering::Relaxed), 3, "three distinct tokens");
+        assert!(Arc::ptr_eq(&first, &again));
+        let by_page: Vec<usize> = tokens.ids().iter().map(|&id| first[id as usize]).collect();
+        assert_eq!(by_page, [1, 1, 1, 1]);
+    }
+}

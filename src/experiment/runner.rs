@@ -23,6 +23,7 @@ use crate::extract::boilerplate::{remove_site_boilerplate, GroupReport};
 use crate::extract::cache::{CacheReport, ExtractCache, Packed};
 use crate::extract::structure::DocumentStructure;
 use crate::extract::{self, extract_page, Extraction};
+use crate::text::tokenize::Tokens;
 use crate::text::TokenizerConfig;
 
 #[derive(Debug, Clone)]
@@ -252,6 +253,10 @@ fn run_pages(
                     .unwrap_or_else(|| config.tokenizer.clone())
             })
             .collect();
+        let reads_tokens: Vec<bool> = prepared
+            .iter()
+            .map(|p| p.algorithm.reads_tokens())
+            .collect();
         for (n, prepared) in prepared.into_iter().enumerate() {
             let tokenizer = tokenizers[n].clone();
             let at = match tokenized.iter().position(|(t, _, _)| *t == tokenizer) {
@@ -274,6 +279,20 @@ fn run_pages(
                     tokenized.len() - 1
                 }
             };
+            // Tokens that neither this algorithm nor a later one on them
+            // reads go before it runs (the semantic method tags the
+            // structures): at scale they are the largest thing per page.
+            // Pages keep their own structure, so identical inputs are still
+            // told apart by it.
+            let read_later =
+                (n..tokenizers.len()).any(|m| reads_tokens[m] && tokenizers[m] == tokenized[at].0);
+            if !read_later {
+                let empty = Arc::new(Tokens::default());
+                for doc in &mut tokenized[at].1 {
+                    doc.tokens = empty.clone();
+                }
+                release_freed_memory();
+            }
             let own_tokens = prepared.tokenizer.as_ref().map(TokenizerConfig::describe);
             let variant = match &own_tokens {
                 Some(tokens) => format!("{} {tokens}", extraction.name()),

@@ -1044,9 +1044,13 @@ mod tests {
             "江城地铁五号线今天开通试运营。市民可以乘坐地铁前往机场。",
             "这是城市交通的重要进展。",
         ];
+        let reprint = [
+            "江城地铁五号线今天开通试运营。市民能够乘坐地铁前往机场。",
+            "这是城市交通的重要进展。",
+        ];
         let mut docs = vec![
             doc(0, "江城地铁五号线开通", &body),
-            doc(1, "江城地铁五号线开通", &body),
+            doc(1, "江城地铁五号线开通", &reprint),
             doc(2, "山区学校迎来新教师", &["山区学校今年迎来十名新教师。"]),
         ];
         // A page of identical input shares its slot's tokens and structure.
@@ -1066,10 +1070,11 @@ mod tests {
             d.tokens = empty.clone();
         }
         let without = run(&docs);
+        // The reprint's pairs and the identical page's group.
         assert!(!with.pairs.is_empty());
-        assert_eq!(with.pairs, without.pairs);
+        assert!(with.stored_pairs() > with.pairs.len() as u64);
+        assert_eq!(with.listed_pairs(), without.listed_pairs());
         assert_eq!(with.unsigned, without.unsigned);
-        assert_eq!(with.stored_pairs(), without.stored_pairs());
     }
 
     #[test]

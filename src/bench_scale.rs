@@ -246,6 +246,19 @@ pub fn run_scale(
                 *cell + record.cpu_seconds
             };
         }
+        // What each stage left resident and the peak so far: where the
+        // memory per page goes.
+        for record in &result.throughput {
+            if let (Some(rss), Some(peak)) = (record.rss_bytes, record.peak_bytes) {
+                progress(&format!(
+                    "  {n} pages, after {} {}: {} resident, peak {}",
+                    record.stage.name(),
+                    record.algorithm,
+                    megabytes(Some(rss)),
+                    megabytes(Some(peak))
+                ));
+            }
+        }
         for a in &result.algorithms {
             let label = a.run.label.clone();
             let at = match table.pairs.iter().position(|(l, _)| *l == label) {

@@ -217,6 +217,12 @@ pub trait Detector: Send + Sync {
     }
     /// `None` when the page gets no signature (too little text for it).
     fn sign(&self, doc: &Document) -> Option<Self::Signature>;
+    /// Whether signing reads the documents' tokens: the runner lets them
+    /// go before detectors that read only the structure (the semantic
+    /// method), since a page's tokens take more than its text.
+    fn reads_tokens(&self) -> bool {
+        true
+    }
     /// Index pairs `(i, j)`, `i < j`, into `signatures`, each at most once,
     /// that may score within the floor.
     fn candidates(&self, signatures: &[Option<Self::Signature>]) -> Vec<(u32, u32)>;
@@ -424,6 +430,8 @@ pub trait Algorithm: Send + Sync {
     fn explain_pair(&self, a: &Document, b: &Document) -> Option<String>;
     /// [`Detector::shingle_widths`].
     fn shingle_widths(&self) -> Vec<usize>;
+    /// [`Detector::reads_tokens`].
+    fn reads_tokens(&self) -> bool;
     fn run(&mut self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun {
         self.run_within(docs, variant, clock, DEFAULT_PAIR_BUDGET_BYTES)
     }
@@ -619,6 +627,10 @@ impl<D: Detector> Algorithm for D {
 
     fn scale(&self) -> ScoreScale {
         Detector::scale(self)
+    }
+
+    fn reads_tokens(&self) -> bool {
+        Detector::reads_tokens(self)
     }
 
     fn explain_pair(&self, a: &Document, b: &Document) -> Option<String> {

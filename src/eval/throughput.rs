@@ -174,12 +174,23 @@ pub fn process_cpu_seconds() -> f64 {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-/// Gives memory the allocator holds freed back to the system. glibc keeps
-/// what one thread freed in that thread's arena, where the worker threads
-/// that allocate next do not look: after the pages' HTML (read by one
-/// thread) or an extraction's structures go, the process would otherwise
-/// stay that much larger for the rest of the run.
+/// Gives memory the allocator holds freed back to the system: after the
+/// pages' HTML or an extraction's structures go, the process would
+/// otherwise stay that much larger for the rest of the run. The binary's
+/// allocator is mimalloc, whose freed pages sit in the heap of the thread
+/// that allocated them until that thread collects, so every worker thread
+/// collects its own; glibc (the allocator of the tests and of C code)
+/// keeps what one thread freed in that thread's arena, where the workers
+/// that allocate next do not look, hence `malloc_trim`.
 pub fn release_freed_memory() {
+    let collect = || {
+        // SAFETY: mi_collect only walks the calling thread's mimalloc heap
+        // and the segments other threads abandoned; it is a no-op when
+        // nothing was allocated through mimalloc.
+        unsafe { libmimalloc_sys::mi_collect(true) }
+    };
+    rayon::broadcast(|_| collect());
+    collect();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only walks the allocator's own free lists.
     unsafe {

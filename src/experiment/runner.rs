@@ -23,6 +23,7 @@ use crate::extract::boilerplate::{remove_site_boilerplate, GroupReport};
 use crate::extract::cache::{CacheReport, ExtractCache, Packed};
 use crate::extract::structure::DocumentStructure;
 use crate::extract::{self, extract_page, Extraction};
+use crate::text::tokenize::Tokens;
 use crate::text::{tokenize_many, TokenizerConfig, Vocab};
 
 #[derive(Debug, Clone)]
@@ -268,6 +269,10 @@ fn run_pages(
             (n + 1..tokenizers.len())
                 .any(|m| tokenizers[m] == tokenizers[n] && widths[m].contains(&width))
         };
+        let reads_tokens: Vec<bool> = prepared
+            .iter()
+            .map(|p| p.algorithm.reads_tokens())
+            .collect();
         for (n, prepared) in prepared.into_iter().enumerate() {
             if abandoned {
                 break;
@@ -296,6 +301,20 @@ fn run_pages(
             tokenized[at]
                 .3
                 .share(widths[n].iter().copied().filter(|&w| read_later(n, w)));
+            // Tokens that neither this algorithm nor a later one on them
+            // reads go before it runs (the semantic method tags the
+            // structures): at scale they are the largest thing per page.
+            // Pages keep their own structure, so identical inputs are still
+            // told apart by it.
+            let tokens_read_later =
+                (n..tokenizers.len()).any(|m| reads_tokens[m] && tokenizers[m] == tokenized[at].0);
+            if !tokens_read_later {
+                let empty = Arc::new(Tokens::default());
+                for doc in &mut tokenized[at].1 {
+                    doc.tokens = empty.clone();
+                }
+                release_freed_memory();
+            }
             let own_tokens = prepared.tokenizer.as_ref().map(TokenizerConfig::describe);
             let variant = match &own_tokens {
                 Some(tokens) => format!("{} {tokens}", extraction.name()),

@@ -687,6 +687,11 @@ impl Detector for Semantic {
         true
     }
 
+    /// Words come from tagging the structure's sentences.
+    fn reads_tokens(&self) -> bool {
+        false
+    }
+
     fn sign(&self, doc: &Document) -> Option<SemanticSignature> {
         let structure = doc.structure.as_deref()?;
         let analysis = self.analyses.get(&doc.page)?;
@@ -1027,6 +1032,49 @@ mod tests {
         // title similarity it lets it through, from the stored scores alone.
         assert!(run.gated_pairs(&run.gate_thresholds()).is_empty());
         assert_eq!(run.gated_pairs(&[f64::from(title), 0.6]).len(), 1);
+    }
+
+    #[test]
+    fn pages_without_their_tokens_score_the_same() {
+        // The runner drops the tokens before the method runs (it says it
+        // does not read them); pages must pair and score as with them.
+        use crate::algo::Algorithm;
+        use crate::eval::throughput::StageClock;
+        let body = [
+            "江城地铁五号线今天开通试运营。市民可以乘坐地铁前往机场。",
+            "这是城市交通的重要进展。",
+        ];
+        let reprint = [
+            "江城地铁五号线今天开通试运营。市民能够乘坐地铁前往机场。",
+            "这是城市交通的重要进展。",
+        ];
+        let mut docs = vec![
+            doc(0, "江城地铁五号线开通", &body),
+            doc(1, "江城地铁五号线开通", &reprint),
+            doc(2, "山区学校迎来新教师", &["山区学校今年迎来十名新教师。"]),
+        ];
+        // A page of identical input shares its slot's tokens and structure.
+        let mut shared = docs[0].clone();
+        shared.page = 3;
+        docs.push(shared);
+        let run = |docs: &[Document]| {
+            let mut m = Semantic::new(Cilin::embedded());
+            m.candidate_jaccard = 0.05;
+            m.floor = 0.0;
+            assert!(!Algorithm::reads_tokens(&m));
+            Algorithm::run(&mut m, docs, "test", &mut StageClock::new(4, 100))
+        };
+        let with = run(&docs);
+        let empty = Arc::new(crate::text::Tokens::default());
+        for d in &mut docs {
+            d.tokens = empty.clone();
+        }
+        let without = run(&docs);
+        // The reprint's pairs and the identical page's group.
+        assert!(!with.pairs.is_empty());
+        assert!(with.stored_pairs() > with.pairs.len() as u64);
+        assert_eq!(with.listed_pairs(), without.listed_pairs());
+        assert_eq!(with.unsigned, without.unsigned);
     }
 
     #[test]

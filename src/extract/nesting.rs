@@ -158,11 +158,23 @@ fn memchr_lt(bytes: &[u8]) -> Option<usize> {
 /// left. A script whose text opens a comment (`<!--`) is kept, as the
 /// parser may read its end differently.
 pub fn for_parsing(html: &str, max_depth: usize) -> StrTendril {
-    // Written straight into the parser's input buffer, which the text of
-    // the parsed tree then shares.
-    let mut out = StrTendril::with_capacity(u32::try_from(html.len()).unwrap_or(u32::MAX));
-    prepare(html, max_depth, true, &mut out);
-    out
+    // Written into a buffer the thread keeps from page to page, then
+    // copied once into the parser's input, which the parsed tree's text
+    // shares.
+    thread_local! {
+        static BUFFER: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    BUFFER.with(|buffer| {
+        let mut out = buffer.borrow_mut();
+        out.clear();
+        prepare(html, max_depth, true, &mut *out);
+        let page = StrTendril::from_slice(&out);
+        // A huge page's buffer is not kept for the small ones after it.
+        if out.capacity() > 1 << 22 {
+            *out = String::new();
+        }
+        page
+    })
 }
 
 /// The page as the extractor parsed it before attributes and metadata
@@ -174,24 +186,7 @@ pub fn for_reference(html: &str, max_depth: usize) -> String {
     out
 }
 
-/// Where [`prepare`] writes the page.
-trait Output {
-    fn push_str(&mut self, s: &str);
-}
-
-impl Output for String {
-    fn push_str(&mut self, s: &str) {
-        String::push_str(self, s)
-    }
-}
-
-impl Output for StrTendril {
-    fn push_str(&mut self, s: &str) {
-        self.push_slice(s)
-    }
-}
-
-fn prepare(html: &str, max_depth: usize, lean: bool, out: &mut impl Output) {
+fn prepare(html: &str, max_depth: usize, lean: bool, out: &mut String) {
     // Each start tag's attributes, as `push_lean_start_tag` finds them.
     let mut attributes = Vec::new();
     let mut depth = 0usize;
@@ -309,7 +304,7 @@ const FORMATTING: [&str; 13] = [
 /// writing nothing, when `piece` does not open with a start tag the HTML
 /// tokenizer would end within it.
 fn push_lean_start_tag(
-    out: &mut impl Output,
+    out: &mut String,
     piece: &str,
     drop_void_metadata: bool,
     attributes: &mut Vec<(usize, usize, usize)>,
@@ -421,7 +416,7 @@ fn push_lean_start_tag(
     out.push_str(&piece[..name_end]);
     for &(start, name_end, end) in attributes.iter() {
         if named(&KEPT_ATTRIBUTES, &piece[start..name_end]) {
-            out.push_str(" ");
+            out.push(' ');
             out.push_str(&piece[start..end]);
         }
     }

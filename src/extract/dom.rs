@@ -2,54 +2,124 @@
 //! page as a sequence of open/text/close events, so that every walk is a
 //! loop over a slice (a page nested deeply costs no stack).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use ego_tree::iter::Edge;
+use html5ever::LocalName;
 use scraper::{Html, Node};
+use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use crate::text::lang::is_han;
 
 /// Elements whose content is never page text.
-const DROPPED: [&str; 14] = [
-    "script", "style", "noscript", "template", "iframe", "svg", "canvas", "button", "select",
-    "input", "textarea", "object", "embed", "head",
-];
+fn is_dropped_tag(tag: &str) -> bool {
+    matches!(
+        tag,
+        "script"
+            | "style"
+            | "noscript"
+            | "template"
+            | "iframe"
+            | "svg"
+            | "canvas"
+            | "button"
+            | "select"
+            | "input"
+            | "textarea"
+            | "object"
+            | "embed"
+            | "head"
+    )
+}
 
 /// Elements that start a new line of text.
-const BLOCKS: [&str; 34] = [
-    "p",
-    "div",
-    "br",
-    "li",
-    "ul",
-    "ol",
-    "tr",
-    "td",
-    "th",
-    "table",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "section",
-    "article",
-    "header",
-    "footer",
-    "nav",
-    "aside",
-    "blockquote",
-    "pre",
-    "dd",
-    "dt",
-    "dl",
-    "hr",
-    "main",
-    "form",
-    "figure",
-    "figcaption",
-    "address",
-    "center",
-];
+fn is_block_tag(tag: &str) -> bool {
+    matches!(
+        tag,
+        "p" | "div"
+            | "br"
+            | "li"
+            | "ul"
+            | "ol"
+            | "tr"
+            | "td"
+            | "th"
+            | "table"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "section"
+            | "article"
+            | "header"
+            | "footer"
+            | "nav"
+            | "aside"
+            | "blockquote"
+            | "pre"
+            | "dd"
+            | "dt"
+            | "dl"
+            | "hr"
+            | "main"
+            | "form"
+            | "figure"
+            | "figcaption"
+            | "address"
+            | "center"
+    )
+}
+
+/// An element's name, lower-cased: an interned atom (the parser's own),
+/// so a page's thousands of elements share a few dozen names instead of
+/// each holding a copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tag(LocalName);
+
+impl Tag {
+    fn of(name: &LocalName) -> Tag {
+        // HTML names come lower-cased from the tokenizer; SVG's and
+        // MathML's are adjusted to camel case (`foreignObject`).
+        if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            Tag(LocalName::from(name.to_ascii_lowercase()))
+        } else {
+            Tag(name.clone())
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Tag {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for Tag {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Tag {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl std::fmt::Display for Tag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
@@ -73,9 +143,10 @@ pub struct Element {
     /// The node in scraper's tree, for callers that edit the page (built
     /// by [`Dom::of`]; [`Dom::parse`] uses a leaner tree and gives none).
     pub node: Option<ego_tree::NodeId>,
-    pub tag: String,
-    /// `class` and `id`, lower-cased, space separated.
-    pub class_id: String,
+    pub tag: Tag,
+    /// `class` and `id`, lower-cased, space separated (each followed by a
+    /// space), shared by the elements that carry the same.
+    pub class_id: Arc<str>,
     /// Bytes of `class_id` that come from `class` (the rest is the `id`,
     /// which documents often derive from a heading's words).
     pub class_len: usize,
@@ -137,30 +208,106 @@ fn count_text(text: &str, stats: &mut Stats) {
     }
 }
 
+/// Class weights by `class_id`, kept by each thread from page to page: a
+/// site's template repeats its classes on every page, and weighing one
+/// takes dozens of word and substring comparisons. The names are shared
+/// by the elements that carry them, so most elements allocate nothing.
+type ClassNames = HashMap<Arc<str>, f64, Xxh3DefaultBuilder>;
+
+/// Past this many names the cache starts again (a crawl of many sites
+/// would otherwise grow it without end).
+const MAX_CLASS_NAMES: usize = 1 << 14;
+
+thread_local! {
+    static CLASS_NAMES: RefCell<ClassNames> = RefCell::default();
+}
+
 /// Builds a [`Dom`] from a walk of a parsed page: elements opened and
 /// closed, text in between.
-#[derive(Default)]
 struct Builder {
     dom: Dom,
     /// Open elements, innermost last; of those, the block ones.
     stack: Vec<u32>,
     block_stack: Vec<u32>,
-    /// Class weights by `class_id`: a template repeats its classes, and
-    /// weighing one takes dozens of word and substring comparisons.
-    weights: std::collections::HashMap<String, f64>,
+    /// This thread's [`CLASS_NAMES`], taken for the page.
+    names: ClassNames,
+    /// Scratch space for an element's `class_id`.
+    scratch: String,
+    empty: Arc<str>,
 }
 
 impl Builder {
+    fn new(elements: usize) -> Builder {
+        let mut names = CLASS_NAMES.with(|n| std::mem::take(&mut *n.borrow_mut()));
+        if names.len() > MAX_CLASS_NAMES {
+            names.clear();
+        }
+        let empty = match names.get_key_value("") {
+            Some((k, _)) => k.clone(),
+            None => Arc::from(""),
+        };
+        let dom = Dom {
+            elements: Vec::with_capacity(elements),
+            events: Vec::with_capacity(elements * 2),
+            ..Dom::default()
+        };
+        Builder {
+            dom,
+            stack: Vec::new(),
+            block_stack: Vec::new(),
+            names,
+            scratch: String::new(),
+            empty,
+        }
+    }
+
+    /// The flat view built, the class names given back to the thread.
+    fn finish(self) -> Dom {
+        let names = self.names;
+        CLASS_NAMES.with(|n| *n.borrow_mut() = names);
+        self.dom
+    }
+
+    /// `class` and `id`, lower-cased, space separated, shared with the
+    /// elements of this and earlier pages that carry the same, and its
+    /// weight.
+    fn class_id(&mut self, class: Option<&str>, id: Option<&str>) -> (Arc<str>, usize, f64) {
+        let scratch = &mut self.scratch;
+        scratch.clear();
+        let mut class_len = 0;
+        for (i, v) in [class, id].into_iter().enumerate() {
+            if let Some(v) = v {
+                scratch.push_str(v);
+                scratch.push(' ');
+            }
+            if i == 0 {
+                class_len = scratch.len();
+            }
+        }
+        if scratch.is_empty() {
+            return (self.empty.clone(), 0, 0.0);
+        }
+        scratch.make_ascii_lowercase();
+        if let Some((name, &weight)) = self.names.get_key_value(scratch.as_str()) {
+            return (name.clone(), class_len, weight);
+        }
+        let name: Arc<str> = Arc::from(scratch.as_str());
+        let weight = super::main_content::class_weight(&name);
+        self.names.insert(name.clone(), weight);
+        (name, class_len, weight)
+    }
+
     fn open(
         &mut self,
         node: Option<ego_tree::NodeId>,
-        name: &str,
+        name: &LocalName,
         class: Option<&str>,
         id: Option<&str>,
         itemprop: &str,
     ) {
+        let tag = Tag::of(name);
+        let (class_id, class_len, class_weight) = self.class_id(class, id);
         let dom = &mut self.dom;
-        let tag = name.to_ascii_lowercase();
         let parent = self.stack.last().copied();
         let (parent_dropped, parent_link, parent_bold, depth) = parent
             .map(|p| {
@@ -168,39 +315,19 @@ impl Builder {
                 (p.dropped, p.in_link, p.in_bold, p.depth + 1)
             })
             .unwrap_or((false, false, false, 0));
-        let mut class_id = String::new();
-        let mut class_len = 0;
-        for (i, v) in [class, id].into_iter().enumerate() {
-            if let Some(v) = v {
-                class_id.push_str(v);
-                class_id.push(' ');
-            }
-            if i == 0 {
-                class_len = class_id.len();
-            }
-        }
-        class_id.make_ascii_lowercase();
         let index = dom.elements.len() as u32;
         if tag == "body" && dom.body.is_none() {
             dom.body = Some(index);
         }
-        let is_block = BLOCKS.contains(&tag.as_str());
+        let is_block = is_block_tag(&tag);
         dom.elements.push(Element {
             node,
-            dropped: parent_dropped || DROPPED.contains(&tag.as_str()),
+            dropped: parent_dropped || is_dropped_tag(&tag),
             in_link: parent_link || tag == "a",
             in_bold: parent_bold || tag == "b" || tag == "strong",
             is_block,
             itemprop: itemprop.to_ascii_lowercase(),
-            class_weight: if class_id.is_empty() {
-                0.0
-            } else if let Some(&w) = self.weights.get(&class_id) {
-                w
-            } else {
-                let w = super::main_content::class_weight(&class_id);
-                self.weights.insert(class_id.clone(), w);
-                w
-            },
+            class_weight,
             tag,
             class_id,
             class_len,
@@ -294,10 +421,10 @@ impl Builder {
 impl Dom {
     /// Parses a page into the extractor's lean tree (see [`super::sink`])
     /// and flattens it.
-    pub fn parse(html: &str) -> Dom {
+    pub fn parse(html: impl Into<html5ever::tendril::StrTendril>) -> Dom {
         use super::sink::{Data, Tree};
         let tree = Tree::parse(html);
-        let mut builder = Builder::default();
+        let mut builder = Builder::new(tree.nodes.len());
         tree.walk(|id, enter| match (&tree.nodes[id as usize].data, enter) {
             (
                 Data::Element {
@@ -318,13 +445,13 @@ impl Dom {
             (Data::Text(t), true) => builder.text(t),
             _ => {}
         });
-        builder.dom
+        builder.finish()
     }
 
     /// The flat view of a document parsed by scraper (for callers that
     /// edit the page: each element keeps its node).
     pub fn of(document: &Html) -> Dom {
-        let mut builder = Builder::default();
+        let mut builder = Builder::new(0);
         for edge in document.tree.root().traverse() {
             match edge {
                 Edge::Open(node) => match node.value() {
@@ -340,7 +467,7 @@ impl Dom {
                                 _ => {}
                             }
                         }
-                        builder.open(Some(node.id()), e.name(), class, id, itemprop);
+                        builder.open(Some(node.id()), &e.name.local, class, id, itemprop);
                     }
                     Node::Text(t) => builder.text(t),
                     _ => {}
@@ -352,7 +479,7 @@ impl Dom {
                 }
             }
         }
-        builder.dom
+        builder.finish()
     }
 
     /// The text of an element's subtree, one line per block, skipping
@@ -463,7 +590,13 @@ struct LineBuilder {
 
 impl LineBuilder {
     fn flush(&mut self, dom: &Dom, lines: &mut Vec<Line>) {
-        let folded = self.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut folded = String::with_capacity(self.text.len());
+        for word in self.text.split_whitespace() {
+            if !folded.is_empty() {
+                folded.push(' ');
+            }
+            folded.push_str(word);
+        }
         if !folded.is_empty() {
             let tag = self
                 .owner

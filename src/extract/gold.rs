@@ -540,9 +540,19 @@ fn dump_line(page: &str, html: &Content) -> String {
 pub fn dump_dir(dir: &Path, out: &Path) -> Result<usize, GoldError> {
     let pages = pages_of(dir)?;
     let lines: Vec<String> = pages.par_iter().map(|(k, c)| dump_line(k, c)).collect();
-    let mut text = lines.join("\n");
-    text.push('\n');
-    std::fs::write(out, text).map_err(io(out))?;
+    // Line by line: a corpus' dump is larger than its pages, and joining
+    // it would hold it twice.
+    let file = std::fs::File::create(out).map_err(io(out))?;
+    let mut writer = std::io::BufWriter::new(file);
+    for line in &lines {
+        std::io::Write::write_all(&mut writer, line.as_bytes())
+            .and_then(|()| std::io::Write::write_all(&mut writer, b"\n"))
+            .map_err(io(out))?;
+    }
+    if lines.is_empty() {
+        std::io::Write::write_all(&mut writer, b"\n").map_err(io(out))?;
+    }
+    std::io::Write::flush(&mut writer).map_err(io(out))?;
     Ok(lines.len())
 }
 

@@ -118,7 +118,7 @@ fn parse_page(html: &str) -> Dom {
         let page = nesting::for_reference(html, nesting::MAX_DEPTH);
         Dom::of(&scraper::Html::parse_document(&page))
     } else {
-        Dom::parse(&nesting::for_parsing(html, nesting::MAX_DEPTH))
+        Dom::parse(nesting::for_parsing(html, nesting::MAX_DEPTH))
     }
 }
 
@@ -256,7 +256,7 @@ mod tests {
             and by Monday most were back.</p><meta itemprop=date content=2020><div class=related>\
             <a href=/x>Other story</a></div></article><footer>(c) Post</footer></body></html>";
         for html in sink::tests::TRICKY.iter().copied().chain([article]) {
-            let lean = Dom::parse(&nesting::for_parsing(html, nesting::MAX_DEPTH));
+            let lean = Dom::parse(nesting::for_parsing(html, nesting::MAX_DEPTH));
             let reference = Dom::of(&scraper::Html::parse_document(&nesting::for_reference(
                 html,
                 nesting::MAX_DEPTH,

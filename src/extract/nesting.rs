@@ -8,6 +8,8 @@
 //! than a few hundred levels, so past [`MAX_DEPTH`] start tags (and their end
 //! tags) are dropped before parsing, keeping every piece of text.
 
+use html5ever::tendril::StrTendril;
+
 pub const MAX_DEPTH: usize = 512;
 
 const VOID: [&str; 14] = [
@@ -78,8 +80,9 @@ fn lex_tag(html: &str, pos: usize) -> (Tag<'_>, usize) {
         };
         return (Tag::Other, end);
     }
-    let name_end = html[name_start..]
-        .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '>')
+    let name_end = bytes[name_start..]
+        .iter()
+        .position(|&b| b.is_ascii_whitespace() || b == b'/' || b == b'>')
         .map(|i| name_start + i)
         .unwrap_or(html.len());
     // The tag ends at the first `>` outside quotes; a quote opens a value
@@ -144,7 +147,7 @@ fn skip_raw_text(html: &str, from: usize, name: &str) -> usize {
 }
 
 fn memchr_lt(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'<')
+    memchr::memchr(b'<', bytes)
 }
 
 /// The page as the extractor parses it: nesting capped at `max_depth`,
@@ -154,19 +157,38 @@ fn memchr_lt(bytes: &[u8]) -> Option<usize> {
 /// character at a time). The parser builds the same tree from what is
 /// left. A script whose text opens a comment (`<!--`) is kept, as the
 /// parser may read its end differently.
-pub fn for_parsing(html: &str, max_depth: usize) -> String {
-    prepare(html, max_depth, true)
+pub fn for_parsing(html: &str, max_depth: usize) -> StrTendril {
+    // Written into a buffer the thread keeps from page to page, then
+    // copied once into the parser's input, which the parsed tree's text
+    // shares.
+    thread_local! {
+        static BUFFER: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    BUFFER.with(|buffer| {
+        let mut out = buffer.borrow_mut();
+        out.clear();
+        prepare(html, max_depth, true, &mut *out);
+        let page = StrTendril::from_slice(&out);
+        // A huge page's buffer is not kept for the small ones after it.
+        if out.capacity() > 1 << 22 {
+            *out = String::new();
+        }
+        page
+    })
 }
 
 /// The page as the extractor parsed it before attributes and metadata
 /// were left out (comments, scripts and styles still are), for checking
 /// that the parser builds the same tree from both.
 pub fn for_reference(html: &str, max_depth: usize) -> String {
-    prepare(html, max_depth, false)
+    let mut out = String::with_capacity(html.len());
+    prepare(html, max_depth, false, &mut out);
+    out
 }
 
-fn prepare(html: &str, max_depth: usize, lean: bool) -> String {
-    let mut out = String::with_capacity(html.len());
+fn prepare(html: &str, max_depth: usize, lean: bool, out: &mut String) {
+    // Each start tag's attributes, as `push_lean_start_tag` finds them.
+    let mut attributes = Vec::new();
     let mut depth = 0usize;
     let mut dropped = 0usize;
     // Whether anything but whitespace went out yet: before that, a tag
@@ -204,7 +226,7 @@ fn prepare(html: &str, max_depth: usize, lean: bool) -> String {
                 }
             }
             Some(Tag::Other) if lean => {
-                if push_lean_start_tag(&mut out, piece, started && in_head) {
+                if push_lean_start_tag(out, piece, started && in_head, &mut attributes) {
                     started = true;
                     return;
                 }
@@ -221,12 +243,11 @@ fn prepare(html: &str, max_depth: usize, lean: bool) -> String {
         started = started || !piece.trim_start().is_empty();
         if !(lean
             && matches!(tag, Some(Tag::Start { .. }))
-            && push_lean_start_tag(&mut out, piece, false))
+            && push_lean_start_tag(out, piece, false, &mut attributes))
         {
             out.push_str(piece);
         }
     });
-    out
 }
 
 /// Elements a page's head holds; any other starts its body.
@@ -282,7 +303,12 @@ const FORMATTING: [&str; 13] = [
 /// the tag (a raw-text element's content), which is kept. Returns false,
 /// writing nothing, when `piece` does not open with a start tag the HTML
 /// tokenizer would end within it.
-fn push_lean_start_tag(out: &mut String, piece: &str, drop_void_metadata: bool) -> bool {
+fn push_lean_start_tag(
+    out: &mut String,
+    piece: &str,
+    drop_void_metadata: bool,
+    attributes: &mut Vec<(usize, usize, usize)>,
+) -> bool {
     #[derive(Clone, Copy)]
     enum State {
         BeforeName,
@@ -305,7 +331,7 @@ fn push_lean_start_tag(out: &mut String, piece: &str, drop_void_metadata: bool) 
     // The tokenizer's states from "before attribute name" to the tag's
     // end; each attribute as (start, end of its name, end).
     let mut state = State::BeforeName;
-    let mut attributes: Vec<(usize, usize, usize)> = Vec::new();
+    attributes.clear();
     let mut self_closing = false;
     let mut end = None;
     let mut i = name_end;
@@ -388,7 +414,7 @@ fn push_lean_start_tag(out: &mut String, piece: &str, drop_void_metadata: bool) 
         return true;
     }
     out.push_str(&piece[..name_end]);
-    for &(start, name_end, end) in &attributes {
+    for &(start, name_end, end) in attributes.iter() {
         if named(&KEPT_ATTRIBUTES, &piece[start..name_end]) {
             out.push(' ');
             out.push_str(&piece[start..end]);
@@ -417,11 +443,10 @@ fn walk<'a>(html: &'a str, mut f: impl FnMut(&'a str, Option<Tag<'a>>)) {
         let end = end.max(lt + 1);
         match tag {
             Tag::Start { name, self_closing } => {
-                let lower = name.to_ascii_lowercase();
-                if self_closing || VOID.contains(&lower.as_str()) {
+                if self_closing || named(&VOID, name) {
                     f(&html[lt..end], Some(Tag::Other));
                     pos = end;
-                } else if RAW_TEXT.contains(&lower.as_str()) {
+                } else if named(&RAW_TEXT, name) {
                     // Raw text does not nest: pass the element through whole.
                     let close = skip_raw_text(html, end, name);
                     let stop = if close < html.len() {
@@ -429,7 +454,7 @@ fn walk<'a>(html: &'a str, mut f: impl FnMut(&'a str, Option<Tag<'a>>)) {
                     } else {
                         html.len()
                     };
-                    let kind = if matches!(lower.as_str(), "script" | "style") {
+                    let kind = if named(&["script", "style"], name) {
                         Tag::Ignorable
                     } else {
                         Tag::Other
@@ -456,7 +481,7 @@ mod tests {
     #[test]
     fn shallow_pages_are_untouched() {
         let html = "<html><body><div class=a><p id='b'>a<br>b</p><img /></div></body></html>";
-        assert_eq!(for_parsing(html, 8), html);
+        assert_eq!(&*for_parsing(html, 8), html);
     }
 
     #[test]
@@ -504,22 +529,22 @@ mod tests {
             ("<p>x<div class='a", "<p>x<div class='a"),
         ];
         for (html, want) in cases {
-            assert_eq!(for_parsing(html, 8), want, "{html}");
+            assert_eq!(&*for_parsing(html, 8), want, "{html}");
         }
     }
 
     #[test]
     fn a_comment_ends_at_its_first_end() {
-        assert_eq!(for_parsing("a<!-- x --!> b --> c", 8), "a b --> c");
-        assert_eq!(for_parsing("a<!-- x --> b --!> c", 8), "a b --!> c");
-        assert_eq!(for_parsing("a<!-- x -- b", 8), "a");
+        assert_eq!(&*for_parsing("a<!-- x --!> b --> c", 8), "a b --> c");
+        assert_eq!(&*for_parsing("a<!-- x --> b --!> c", 8), "a b --!> c");
+        assert_eq!(&*for_parsing("a<!-- x -- b", 8), "a");
     }
 
     #[test]
     fn deep_pages_keep_their_text() {
         let html = format!("{}text{}", "<div>".repeat(50), "</div>".repeat(50));
         assert_eq!(
-            for_parsing(&html, 10),
+            &*for_parsing(&html, 10),
             format!("{}text{}", "<div>".repeat(10), "</div>".repeat(10))
         );
     }
@@ -530,7 +555,7 @@ mod tests {
             "<script>if (a<b) {{ x = '<div>'; }}</script>{}",
             "<p>".repeat(3)
         );
-        assert_eq!(for_parsing(&html, 3), "<p>".repeat(3));
+        assert_eq!(&*for_parsing(&html, 3), "<p>".repeat(3));
     }
 
     #[test]
@@ -552,7 +577,7 @@ mod tests {
             ("<a title=it\"s>b<!-- c -->", "<a>b"),
         ];
         for (html, want) in cases {
-            assert_eq!(for_parsing(html, 8), want, "{html}");
+            assert_eq!(&*for_parsing(html, 8), want, "{html}");
         }
     }
 

@@ -50,7 +50,7 @@ pub struct Tree {
 
 impl Tree {
     /// Parses a whole page as a browser would (html5ever's tree builder).
-    pub fn parse(html: &str) -> Tree {
+    pub fn parse(html: impl Into<StrTendril>) -> Tree {
         html5ever::parse_document(Sink::default(), Default::default()).one(html)
     }
 

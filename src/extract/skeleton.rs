@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use xxhash_rust::xxh3::xxh3_64_with_seed;
+use xxhash_rust::xxh3::{xxh3_64_with_seed, Xxh3DefaultBuilder};
 
 use super::dom::Dom;
 
@@ -78,12 +78,24 @@ pub fn of(dom: &Dom) -> Option<Skeleton> {
     let body = dom.body;
     let mut in_body: Vec<bool> = Vec::with_capacity(dom.elements.len());
     let (mut words, mut label) = (Vec::new(), String::new());
+    // Steps by where their tag and class names are stored: elements share
+    // their names (see `dom::Tag`), and a page repeats a few dozen steps.
+    let mut steps: HashMap<[usize; 4], u64, Xxh3DefaultBuilder> = HashMap::default();
     for (i, e) in dom.elements.iter().enumerate() {
         let parent = e.parent.map(|p| p as usize);
         let parent_path = parent.map_or(0, |p| paths[p]);
+        let names = [
+            e.tag.as_ptr() as usize,
+            e.tag.len(),
+            e.class_id.as_ptr() as usize,
+            e.class_id.len(),
+        ];
+        let step = *steps
+            .entry(names)
+            .or_insert_with(|| step(&e.tag, &e.class_id, &mut words, &mut label));
         let mut key = [0u8; 16];
         key[..8].copy_from_slice(&parent_path.to_le_bytes());
-        key[8..].copy_from_slice(&step(&e.tag, &e.class_id, &mut words, &mut label).to_le_bytes());
+        key[8..].copy_from_slice(&step.to_le_bytes());
         let path = xxh3_64_with_seed(&key, 0x70_6174_68);
         paths.push(path);
         let inside = body.is_none_or(|b| b as usize == i) || parent.is_some_and(|p| in_body[p]);

@@ -39,19 +39,16 @@ pub struct DocumentStructure {
 
 impl DocumentStructure {
     pub fn new(title: Option<String>, subtitles: Vec<String>, paragraphs: Vec<String>) -> Self {
-        let spans = paragraphs
-            .iter()
-            .enumerate()
-            .flat_map(|(index, paragraph)| {
-                split_sentences(paragraph)
-                    .into_iter()
-                    .map(move |(a, b)| SentenceSpan {
-                        paragraph: index,
-                        start: a,
-                        end: b,
-                    })
-            })
-            .collect::<Vec<_>>();
+        let mut spans = Vec::new();
+        for (index, paragraph) in paragraphs.iter().enumerate() {
+            for_each_sentence(paragraph, |a, b| {
+                spans.push(SentenceSpan {
+                    paragraph: index,
+                    start: a,
+                    end: b,
+                })
+            });
+        }
         Self::from_spans(title, subtitles, paragraphs, &spans)
     }
 
@@ -158,47 +155,45 @@ fn is_closing(c: char) -> bool {
 /// Sentence byte spans in one paragraph, trimmed, closing quotes kept with
 /// the sentence they close.
 pub fn split_sentences(text: &str) -> Vec<(usize, usize)> {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut spans = Vec::new();
-    let mut start = 0;
-    let mut i = 0;
-    while i < chars.len() {
-        let (_, c) = chars[i];
-        let next = chars.get(i + 1).map(|&(_, n)| n);
-        if c == '\n' || ends_sentence(c, next) {
-            let mut j = i + 1;
-            if c != '\n' {
-                // Closing quotes and doubled marks (?!) stay with the sentence.
-                while j < chars.len()
-                    && (is_closing(chars[j].1)
-                        || matches!(chars[j].1, '。' | '！' | '？' | '；' | '!' | '?' | ';'))
-                {
-                    j += 1;
-                }
-            }
-            let end = chars.get(j).map(|&(b, _)| b).unwrap_or(text.len());
-            push_trimmed(
-                text,
-                start,
-                if c == '\n' { chars[i].0 } else { end },
-                &mut spans,
-            );
-            start = end;
-            i = j;
-        } else {
-            i += 1;
-        }
-    }
-    push_trimmed(text, start, text.len(), &mut spans);
+    for_each_sentence(text, |a, b| spans.push((a, b)));
     spans
 }
 
-fn push_trimmed(text: &str, a: usize, b: usize, spans: &mut Vec<(usize, usize)>) {
+/// Calls `f` with each sentence's byte span, as [`split_sentences`] gives
+/// them (one pass over the text, nothing allocated).
+fn for_each_sentence(text: &str, mut f: impl FnMut(usize, usize)) {
+    let char_at = |i: usize| text[i..].chars().next();
+    let mut start = 0;
+    let mut i = 0;
+    while let Some(c) = char_at(i) {
+        let after = i + c.len_utf8();
+        if c == '\n' || ends_sentence(c, char_at(after)) {
+            let mut j = after;
+            if c != '\n' {
+                // Closing quotes and doubled marks (?!) stay with the sentence.
+                while let Some(n) = char_at(j).filter(|&n| {
+                    is_closing(n) || matches!(n, '。' | '！' | '？' | '；' | '!' | '?' | ';')
+                }) {
+                    j += n.len_utf8();
+                }
+            }
+            trimmed(text, start, if c == '\n' { i } else { j }, &mut f);
+            start = j;
+            i = j;
+        } else {
+            i = after;
+        }
+    }
+    trimmed(text, start, text.len(), &mut f);
+}
+
+fn trimmed(text: &str, a: usize, b: usize, f: &mut impl FnMut(usize, usize)) {
     let piece = &text[a..b];
     let lead = piece.len() - piece.trim_start().len();
     let trimmed = piece.trim();
     if !trimmed.is_empty() {
-        spans.push((a + lead, a + lead + trimmed.len()));
+        f(a + lead, a + lead + trimmed.len());
     }
 }
 

@@ -7,9 +7,8 @@
 //! Where the time goes differs. The dictionary is a double-array trie laid
 //! out for this access ([`Dictionary`]): segmenting is bound by its loads,
 //! not by arithmetic (a page cut from a trie already in cache goes about
-//! four times faster), so the words and prefixes met most often sit
-//! together at the front and a node holds its word's value and a filter of
-//! its children. A word's `ln(freq) - ln(total)` is computed once per
+//! four times faster), so a node holds its word's value and a filter of
+//! its children, and the route fetches walks' second steps ahead. A word's `ln(freq) - ln(total)` is computed once per
 //! distinct frequency, the DAG is never stored (each character's prefix
 //! search feeds the route right away, right to left) and the buffers are
 //! reused per thread, so segmenting a page allocates nothing.

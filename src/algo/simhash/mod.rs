@@ -109,28 +109,15 @@ impl SimHash {
     /// The page's features as 128-bit hashes with their counts, in
     /// first-seen order.
     pub fn counted_features(&self, doc: &Document) -> Vec<(u128, u32)> {
-        FEATURE_INDEX.with(|index| {
-            let mut index = index.borrow_mut();
-            index.clear();
-            let counted = self.count_into(doc, &mut index);
-            if index.capacity() > 1 << 16 {
-                // A huge page's table is not kept for the small ones.
-                *index = FeatureIndex::default();
-            }
-            counted
-        })
-    }
-
-    /// Counts each feature at its place in the result, which `index`
-    /// (cleared, reused per thread so a page allocates no table) finds.
-    fn count_into(&self, doc: &Document, index: &mut FeatureIndex) -> Vec<(u128, u32)> {
-        let mut counted: Vec<(u128, u32)> = Vec::new();
+        let mut counts: HashMap<u128, u32, BuildHasherDefault<FeatureHasher>> =
+            HashMap::with_capacity_and_hasher(doc.tokens.len(), Default::default());
+        let mut order = Vec::new();
         let mut add = |h: u128| {
-            let i = *index.entry(h).or_insert_with(|| {
-                counted.push((h, 0));
-                counted.len() as u32 - 1
-            });
-            counted[i as usize].1 += 1;
+            let c = counts.entry(h).or_insert(0);
+            if *c == 0 {
+                order.push(h);
+            }
+            *c += 1;
         };
         let n = self.ngram.max(1);
         match self.features {
@@ -155,7 +142,7 @@ impl SimHash {
                 .iter()
                 .for_each(|g| add(xxh3_128_with_seed(g.as_bytes(), SEED))),
         }
-        counted
+        order.into_iter().map(|h| (h, counts[&h])).collect()
     }
 
     /// The features' weights under the configured scheme.
@@ -183,13 +170,6 @@ impl SimHash {
             }
         }
     }
-}
-
-/// A feature's place in a page's counted features.
-type FeatureIndex = HashMap<u128, u32, BuildHasherDefault<FeatureHasher>>;
-
-thread_local! {
-    static FEATURE_INDEX: std::cell::RefCell<FeatureIndex> = Default::default();
 }
 
 /// Features are already xxh3 hashes: their low 64 bits are the map's hash,

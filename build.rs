@@ -1,6 +1,8 @@
 //! Points the build at jieba-rs's own dictionary and HMM model, so the
 //! fast segmenter (src/text/segment.rs) segments with exactly the data
-//! jieba-rs does; the versions are the ones Cargo.lock pins.
+//! jieba-rs does; the versions are the ones Cargo.lock pins. The
+//! dictionary's double-array trie is built here, once, because building it
+//! takes seconds and loading the result takes milliseconds.
 
 use std::path::{Path, PathBuf};
 
@@ -54,11 +56,54 @@ fn find(name: &str, file: &str, env: &str) -> PathBuf {
     path
 }
 
+/// Writes `jieba_trie.bin` (the serialised trie; a word's value is its
+/// frequency class) and `jieba_freqs.bin` (little-endian u64s: the total
+/// of all entries' frequencies, then each class's frequency) to `out`.
+/// A repeated word keeps its last entry and every entry counts in the
+/// total, as jieba-rs loads the same file.
+fn build_dictionary(dict: &Path, out: &Path) {
+    let text =
+        std::fs::read_to_string(dict).unwrap_or_else(|e| panic!("reading {}: {e}", dict.display()));
+    let mut entries: Vec<(&str, usize, u64)> = Vec::new();
+    let mut total: u64 = 0;
+    for (i, line) in text.lines().enumerate() {
+        let mut fields = line.split_ascii_whitespace();
+        let Some(word) = fields.next() else { continue };
+        let freq = fields.next().map_or(0, |f| {
+            f.parse::<u64>()
+                .unwrap_or_else(|e| panic!("{} line {}: frequency {f}: {e}", dict.display(), i + 1))
+        });
+        total += freq;
+        entries.push((word, i, freq));
+    }
+    entries.sort_by(|a, b| a.0.cmp(b.0).then(b.1.cmp(&a.1)));
+    entries.dedup_by(|later, kept| later.0 == kept.0);
+    let mut classes: Vec<u64> = entries.iter().map(|e| e.2).collect();
+    classes.sort_unstable();
+    classes.dedup();
+    let records = entries.iter().map(|&(word, _, freq)| {
+        let class = classes
+            .binary_search(&freq)
+            .expect("every frequency has a class");
+        (word, class as u32)
+    });
+    let trie = crawdad::Trie::from_records(records)
+        .unwrap_or_else(|e| panic!("building the trie of {}: {e}", dict.display()));
+    std::fs::write(out.join("jieba_trie.bin"), trie.serialize_to_vec())
+        .expect("OUT_DIR is writable");
+    let freqs: Vec<u8> = std::iter::once(total)
+        .chain(classes)
+        .flat_map(u64::to_le_bytes)
+        .collect();
+    std::fs::write(out.join("jieba_freqs.bin"), freqs).expect("OUT_DIR is writable");
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=Cargo.lock");
     println!("cargo:rerun-if-changed=build.rs");
     let dict = find("jieba-rs", "src/data/dict.txt", "NEARDUP_JIEBA_DICT");
     let hmm = find("jieba-macros", "src/hmm.model", "NEARDUP_JIEBA_HMM");
-    println!("cargo:rustc-env=NEARDUP_JIEBA_DICT={}", dict.display());
     println!("cargo:rustc-env=NEARDUP_JIEBA_HMM={}", hmm.display());
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by Cargo"));
+    build_dictionary(&dict, &out);
 }

@@ -4,23 +4,24 @@
 //! with the same tie rule and the same floating-point sums, and the same
 //! HMM for runs of single characters the dictionary does not join.
 //!
-//! Where the time goes differs. The dictionary is a double-array trie laid
-//! out for this access ([`Dictionary`]): segmenting is bound by its loads,
-//! not by arithmetic (a page cut from a trie already in cache goes about
-//! four times faster), so a node holds its word's value and a filter of
-//! its children, and the route fetches walks' second steps ahead. A word's `ln(freq) - ln(total)` is computed once per
-//! distinct frequency, the DAG is never stored (each character's prefix
-//! search feeds the route right away, right to left) and the buffers are
-//! reused per thread, so segmenting a page allocates nothing.
+//! Where the time goes differs: the dictionary is a character-wise
+//! double-array trie (`crawdad`, characters coded by frequency so the
+//! common ones sit close together) built by build.rs, a word's
+//! `ln(freq) - ln(total)` is computed once per distinct frequency, the DAG is never stored (each character's
+//! prefix search feeds the route right away, right to left) and the
+//! buffers are reused per thread, so segmenting a page allocates nothing.
 //! jieba-rs stays the reference: tests/segment.rs compares the two token
 //! for token on real text.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
 use std::sync::LazyLock;
 
-/// jieba-rs's own files, found by build.rs.
-static DICT: &str = include_str!(env!("NEARDUP_JIEBA_DICT"));
+use crawdad::Trie;
+
+/// Built by build.rs from jieba-rs's dictionary: the trie (a word's value
+/// is its frequency class) and the total and each class's frequency.
+static TRIE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jieba_trie.bin"));
+static FREQS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jieba_freqs.bin"));
 static HMM_MODEL: &str = include_str!(env!("NEARDUP_JIEBA_HMM"));
 
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +30,8 @@ pub enum SegmentError {
     Dict(String),
     #[error("jieba HMM model: {0}")]
     Hmm(String),
+    #[error("jieba dictionary trie: {0}")]
+    Trie(String),
 }
 
 /// jieba's stand-in for log(0) in the HMM tables.
@@ -118,248 +121,8 @@ impl Hmm {
     }
 }
 
-/// One slot of the double array: a node when `check` names its parent.
-#[derive(Clone, Copy)]
-#[repr(C, align(16))]
-struct Node {
-    /// Child with code c is at `base + c`.
-    base: u32,
-    /// The parent's slot; `FREE` for an empty slot.
-    check: u32,
-    /// The word's frequency class, `NO_WORD` for a prefix only.
-    value: u32,
-    /// Bit `c % 32` set for each child code c: most nodes have a few
-    /// children or none, so most failing steps stop here, without loading
-    /// a slot from elsewhere in the array.
-    children: u32,
-}
-
-const FREE: u32 = u32::MAX;
-const NO_WORD: u32 = u32::MAX;
-const ROOT: u32 = 0;
-/// How many characters ahead the route fetches a walk's second step: about
-/// a memory latency's worth of the loop (measured best between 8 and 16).
-const AHEAD: usize = 12;
-
-/// jieba's dictionary as a double-array trie over character codes (codes
-/// by frequency, so the root's common children sit at the front). A node's
-/// slot holds its word's value and a filter of its children, so a step
-/// loads one cache line, and the root's base is 0, so the first step needs
-/// no load at all: the segmenter can fetch the second step's slot several
-/// characters ahead (a page's walks are independent; they were waiting on
-/// these loads one after another).
-struct Dictionary {
-    /// Code of each character of the Basic Multilingual Plane, 0 for none.
-    bmp: Vec<u16>,
-    /// Codes of characters beyond it (none in jieba-rs's dictionary).
-    astral: HashMap<char, u16>,
-    nodes: Vec<Node>,
-}
-
-/// A word list's trie before placement: children by code.
-struct Draft {
-    children: Vec<(u16, u32)>,
-    value: u32,
-}
-
-impl Dictionary {
-    /// `words` (word, frequency class, frequency), sorted by word, each
-    /// word once.
-    fn build(words: &[(&str, u32, u64)]) -> Result<Self, SegmentError> {
-        let mut char_weight: HashMap<char, u64> = HashMap::new();
-        for &(word, _, freq) in words {
-            for c in word.chars() {
-                *char_weight.entry(c).or_default() += freq + 1;
-            }
-        }
-        let mut by_weight: Vec<(char, u64)> = char_weight.into_iter().collect();
-        by_weight.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        if by_weight.len() >= usize::from(u16::MAX) {
-            return Err(SegmentError::Dict(format!(
-                "{} distinct characters, more than {}",
-                by_weight.len(),
-                u16::MAX - 1
-            )));
-        }
-        let mut bmp = vec![0u16; 0x10000];
-        let mut astral = HashMap::new();
-        for (i, &(c, _)) in by_weight.iter().enumerate() {
-            let code = i as u16 + 1;
-            match bmp.get_mut(c as usize) {
-                Some(slot) => *slot = code,
-                None => {
-                    astral.insert(c, code);
-                }
-            }
-        }
-        let mut dict = Dictionary {
-            bmp,
-            astral,
-            nodes: Vec::new(),
-        };
-
-        // Words sorted: a word's nodes are the previous word's path as far
-        // as they share a prefix, then new ones.
-        let mut drafts = vec![Draft {
-            children: Vec::new(),
-            value: NO_WORD,
-        }];
-        let mut path: Vec<(char, usize)> = Vec::new();
-        for &(word, class, _) in words {
-            let shared = path
-                .iter()
-                .zip(word.chars())
-                .take_while(|(&(p, _), c)| p == *c)
-                .count();
-            path.truncate(shared);
-            for c in word.chars().skip(shared) {
-                let parent = path.last().map_or(0, |&(_, n)| n);
-                let child = drafts.len();
-                drafts.push(Draft {
-                    children: Vec::new(),
-                    value: NO_WORD,
-                });
-                drafts[parent].children.push((dict.code(c), child as u32));
-                path.push((c, child));
-            }
-            if let Some(&(_, n)) = path.last() {
-                drafts[n].value = class;
-            }
-        }
-
-        // Breadth first, each node's children in the lowest free slots
-        // they fit. `next_free[i]` leads (path-halved) to the first free
-        // slot from i, so full stretches are skipped at once. A node with
-        // many children rarely fits among the holes near the front, so it
-        // looks no earlier than the last such node was placed: building
-        // takes a fraction of a second instead of many, for a larger array.
-        const MANY: usize = 16;
-        let empty = Node {
-            base: 0,
-            check: FREE,
-            value: NO_WORD,
-            children: 0,
-        };
-        let mut nodes = vec![empty];
-        let mut next_free: Vec<u32> = vec![1, 1];
-        fn find(next_free: &mut Vec<u32>, mut i: usize) -> usize {
-            loop {
-                if i >= next_free.len() {
-                    let len = next_free.len();
-                    next_free.extend((len..=i).map(|j| j as u32));
-                }
-                let up = next_free[i] as usize;
-                if up == i {
-                    return i;
-                }
-                next_free[i] = next_free.get(up).map_or(up as u32, |&u| u);
-                i = up;
-            }
-        }
-        let mut many_from = 0usize;
-        let mut slot_of = vec![0u32; drafts.len()];
-        let mut queue = VecDeque::from([0u32]);
-        while let Some(draft) = queue.pop_front() {
-            let draft = draft as usize;
-            let slot = slot_of[draft] as usize;
-            nodes[slot].value = drafts[draft].value;
-            let mut children = std::mem::take(&mut drafts[draft].children);
-            if children.is_empty() {
-                continue;
-            }
-            children.sort_unstable_by_key(|&(code, _)| code);
-            let first = usize::from(children[0].0);
-            let many = children.len() >= MANY;
-            let from = if many { many_from + first } else { first };
-            let mut candidate = find(&mut next_free, from.max(1));
-            let base = loop {
-                let base = candidate - first;
-                let fits = children.iter().all(|&(code, _)| {
-                    let at = base + usize::from(code);
-                    find(&mut next_free, at) == at
-                });
-                if fits {
-                    break base;
-                }
-                candidate = find(&mut next_free, candidate + 1);
-            };
-            if many {
-                many_from = base;
-            }
-            let end = base + usize::from(children[children.len() - 1].0) + 1;
-            if nodes.len() < end {
-                nodes.resize(end, empty);
-            }
-            let mut filter = 0u32;
-            for &(code, child) in &children {
-                let at = base + usize::from(code);
-                nodes[at].check = slot as u32;
-                find(&mut next_free, at + 1);
-                next_free[at] = (at + 1) as u32;
-                slot_of[child as usize] = at as u32;
-                filter |= 1 << (code & 31);
-                queue.push_back(child);
-            }
-            nodes[slot].base = base as u32;
-            nodes[slot].children = filter;
-        }
-        // The root's children were placed first, from slot 1 on.
-        debug_assert_eq!(nodes[ROOT as usize].base, 0);
-        // Room for every code past the last base, so a step never leaves
-        // the array.
-        let max_base = nodes.iter().map(|n| n.base as usize).max().unwrap_or(0);
-        nodes.resize(max_base + by_weight.len() + 2, empty);
-        dict.nodes = nodes;
-        Ok(dict)
-    }
-
-    /// The child of `node` along character code `code`.
-    #[inline(always)]
-    fn child(&self, node: u32, code: u16) -> Option<u32> {
-        let n = &self.nodes[node as usize];
-        if n.children & (1 << (code & 31)) == 0 {
-            return None;
-        }
-        let at = n.base + u32::from(code);
-        (self.nodes[at as usize].check == node).then_some(at)
-    }
-
-    /// Starts loading the slot a walk from `first` takes along `second`
-    /// (the root's child along `first` is slot `first`).
-    #[inline(always)]
-    fn prefetch_second(&self, first: u16, second: u16) {
-        let base = self.nodes[usize::from(first)].base as usize;
-        if let Some(slot) = self.nodes.get(base + usize::from(second)) {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: a prefetch of a valid address; it reads nothing.
-            unsafe {
-                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                _mm_prefetch::<_MM_HINT_T0>((slot as *const Node).cast());
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            let _ = slot;
-        }
-    }
-
-    /// The frequency class of the word of these codes, if it is one.
-    fn word(&self, codes: &[u16]) -> Option<u32> {
-        let mut node = ROOT;
-        for &code in codes {
-            node = self.child(node, code)?;
-        }
-        Some(self.nodes[node as usize].value).filter(|&v| v != NO_WORD)
-    }
-
-    #[inline]
-    fn code(&self, c: char) -> u16 {
-        match self.bmp.get(c as usize) {
-            Some(&code) => code,
-            None => self.astral.get(&c).copied().unwrap_or(0),
-        }
-    }
-}
 pub struct Segmenter {
-    dict: Dictionary,
+    trie: Trie,
     /// `ln(freq) - ln(total)` of each frequency class (a trie value): a
     /// few thousand classes, so the table stays in cache, where one entry
     /// per word would not.
@@ -372,50 +135,29 @@ pub struct Segmenter {
 impl Segmenter {
     /// jieba-rs's default dictionary and HMM model.
     pub fn new() -> Result<Self, SegmentError> {
-        Self::with_dictionary(DICT)
-    }
-
-    /// A dictionary in jieba's format: a word, its frequency and
-    /// optionally a tag per line. As jieba-rs loads it, a word given twice
-    /// keeps its last line and every line counts in the total.
-    fn with_dictionary(text: &str) -> Result<Self, SegmentError> {
-        let mut entries: Vec<(&str, usize, u64)> = Vec::new();
-        let mut total: u64 = 0;
-        for (i, line) in text.lines().enumerate() {
-            let mut fields = line.split_ascii_whitespace();
-            let Some(word) = fields.next() else { continue };
-            let freq = match fields.next() {
-                None => 0,
-                Some(f) => f.parse::<u64>().map_err(|e| {
-                    SegmentError::Dict(format!("line {}: frequency `{f}`: {e}", i + 1))
-                })?,
-            };
-            total += freq;
-            entries.push((word, i, freq));
+        let (trie, rest) = Trie::deserialize_from_slice(TRIE);
+        if !rest.is_empty() {
+            return Err(SegmentError::Dict(format!(
+                "{} bytes after the trie",
+                rest.len()
+            )));
         }
-        if total == 0 {
-            return Err(SegmentError::Dict("no word has a frequency".into()));
+        if FREQS.len() < 8 || FREQS.len() % 8 != 0 {
+            return Err(SegmentError::Dict(format!(
+                "frequency table of {} bytes",
+                FREQS.len()
+            )));
         }
-        entries.sort_unstable_by(|a, b| a.0.cmp(b.0).then(b.1.cmp(&a.1)));
-        entries.dedup_by(|later, kept| later.0 == kept.0);
-        let mut classes: Vec<u64> = entries.iter().map(|e| e.2).collect();
-        classes.sort_unstable();
-        classes.dedup();
-        let words: Vec<(&str, u32, u64)> = entries
-            .iter()
-            .map(|&(word, _, freq)| {
-                let class = classes.partition_point(|&f| f < freq);
-                (word, class as u32, freq)
-            })
-            .collect();
+        let mut freqs = FREQS
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+        let total = freqs.next().expect("checked above");
         // The same sums as jieba-rs's route: (ln(freq) - ln(total)) + rest.
         let log_total = (total as f64).ln();
+        let weight = freqs.map(|f| (f as f64).ln() - log_total).collect();
         Ok(Segmenter {
-            dict: Dictionary::build(&words)?,
-            weight: classes
-                .iter()
-                .map(|&f| (f as f64).ln() - log_total)
-                .collect(),
+            trie,
+            weight,
             unknown: 0.0f64 - log_total,
             hmm: Hmm::parse(HMM_MODEL)?,
         })
@@ -436,8 +178,6 @@ pub fn segmenter() -> &'static Segmenter {
 struct Scratch {
     /// Byte offset in the text and value of each character of a block.
     chars: Vec<(u32, char)>,
-    /// The dictionary's code of each of them.
-    codes: Vec<u16>,
     /// Per character of a block: the best route's log-probability from
     /// there to the block's end, and the index after its first word.
     route: Vec<(f64, u32)>,
@@ -576,40 +316,23 @@ impl Segmenter {
     ) {
         let Scratch {
             chars,
-            codes,
             route,
             prev,
             path,
         } = s;
         let chars: &[(u32, char)] = chars;
         let n = chars.len();
-        codes.clear();
-        codes.extend(chars.iter().map(|&(_, c)| self.dict.code(c)));
         route.clear();
         route.resize(n + 1, (0.0, n as u32));
         // Right to left, each character's words straight from the trie:
         // the best way on from every later character is already known.
-        // Blocks are mostly a clause long, shorter than AHEAD: the first
-        // walks' second steps are all fetched before the loop starts.
-        for j in n.saturating_sub(AHEAD)..n.saturating_sub(1) {
-            self.dict.prefetch_second(codes[j], codes[j + 1]);
-        }
         for idx in (0..n).rev() {
-            if let Some(j) = idx.checked_sub(AHEAD) {
-                self.dict.prefetch_second(codes[j], codes[j + 1]);
-            }
             let mut best: Option<(f64, u32)> = None;
-            let mut node = ROOT;
-            for (end, &code) in (idx + 1..).zip(&codes[idx..]) {
-                let Some(next) = self.dict.child(node, code) else {
-                    break;
-                };
-                node = next;
-                let word = self.dict.nodes[node as usize].value;
-                if word == NO_WORD {
-                    continue;
-                }
-                let end = end as u32;
+            for (word, len) in self
+                .trie
+                .common_prefix_search(chars[idx..].iter().map(|&(_, c)| c))
+            {
+                let end = (idx + len) as u32;
                 let p = self.weight[word as usize] + route[end as usize].0;
                 best = match best {
                     Some((bp, be)) if !(p > bp || (p == bp && end > be)) => Some((bp, be)),
@@ -628,14 +351,14 @@ impl Segmenter {
                 left.get_or_insert(x);
             } else {
                 if let Some(l) = left.take() {
-                    self.unjoined_run(text, chars, codes, l, x, block_end, prev, path, &mut *emit);
+                    self.unjoined_run(text, chars, l, x, block_end, prev, path, &mut *emit);
                 }
                 emit(byte_at(x), byte_at(y));
             }
             x = y;
         }
         if let Some(l) = left {
-            self.unjoined_run(text, chars, codes, l, n, block_end, prev, path, &mut *emit);
+            self.unjoined_run(text, chars, l, n, block_end, prev, path, &mut *emit);
         }
     }
 
@@ -647,7 +370,6 @@ impl Segmenter {
         &self,
         text: &str,
         chars: &[(u32, char)],
-        codes: &[u16],
         x: usize,
         y: usize,
         block_end: usize,
@@ -660,7 +382,11 @@ impl Segmenter {
             emit(byte_at(x), byte_at(y));
             return;
         }
-        if self.dict.word(&codes[x..y]).is_some() {
+        if self
+            .trie
+            .exact_match(chars[x..y].iter().map(|&(_, c)| c))
+            .is_some()
+        {
             for i in x..y {
                 emit(byte_at(i), byte_at(i + 1));
             }

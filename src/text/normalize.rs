@@ -40,6 +40,21 @@ pub fn is_cjk_main(c: char) -> bool {
     matches!(c, '\u{4E00}'..='\u{9FFF}')
 }
 
+/// Chinese text's common punctuation (the CJK block's brackets and stops,
+/// the general block's dashes, quotes and ellipsis): none is alphanumeric
+/// or whitespace, so punctuation folding makes each a space without the
+/// Unicode table lookups (the test below checks every one).
+#[inline]
+fn is_cjk_punctuation(c: char) -> bool {
+    matches!(c,
+        '\u{2010}'..='\u{2027}'
+        | '\u{2030}'..='\u{205E}'
+        | '\u{3001}'..='\u{3003}'
+        | '\u{3008}'..='\u{3011}'
+        | '\u{3014}'..='\u{301F}'
+    )
+}
+
 /// `char::is_alphanumeric` without its table lookup for Chinese
 /// characters, which are all alphabetic.
 #[inline]
@@ -65,6 +80,10 @@ pub fn normalize(text: &str, options: &NormalizeOptions) -> String {
             } else {
                 c
             });
+            continue;
+        }
+        if options.punctuation && is_cjk_punctuation(c) {
+            pending_space = !out.is_empty();
             continue;
         }
         let c = if options.fullwidth {
@@ -115,6 +134,26 @@ mod tests {
         assert_eq!(normalize("Ａb，c", &none), "Ａb，c");
         let case_only = NormalizeOptions { case: true, ..none };
         assert_eq!(normalize("Ａb，C", &case_only), "ａb，c");
+    }
+
+    #[test]
+    fn punctuation_fast_path_is_what_the_general_rule_gives() {
+        for c in ('\u{2000}'..='\u{2100}').chain('\u{3000}'..='\u{3040}') {
+            if is_cjk_punctuation(c) {
+                assert!(!c.is_alphanumeric() && !c.is_whitespace(), "{c:?}");
+                assert_eq!(fullwidth_to_halfwidth(c), c, "{c:?}");
+            }
+        }
+        let all = NormalizeOptions::default();
+        assert_eq!(
+            normalize("“中国”——《人民日报》、新年…", &all),
+            "中国 人民日报 新年"
+        );
+        let keep = NormalizeOptions {
+            punctuation: false,
+            ..all
+        };
+        assert_eq!(normalize("“中国”", &keep), "“中国”");
     }
 
     #[test]

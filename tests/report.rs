@@ -1,7 +1,6 @@
 //! `neardup report` as a user runs it: charts from stored runs, compared
 //! across runs, byte-identical PNGs, the paper beside ours, clear errors.
 
-use std::path::Path;
 use std::process::Output;
 
 mod common;

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod decode;
 pub mod dom;
 pub mod gold;
+mod lexer;
 pub mod main_content;
 mod nesting;
 pub mod sink;

@@ -11,7 +11,9 @@ use std::borrow::Cow;
 use std::cell::{Ref, RefCell};
 
 use html5ever::tendril::{StrTendril, TendrilSink};
-use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::tree_builder::{
+    ElementFlags, NodeOrText, QuirksMode, TreeBuilder, TreeBuilderOpts, TreeSink,
+};
 use html5ever::{local_name, Attribute, QualName};
 
 pub type NodeId = u32;
@@ -49,8 +51,20 @@ pub struct Tree {
 }
 
 impl Tree {
-    /// Parses a whole page as a browser would (html5ever's tree builder).
+    /// Parses a whole page as a browser would: html5ever's tree builder,
+    /// fed by [`super::lexer`] (html5ever's tokenizer for the rare page
+    /// the lexer leaves to it).
     pub fn parse(html: impl Into<StrTendril>) -> Tree {
+        let page = html.into();
+        let builder = TreeBuilder::new(Sink::default(), TreeBuilderOpts::default());
+        match super::lexer::feed(&page, &builder) {
+            Ok(()) => builder.sink.finish(),
+            Err(super::lexer::Unsupported) => Tree::parse_with_html5ever_tokenizer(page),
+        }
+    }
+
+    /// Parses a whole page with html5ever's tokenizer and tree builder.
+    pub fn parse_with_html5ever_tokenizer(html: impl Into<StrTendril>) -> Tree {
         html5ever::parse_document(Sink::default(), Default::default()).one(html)
     }
 

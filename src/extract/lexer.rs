@@ -1,0 +1,782 @@
+//! Tokens for html5ever's tree builder in one pass over the page.
+//!
+//! html5ever's tokenizer reads a page a character at a time through a
+//! queue of buffers; this lexer finds the next `<` (and `&` or NUL in
+//! text) with `memchr` and hands the text between as slices of the page,
+//! sharing its buffer. It follows the tokenizer of the HTML standard as
+//! html5ever implements it (character references with and without
+//! semicolons, the windows-1252 table for `&#128;`-`&#159;`, NULs, raw
+//! text ended only by the appropriate end tag, the tree builder's switches
+//! to RCDATA, RAWTEXT, script data and PLAINTEXT), so the tree built is the
+//! same. Comments reach the tree builder without their text, which no one
+//! reads; a doctype goes through html5ever's own tokenizer, its quirks
+//! rules being many.
+//!
+//! Two rare constructs are left to html5ever's tokenizer for the whole
+//! page ([`Unsupported`]): CDATA sections in SVG or MathML, and scripts
+//! whose text opens a comment (the standard's escaped script states).
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+
+use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    BufferQueue, Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+use html5ever::{ns, Attribute, LocalName, QualName};
+
+/// The page holds markup this lexer leaves to html5ever's tokenizer.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Unsupported;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    Data,
+    Rcdata,
+    Rawtext,
+    ScriptData,
+    Plaintext,
+}
+
+/// Feeds `page` to `sink` as html5ever's tokenizer would, ending with the
+/// end-of-file token and `sink.end()`. On `Err` the sink has seen part of
+/// the page and should be dropped.
+pub fn feed<S: TokenSink>(page: &StrTendril, sink: &S) -> Result<(), Unsupported> {
+    // The tokenizer reads CR LF and a lone CR as LF, everywhere.
+    if memchr::memchr(b'\r', page.as_bytes()).is_some() {
+        let normalised = page.replace("\r\n", "\n").replace('\r', "\n");
+        return feed(&StrTendril::from_slice(&normalised), sink);
+    }
+    let mut lexer = Lexer {
+        page,
+        s: page,
+        b: page.as_bytes(),
+        sink,
+        state: State::Data,
+        last_start: None,
+    };
+    lexer.run()
+}
+
+struct Lexer<'a, S> {
+    page: &'a StrTendril,
+    s: &'a str,
+    b: &'a [u8],
+    sink: &'a S,
+    state: State,
+    /// The last start tag's name, which alone ends raw text.
+    last_start: Option<LocalName>,
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0c' | b' ')
+}
+
+/// A decoded character reference and the byte after it.
+struct CharRef {
+    chars: [char; 2],
+    end: usize,
+    /// Whether the tokenizer reports a parse error for it.
+    error: bool,
+}
+
+impl CharRef {
+    fn push_to(&self, out: &mut StrTendril) {
+        out.push_char(self.chars[0]);
+        if self.chars[1] != '\0' {
+            out.push_char(self.chars[1]);
+        }
+    }
+}
+
+/// The character reference at `at` (which holds `&`), or `None` when the
+/// `&` stands for itself.
+fn char_ref(s: &str, at: usize, in_attribute: bool) -> Option<CharRef> {
+    let b = s.as_bytes();
+    match b.get(at + 1) {
+        Some(b'#') => numeric_ref(b, at + 2),
+        Some(c) if c.is_ascii_alphanumeric() => named_ref(s, at + 1, in_attribute),
+        _ => None,
+    }
+}
+
+fn numeric_ref(b: &[u8], from: usize) -> Option<CharRef> {
+    let (base, start) = match b.get(from) {
+        Some(b'x' | b'X') => (16, from + 1),
+        _ => (10, from),
+    };
+    let mut i = start;
+    let mut num = 0u32;
+    let mut too_big = false;
+    while let Some(d) = b.get(i).and_then(|&c| (c as char).to_digit(base)) {
+        // As html5ever counts: past U+10FFFF the value may wrap, and is
+        // replaced anyway.
+        num = num.wrapping_mul(base);
+        too_big |= num > 0x10FFFF;
+        num = num.wrapping_add(d);
+        i += 1;
+    }
+    if i == start {
+        return None;
+    }
+    let mut error = true;
+    if b.get(i) == Some(&b';') {
+        i += 1;
+        error = false;
+    }
+    let (c, bad) = match num {
+        n if n > 0x10FFFF || too_big => ('\u{fffd}', true),
+        0 | 0xD800..=0xDFFF => ('\u{fffd}', true),
+        0x80..=0x9F => match C1_REPLACEMENTS[(num - 0x80) as usize] {
+            Some(c) => (c, true),
+            None => (char::from_u32(num).unwrap_or('\u{fffd}'), true),
+        },
+        0x01..=0x08 | 0x0B | 0x0D..=0x1F | 0x7F | 0xFDD0..=0xFDEF => {
+            (char::from_u32(num).unwrap_or('\u{fffd}'), true)
+        }
+        n => (
+            char::from_u32(n).unwrap_or('\u{fffd}'),
+            (n & 0xFFFE) == 0xFFFE,
+        ),
+    };
+    Some(CharRef {
+        chars: [c, '\0'],
+        end: i,
+        error: error || bad,
+    })
+}
+
+fn named_ref(s: &str, from: usize, in_attribute: bool) -> Option<CharRef> {
+    let b = s.as_bytes();
+    // The longest name in the table that the text starts with; the table
+    // holds every prefix of every name, so the search stops at the first
+    // miss.
+    let mut best = None;
+    let mut j = from;
+    while j < b.len() && b[j].is_ascii() {
+        j += 1;
+        match NAMED_ENTITIES.get(&s[from..j]) {
+            Some(&(0, _)) => {}
+            Some(&m) => best = Some((m, j)),
+            None => break,
+        }
+    }
+    let ((c1, c2), end) = best?;
+    let semicolon = b[end - 1] == b';';
+    // For historical reasons, in an attribute `&amp=` and `&ampx` stay
+    // as written.
+    if !semicolon
+        && in_attribute
+        && b.get(end)
+            .is_some_and(|&c| c == b'=' || c.is_ascii_alphanumeric())
+    {
+        return None;
+    }
+    Some(CharRef {
+        chars: [
+            char::from_u32(c1).unwrap_or('\u{fffd}'),
+            char::from_u32(c2).unwrap_or('\0'),
+        ],
+        end,
+        error: !semicolon,
+    })
+}
+
+/// Tokens the doctype at the start of `piece` comes to, from html5ever's
+/// tokenizer: a doctype decides the quirks mode by many rules.
+fn doctype(piece: &str) -> Option<Doctype> {
+    #[derive(Default)]
+    struct Collect(RefCell<Option<Doctype>>);
+    impl TokenSink for Collect {
+        type Handle = ();
+        fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+            if let Token::DoctypeToken(d) = token {
+                self.0.borrow_mut().get_or_insert(d);
+            }
+            TokenSinkResult::Continue
+        }
+    }
+    let tokenizer = Tokenizer::new(Collect::default(), TokenizerOpts::default());
+    let queue = BufferQueue::default();
+    queue.push_back(StrTendril::from_slice(piece));
+    let _ = tokenizer.feed(&queue);
+    tokenizer.end();
+    tokenizer.sink.0.into_inner()
+}
+
+/// A name as the tokenizer reads it: ASCII capitals lowered, NUL as
+/// U+FFFD.
+fn local_name(raw: &str) -> LocalName {
+    if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
+        let lowered: String = raw
+            .chars()
+            .map(|c| match c {
+                '\0' => '\u{fffd}',
+                c => c.to_ascii_lowercase(),
+            })
+            .collect();
+        LocalName::from(lowered)
+    } else {
+        LocalName::from(raw)
+    }
+}
+
+impl<S: TokenSink> Lexer<'_, S> {
+    fn emit(&self, token: Token) -> TokenSinkResult<S::Handle> {
+        self.sink.process_token(token, 1)
+    }
+
+    fn emit_slice(&self, from: usize, to: usize) {
+        if to > from {
+            let _ = self.emit(Token::CharacterTokens(
+                self.page.subtendril(from as u32, (to - from) as u32),
+            ));
+        }
+    }
+
+    /// Emits `owned` (then `[run, to)`), or the slice alone if nothing was
+    /// decoded.
+    fn flush(&self, owned: &mut Option<StrTendril>, run: usize, to: usize) {
+        match owned.take() {
+            Some(mut text) => {
+                text.push_slice(&self.s[run..to]);
+                if !text.is_empty() {
+                    let _ = self.emit(Token::CharacterTokens(text));
+                }
+            }
+            None => self.emit_slice(run, to),
+        }
+    }
+
+    /// Emits the text `[from, to)`: character references decoded if
+    /// `refs`, NUL as its own token if `nul_token`, else as U+FFFD.
+    fn text(&self, from: usize, to: usize, refs: bool, nul_token: bool) {
+        let b = &self.b[..to];
+        let mut owned: Option<StrTendril> = None;
+        let mut run = from;
+        let mut i = from;
+        loop {
+            let found = if refs {
+                memchr::memchr2(b'&', 0, &b[i..])
+            } else {
+                memchr::memchr(0, &b[i..])
+            };
+            let Some(k) = found else { break };
+            let at = i + k;
+            if b[at] == 0 {
+                if nul_token {
+                    self.flush(&mut owned, run, at);
+                    let _ = self.emit(Token::NullCharacterToken);
+                } else {
+                    let text = owned.get_or_insert_with(StrTendril::new);
+                    text.push_slice(&self.s[run..at]);
+                    text.push_char('\u{fffd}');
+                }
+                run = at + 1;
+                i = at + 1;
+                continue;
+            }
+            match char_ref(&self.s[..to], at, false) {
+                None => i = at + 1,
+                Some(r) => {
+                    if r.error {
+                        // The tree builder sees the error as a token (it
+                        // ends the skipping of a newline after `<pre>`).
+                        self.flush(&mut owned, run, at);
+                        let _ = self.emit(Token::ParseError(Cow::Borrowed(
+                            "Invalid character reference",
+                        )));
+                    } else {
+                        owned
+                            .get_or_insert_with(StrTendril::new)
+                            .push_slice(&self.s[run..at]);
+                    }
+                    r.push_to(owned.get_or_insert_with(StrTendril::new));
+                    run = r.end;
+                    i = r.end;
+                }
+            }
+        }
+        self.flush(&mut owned, run, to);
+    }
+
+    fn run(&mut self) -> Result<(), Unsupported> {
+        let mut pos = if self.s.starts_with('\u{feff}') { 3 } else { 0 };
+        while pos < self.b.len() {
+            pos = match self.state {
+                State::Data => self.data(pos)?,
+                State::Plaintext => {
+                    self.text(pos, self.b.len(), false, false);
+                    self.b.len()
+                }
+                State::Rcdata | State::Rawtext | State::ScriptData => self.raw(pos)?,
+            };
+        }
+        let _ = self.emit(Token::EOFToken);
+        self.sink.end();
+        Ok(())
+    }
+
+    /// Text and markup from `pos` until the state leaves data; returns
+    /// where it did.
+    fn data(&mut self, mut pos: usize) -> Result<usize, Unsupported> {
+        let b = self.b;
+        let mut i = pos;
+        while let Some(k) = memchr::memchr(b'<', &b[i..]) {
+            let lt = i + k;
+            let markup = match b.get(lt + 1) {
+                Some(c) if c.is_ascii_alphabetic() => true,
+                Some(b'!' | b'?') => true,
+                // `</` at the page's end is text.
+                Some(b'/') => lt + 2 < b.len(),
+                _ => false,
+            };
+            if !markup {
+                i = lt + 1;
+                continue;
+            }
+            self.text(pos, lt, true, true);
+            pos = self.markup(lt)?;
+            i = pos;
+            if self.state != State::Data {
+                return Ok(pos);
+            }
+        }
+        self.text(pos, b.len(), true, true);
+        Ok(b.len())
+    }
+
+    /// The markup at `lt` (a tag, comment or doctype); returns its end.
+    fn markup(&mut self, lt: usize) -> Result<usize, Unsupported> {
+        let b = self.b;
+        let sink = self.sink;
+        let bogus_comment = |from: usize| {
+            let _ = sink.process_token(Token::CommentToken(StrTendril::new()), 1);
+            memchr::memchr(b'>', &b[from..]).map_or(b.len(), |i| from + i + 1)
+        };
+        match b[lt + 1] {
+            b'/' => match b[lt + 2] {
+                c if c.is_ascii_alphabetic() => Ok(self.tag(lt + 2, TagKind::EndTag)),
+                b'>' => Ok(lt + 3),
+                _ => Ok(bogus_comment(lt + 2)),
+            },
+            b'!' => {
+                let rest = &b[lt + 2..];
+                if rest.starts_with(b"--") {
+                    let _ = self.emit(Token::CommentToken(StrTendril::new()));
+                    Ok(comment_end(self.s, lt))
+                } else if rest.len() >= 7 && rest[..7].eq_ignore_ascii_case(b"doctype") {
+                    let end = memchr::memchr(b'>', rest).map_or(b.len(), |i| lt + 2 + i + 1);
+                    if let Some(d) = doctype(&self.s[lt..end]) {
+                        let _ = self.emit(Token::DoctypeToken(d));
+                    }
+                    Ok(end)
+                } else if rest.starts_with(b"[CDATA[")
+                    && self
+                        .sink
+                        .adjusted_current_node_present_but_not_in_html_namespace()
+                {
+                    Err(Unsupported)
+                } else {
+                    Ok(bogus_comment(lt + 2))
+                }
+            }
+            b'?' => Ok(bogus_comment(lt + 1)),
+            _ => Ok(self.tag(lt + 1, TagKind::StartTag)),
+        }
+    }
+
+    /// Raw text from `pos` to its end tag (or the page's end), then the
+    /// end tag.
+    fn raw(&mut self, pos: usize) -> Result<usize, Unsupported> {
+        let b = self.b;
+        let name = self.last_start.clone().unwrap_or_default();
+        let name = name.as_bytes();
+        let mut i = pos;
+        let mut close = None;
+        while let Some(k) = memchr::memchr(b'<', &b[i..]) {
+            let lt = i + k;
+            let name_at = lt + 2;
+            if b.get(lt + 1) == Some(&b'/')
+                && b.get(name_at..name_at + name.len())
+                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
+                && b.get(name_at + name.len())
+                    .is_some_and(|&c| is_space(c) || c == b'/' || c == b'>')
+            {
+                close = Some(lt);
+                break;
+            }
+            i = lt + 1;
+        }
+        let end = close.unwrap_or(b.len());
+        if self.state == State::ScriptData && memchr::memmem::find(&b[pos..end], b"<!--").is_some()
+        {
+            return Err(Unsupported);
+        }
+        self.text(pos, end, self.state == State::Rcdata, false);
+        self.state = State::Data;
+        Ok(match close {
+            Some(lt) => self.tag(lt + 2, TagKind::EndTag),
+            None => b.len(),
+        })
+    }
+
+    /// A value from `from` to `to` as an attribute keeps it.
+    fn attribute_value(&self, from: usize, to: usize) -> StrTendril {
+        let b = &self.b[from..to];
+        if memchr::memchr2(b'&', 0, b).is_none() {
+            return self.page.subtendril(from as u32, (to - from) as u32);
+        }
+        let mut out = StrTendril::new();
+        let mut run = from;
+        let mut i = from;
+        while let Some(k) = memchr::memchr2(b'&', 0, &self.b[i..to]) {
+            let at = i + k;
+            if self.b[at] == 0 {
+                out.push_slice(&self.s[run..at]);
+                out.push_char('\u{fffd}');
+                run = at + 1;
+                i = at + 1;
+                continue;
+            }
+            match char_ref(&self.s[..to], at, true) {
+                None => i = at + 1,
+                Some(r) => {
+                    out.push_slice(&self.s[run..at]);
+                    r.push_to(&mut out);
+                    run = r.end;
+                    i = r.end;
+                }
+            }
+        }
+        out.push_slice(&self.s[run..to]);
+        out
+    }
+
+    /// A start or end tag whose name starts at `name_start`: emitted, and
+    /// the state set as the tree builder asks. Returns its end. A tag the
+    /// page's end cuts is dropped, as the tokenizer does.
+    fn tag(&mut self, name_start: usize, kind: TagKind) -> usize {
+        #[derive(Clone, Copy)]
+        enum At {
+            BeforeName,
+            Name,
+            AfterName,
+            BeforeValue,
+            AfterQuoted,
+            SelfClosing,
+        }
+        let b = self.b;
+        let len = b.len();
+        let Some(name_end) = b[name_start..]
+            .iter()
+            .position(|&c| is_space(c) || c == b'/' || c == b'>')
+            .map(|i| name_start + i)
+        else {
+            return len;
+        };
+        let name = local_name(&self.s[name_start..name_end]);
+        let mut attrs: Vec<Attribute> = Vec::new();
+        let mut duplicate = false;
+        // The attribute being read: its name's span, and its value.
+        let mut current: Option<(usize, usize, StrTendril)> = None;
+        let mut finish = |current: &mut Option<(usize, usize, StrTendril)>| {
+            if let Some((from, to, value)) = current.take() {
+                let name = local_name(&self.s[from..to]);
+                if attrs.iter().any(|a| a.name.local == name) {
+                    duplicate = true;
+                } else {
+                    attrs.push(Attribute {
+                        name: QualName::new(None, ns!(), name),
+                        value,
+                    });
+                }
+            }
+        };
+        let mut state = At::BeforeName;
+        let mut self_closing = false;
+        let mut i = name_end;
+        let end = loop {
+            let Some(&c) = b.get(i) else { return len };
+            match state {
+                At::BeforeName | At::AfterName if is_space(c) => {}
+                At::BeforeName | At::Name | At::AfterName if c == b'/' => state = At::SelfClosing,
+                At::BeforeName | At::Name | At::AfterName | At::BeforeValue | At::AfterQuoted
+                    if c == b'>' =>
+                {
+                    break i + 1
+                }
+                At::Name if is_space(c) => state = At::AfterName,
+                At::Name | At::AfterName if c == b'=' => state = At::BeforeValue,
+                At::Name => {
+                    if let Some(a) = current.as_mut() {
+                        a.1 = i + 1;
+                    }
+                }
+                At::BeforeName | At::AfterName => {
+                    finish(&mut current);
+                    // Multi-byte characters are read whole.
+                    let width = self.s[i..].chars().next().map_or(1, char::len_utf8);
+                    current = Some((i, i + width, StrTendril::new()));
+                    state = At::Name;
+                    i += width;
+                    continue;
+                }
+                At::BeforeValue if is_space(c) => {}
+                At::BeforeValue if c == b'"' || c == b'\'' => {
+                    let Some(k) = memchr::memchr(c, &b[i + 1..]) else {
+                        return len;
+                    };
+                    if let Some(a) = current.as_mut() {
+                        a.2 = self.attribute_value(i + 1, i + 1 + k);
+                    }
+                    i += k + 2;
+                    state = At::AfterQuoted;
+                    continue;
+                }
+                At::BeforeValue => {
+                    let Some(k) = b[i..].iter().position(|&c| is_space(c) || c == b'>') else {
+                        return len;
+                    };
+                    if let Some(a) = current.as_mut() {
+                        a.2 = self.attribute_value(i, i + k);
+                    }
+                    i += k;
+                    state = At::BeforeName;
+                    continue;
+                }
+                At::AfterQuoted if is_space(c) => state = At::BeforeName,
+                At::AfterQuoted => {
+                    state = At::BeforeName;
+                    continue;
+                }
+                At::SelfClosing if c == b'>' => {
+                    self_closing = true;
+                    break i + 1;
+                }
+                At::SelfClosing => {
+                    state = At::BeforeName;
+                    continue;
+                }
+            }
+            i += 1;
+        };
+        finish(&mut current);
+        if kind == TagKind::StartTag {
+            self.last_start = Some(name.clone());
+        }
+        let result = self.emit(Token::TagToken(Tag {
+            kind,
+            name,
+            self_closing,
+            attrs,
+            had_duplicate_attributes: duplicate,
+        }));
+        self.state = match result {
+            TokenSinkResult::RawData(RawKind::Rcdata) => State::Rcdata,
+            TokenSinkResult::RawData(RawKind::Rawtext) => State::Rawtext,
+            TokenSinkResult::RawData(RawKind::ScriptData) => State::ScriptData,
+            // Escaped script data is entered from script data only.
+            TokenSinkResult::RawData(RawKind::ScriptDataEscaped(_)) => State::ScriptData,
+            TokenSinkResult::Plaintext => State::Plaintext,
+            // html5ever's tokenizer pauses for these, and on resuming
+            // drops a byte order mark.
+            TokenSinkResult::Script(_) | TokenSinkResult::EncodingIndicator(_)
+                if self.s[end..].starts_with('\u{feff}') =>
+            {
+                return end + 3;
+            }
+            _ => State::Data,
+        };
+        end
+    }
+}
+
+/// Where the comment opening at `lt` (`<!--`) ends, as the tokenizer ends
+/// it: `<!-->` and `<!--->` are whole, else the first `-->` or `--!>`, else
+/// the page's end.
+fn comment_end(s: &str, lt: usize) -> usize {
+    let rest = &s[lt..];
+    for short in ["<!-->", "<!--->"] {
+        if rest.starts_with(short) {
+            return lt + short.len();
+        }
+    }
+    let body = &s[lt + 4..];
+    let close = body.find("-->").map(|i| i + 3);
+    let bang = body[..close.unwrap_or(body.len())]
+        .find("--!>")
+        .map(|i| i + 4);
+    match (close, bang) {
+        (_, Some(e)) | (Some(e), None) => lt + 4 + e,
+        (None, None) => s.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tokens as the tree builder takes them: adjacent text merged,
+    /// parse errors and comment text left out. Start tags switch the
+    /// state as the tree builder would in a page's body.
+    #[derive(Default)]
+    struct Record(RefCell<Vec<String>>);
+
+    impl TokenSink for Record {
+        type Handle = ();
+        fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+            let mut out = self.0.borrow_mut();
+            let mut switch = TokenSinkResult::Continue;
+            let line = match token {
+                Token::CharacterTokens(t) => {
+                    if let Some(last) = out.last_mut().filter(|l| l.starts_with("text ")) {
+                        last.push_str(&t);
+                        return switch;
+                    }
+                    format!("text {t}")
+                }
+                Token::NullCharacterToken => "null".into(),
+                Token::ParseError(_) => return switch,
+                Token::CommentToken(_) => "comment".into(),
+                Token::DoctypeToken(d) => format!("{d:?}"),
+                Token::EOFToken => "eof".into(),
+                Token::TagToken(tag) => {
+                    if tag.kind == TagKind::StartTag {
+                        switch = match &*tag.name {
+                            "title" | "textarea" => TokenSinkResult::RawData(RawKind::Rcdata),
+                            "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => {
+                                TokenSinkResult::RawData(RawKind::Rawtext)
+                            }
+                            "script" => TokenSinkResult::RawData(RawKind::ScriptData),
+                            "plaintext" => TokenSinkResult::Plaintext,
+                            _ => TokenSinkResult::Continue,
+                        };
+                    }
+                    let attrs: Vec<String> = tag
+                        .attrs
+                        .iter()
+                        .map(|a| format!("{}={:?}", &*a.name.local, &*a.value))
+                        .collect();
+                    format!(
+                        "{:?} {} {:?} {} {}",
+                        tag.kind, &*tag.name, attrs, tag.self_closing, tag.had_duplicate_attributes
+                    )
+                }
+            };
+            out.push(line);
+            switch
+        }
+    }
+
+    fn html5ever_tokens(html: &str) -> Vec<String> {
+        let tokenizer = Tokenizer::new(Record::default(), TokenizerOpts::default());
+        let queue = BufferQueue::default();
+        queue.push_back(StrTendril::from_slice(html));
+        let _ = tokenizer.feed(&queue);
+        tokenizer.end();
+        tokenizer.sink.0.into_inner()
+    }
+
+    fn lexer_tokens(html: &str) -> Result<Vec<String>, Unsupported> {
+        let sink = Record::default();
+        feed(&StrTendril::from_slice(html), &sink)?;
+        Ok(sink.0.into_inner())
+    }
+
+    pub(crate) const TRICKY_TOKENS: &[&str] = &[
+        // Character references: named with and without semicolons, the
+        // longest match, numeric, windows-1252, out of range, bogus.
+        "a &amp; b &amp c &ampx &notin; &notit; &noti &copy2 &#65;&#x41;&#X41 &#128; &#x9d; \
+         &#0; &#xD800; &#x110000; &#99999999999; &#; &#x; &; &zzz; & &#12a &NewLine;x",
+        "&lt&gt&AMP;&Aacute&aacute;&nbsp&nbsp;&nbspx",
+        // In attributes `&amp=` and `&ampx` stay as written.
+        "<a title='&amp=1&ampx&amp;y&amp &lt;' class=\"&#65;&copy\" id=&notit;>x</a>",
+        // Raw text: only the appropriate end tag ends it.
+        "<title>a &amp; <b> </titlex></title >b",
+        "<textarea>&lt;</textarea/><style>a &amp; <p></STYLE>c",
+        "<xmp><p>&amp;</xmp><iframe>x</ifram></iframe><noscript><p></noscript>",
+        "<script>if (a < b && c) {}</script>d<script>x</scriptx></script/ >",
+        "<plaintext>a</plaintext><p>&amp;",
+        "<title>unterminated &amp",
+        // Tags: unquoted values, odd names, duplicates, self-closing.
+        "<DIV Class=A ID = 'b' class=c data-x=y/ itemprop=\"z\"/><br/ ><p a b=c d='e'f>x",
+        "<p =x \"y\"=z <q>x</p foo=\"bar\"><a/b>c</a/>",
+        "<a href=a/b>x</a><img src=x/>y<p\tclass=a\nid=b\x0citemprop=c>z",
+        "<中 名=值>x</中>",
+        // Text with `<` that opens no tag, bogus comments, stray `</>`.
+        "a < b <1 <> </> <!x> <?php x ?> </ x> a<b",
+        "<!-- c --> <!--> <!---> <!-- a --!> b <!-- x -- y -->z<!--",
+        // Doctypes.
+        "<!DOCTYPE html><p>x",
+        "<!doctype html PUBLIC \"-//W3C//DTD HTML 4.01 Transitional//EN\"><p>x",
+        "<!DOCTYPE html SYSTEM 'about:legacy-compat'",
+        "<!doctype>x<!DOCTYPEhtml>",
+        // NUL, CR LF, BOM.
+        "\u{feff}a\0b<p\0a=\0>c\r\nd\re\r\r\n<title>\0\r</title><pre>\r\nx",
+        // Truncated tags and references.
+        "x<div class='a",
+        "x<div class=a",
+        "x<div",
+        "x</",
+        "x<",
+        "x&",
+        "x&#",
+        "x&#x",
+        "x&am",
+        "x&amp",
+        "",
+    ];
+
+    #[test]
+    fn the_lexer_gives_html5evers_tokens() {
+        for html in TRICKY_TOKENS {
+            assert_eq!(
+                lexer_tokens(html).as_ref(),
+                Ok(&html5ever_tokens(html)),
+                "{html:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn escaped_scripts_are_left_to_html5ever() {
+        assert_eq!(
+            lexer_tokens("<script><!-- <script> x </script> --></script>"),
+            Err(Unsupported)
+        );
+        assert!(lexer_tokens("<script>a</script><p><!-- x -->").is_ok());
+    }
+
+    #[test]
+    fn bad_input_does_not_panic() {
+        for html in [
+            "<",
+            "&",
+            "<!",
+            "<!-",
+            "</",
+            "<a",
+            "<a ",
+            "<a b",
+            "<a b=",
+            "<a b='",
+            "<a/",
+            "&#x",
+            "<title>",
+            "<title></title",
+            "<script>",
+            "\0",
+            "<\0>",
+            "<a \0=\0>",
+            "<!doctype",
+            "&#xFFFFFFFFF;",
+            "<p>中</",
+            "<p a=中>",
+        ] {
+            let _ = lexer_tokens(html);
+        }
+    }
+}

@@ -228,35 +228,48 @@ impl<S: TokenSink> Lexer<'_, S> {
         self.sink.process_token(token, 1)
     }
 
-    fn emit_slice(&self, from: usize, to: usize) {
-        if to > from {
-            let _ = self.emit(Token::CharacterTokens(
-                self.page.subtendril(from as u32, (to - from) as u32),
-            ));
-        }
-    }
-
-    /// Emits `owned` (then `[run, to)`), or the slice alone if nothing was
-    /// decoded.
-    fn flush(&self, owned: &mut Option<StrTendril>, run: usize, to: usize) {
-        match owned.take() {
-            Some(mut text) => {
-                text.push_slice(&self.s[run..to]);
-                if !text.is_empty() {
-                    let _ = self.emit(Token::CharacterTokens(text));
-                }
-            }
-            None => self.emit_slice(run, to),
-        }
-    }
-
     /// Emits the text `[from, to)`: character references decoded if
     /// `refs`, NUL as its own token if `nul_token`, else as U+FFFD.
     fn text(&self, from: usize, to: usize, refs: bool, nul_token: bool) {
+        self.decode(from, to, refs, false, nul_token, &mut |token| {
+            let _ = self.emit(token);
+        });
+    }
+
+    /// The text `[from, to)` as tokens to `out`: one slice of the page
+    /// where nothing is decoded, else new text; parse errors where the
+    /// tokenizer reports them in text (the tree builder sees them as
+    /// tokens: one ends the skipping of a newline after `<pre>`).
+    fn decode(
+        &self,
+        from: usize,
+        to: usize,
+        refs: bool,
+        in_attribute: bool,
+        nul_token: bool,
+        out: &mut impl FnMut(Token),
+    ) {
         let b = &self.b[..to];
+        let s = &self.s[..to];
         let mut owned: Option<StrTendril> = None;
         let mut run = from;
         let mut i = from;
+        let mut flush =
+            |owned: &mut Option<StrTendril>, run: usize, at: usize, then: Option<Token>| {
+                let text = match owned.take() {
+                    Some(mut text) => {
+                        text.push_slice(&s[run..at]);
+                        text
+                    }
+                    None => self.page.subtendril(run as u32, (at - run) as u32),
+                };
+                if !text.is_empty() {
+                    out(Token::CharacterTokens(text));
+                }
+                if let Some(token) = then {
+                    out(token);
+                }
+            };
         loop {
             let found = if refs {
                 memchr::memchr2(b'&', 0, &b[i..])
@@ -265,41 +278,38 @@ impl<S: TokenSink> Lexer<'_, S> {
             };
             let Some(k) = found else { break };
             let at = i + k;
-            if b[at] == 0 {
+            i = at + 1;
+            let decoded = if b[at] == 0 {
                 if nul_token {
-                    self.flush(&mut owned, run, at);
-                    let _ = self.emit(Token::NullCharacterToken);
-                } else {
-                    let text = owned.get_or_insert_with(StrTendril::new);
-                    text.push_slice(&self.s[run..at]);
-                    text.push_char('\u{fffd}');
+                    flush(&mut owned, run, at, Some(Token::NullCharacterToken));
+                    run = i;
+                    continue;
                 }
-                run = at + 1;
-                i = at + 1;
-                continue;
-            }
-            match char_ref(&self.s[..to], at, false) {
-                None => i = at + 1,
-                Some(r) => {
-                    if r.error {
-                        // The tree builder sees the error as a token (it
-                        // ends the skipping of a newline after `<pre>`).
-                        self.flush(&mut owned, run, at);
-                        let _ = self.emit(Token::ParseError(Cow::Borrowed(
-                            "Invalid character reference",
-                        )));
-                    } else {
-                        owned
-                            .get_or_insert_with(StrTendril::new)
-                            .push_slice(&self.s[run..at]);
-                    }
-                    r.push_to(owned.get_or_insert_with(StrTendril::new));
-                    run = r.end;
-                    i = r.end;
+                CharRef {
+                    chars: ['\u{fffd}', '\0'],
+                    end: at + 1,
+                    error: false,
                 }
+            } else {
+                match char_ref(s, at, in_attribute) {
+                    None => continue,
+                    Some(r) => r,
+                }
+            };
+            if decoded.error && !in_attribute {
+                let error = Token::ParseError(Cow::Borrowed("Invalid character reference"));
+                flush(&mut owned, run, at, Some(error));
+                owned = Some(StrTendril::new());
+            } else {
+                owned
+                    .get_or_insert_with(StrTendril::new)
+                    .push_slice(&s[run..at]);
             }
+            decoded.push_to(owned.get_or_insert_with(StrTendril::new));
+            run = decoded.end;
+            i = decoded.end;
         }
-        self.flush(&mut owned, run, to);
+        flush(&mut owned, run, to, None);
     }
 
     fn run(&mut self) -> Result<(), Unsupported> {
@@ -425,34 +435,17 @@ impl<S: TokenSink> Lexer<'_, S> {
 
     /// A value from `from` to `to` as an attribute keeps it.
     fn attribute_value(&self, from: usize, to: usize) -> StrTendril {
-        let b = &self.b[from..to];
-        if memchr::memchr2(b'&', 0, b).is_none() {
-            return self.page.subtendril(from as u32, (to - from) as u32);
-        }
-        let mut out = StrTendril::new();
-        let mut run = from;
-        let mut i = from;
-        while let Some(k) = memchr::memchr2(b'&', 0, &self.b[i..to]) {
-            let at = i + k;
-            if self.b[at] == 0 {
-                out.push_slice(&self.s[run..at]);
-                out.push_char('\u{fffd}');
-                run = at + 1;
-                i = at + 1;
-                continue;
-            }
-            match char_ref(&self.s[..to], at, true) {
-                None => i = at + 1,
-                Some(r) => {
-                    out.push_slice(&self.s[run..at]);
-                    r.push_to(&mut out);
-                    run = r.end;
-                    i = r.end;
+        let mut value = StrTendril::new();
+        self.decode(from, to, true, true, false, &mut |token| {
+            if let Token::CharacterTokens(text) = token {
+                if value.is_empty() {
+                    value = text;
+                } else {
+                    value.push_tendril(&text);
                 }
             }
-        }
-        out.push_slice(&self.s[run..to]);
-        out
+        });
+        value
     }
 
     /// A start or end tag whose name starts at `name_start`: emitted, and

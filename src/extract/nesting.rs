@@ -87,32 +87,31 @@ fn lex_tag(html: &str, pos: usize) -> (Tag<'_>, usize) {
         .unwrap_or(html.len());
     // The tag ends at the first `>` outside quotes; a quote opens a value
     // only right after `=` (elsewhere it is part of a name or value).
-    let mut after_equals = false;
+    // Jumps from quote to quote: whether one follows `=` is read back.
     let mut end = html.len();
-    let mut i = name_end;
-    while i < bytes.len() {
+    let mut from = name_end;
+    while let Some(j) = memchr::memchr3(b'>', b'"', b'\'', &bytes[from..]) {
+        let i = from + j;
         let b = bytes[i];
-        match b {
-            b'"' | b'\'' if after_equals => match memchr::memchr(b, &bytes[i + 1..]) {
-                // The value runs to the matching quote (long URLs and
-                // data: one search, not a loop over its bytes).
-                Some(j) => {
-                    i += j + 2;
-                    after_equals = false;
-                    continue;
-                }
-                None => break,
-            },
-            b'>' => {
-                end = i + 1;
-                break;
-            }
-            _ => {}
+        if b == b'>' {
+            end = i + 1;
+            break;
         }
-        if !b.is_ascii_whitespace() {
-            after_equals = b == b'=';
+        let after_equals = bytes[from..i]
+            .iter()
+            .rev()
+            .find(|b| !b.is_ascii_whitespace())
+            == Some(&b'=');
+        if !after_equals {
+            from = i + 1;
+            continue;
         }
-        i += 1;
+        // The value runs to the matching quote (long URLs and data: one
+        // search, not a loop over its bytes).
+        match memchr::memchr(b, &bytes[i + 1..]) {
+            Some(k) => from = i + k + 2,
+            None => break,
+        }
     }
     let name = &html[name_start..name_end];
     if is_end {
@@ -217,7 +216,11 @@ fn prepare(html: &str, max_depth: usize, lean: bool, out: &mut String) {
                 _ => start_tag_name(piece).is_none_or(|name| named(&HEAD, name)),
             };
         match tag {
-            Some(Tag::Ignorable) if !piece[1..].contains("<!--") => return,
+            Some(Tag::Ignorable)
+                if memchr::memmem::find(&piece.as_bytes()[1..], b"<!--").is_none() =>
+            {
+                return
+            }
             Some(Tag::Start { .. }) => {
                 depth += 1;
                 if depth > max_depth {
@@ -432,7 +435,7 @@ fn push_lean_start_tag(
 fn walk<'a>(html: &'a str, mut f: impl FnMut(&'a str, Option<Tag<'a>>)) {
     let mut pos = 0;
     while pos < html.len() {
-        let Some(lt) = html[pos..].find('<').map(|i| pos + i) else {
+        let Some(lt) = memchr_lt(&html.as_bytes()[pos..]).map(|i| pos + i) else {
             f(&html[pos..], None);
             break;
         };

@@ -25,7 +25,7 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     BufferQueue, Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
-use html5ever::{ns, Attribute, LocalName, QualName};
+use html5ever::{local_name, ns, Attribute, LocalName, QualName};
 
 /// The page holds markup this lexer leaves to html5ever's tokenizer.
 #[derive(Debug, PartialEq, Eq)]
@@ -41,13 +41,20 @@ enum State {
 }
 
 /// Feeds `page` to `sink` as html5ever's tokenizer would, ending with the
-/// end-of-file token and `sink.end()`. On `Err` the sink has seen part of
-/// the page and should be dropped.
-pub fn feed<S: TokenSink>(page: &StrTendril, sink: &S) -> Result<(), Unsupported> {
+/// end-of-file token and `sink.end()`; with `every_attribute` false, tags
+/// carry only the attributes that can matter to the extraction (see
+/// [`super::nesting::keeps_attribute`]), the rest being most of a page's
+/// markup. On `Err` the sink has seen part of the page and should be
+/// dropped.
+pub fn feed<S: TokenSink>(
+    page: &StrTendril,
+    sink: &S,
+    every_attribute: bool,
+) -> Result<(), Unsupported> {
     // The tokenizer reads CR LF and a lone CR as LF, everywhere.
     if memchr::memchr(b'\r', page.as_bytes()).is_some() {
         let normalised = page.replace("\r\n", "\n").replace('\r', "\n");
-        return feed(&StrTendril::from_slice(&normalised), sink);
+        return feed(&StrTendril::from_slice(&normalised), sink, every_attribute);
     }
     let mut lexer = Lexer {
         page,
@@ -56,6 +63,7 @@ pub fn feed<S: TokenSink>(page: &StrTendril, sink: &S) -> Result<(), Unsupported
         sink,
         state: State::Data,
         last_start: None,
+        every_attribute,
     };
     lexer.run()
 }
@@ -68,6 +76,7 @@ struct Lexer<'a, S> {
     state: State,
     /// The last start tag's name, which alone ends raw text.
     last_start: Option<LocalName>,
+    every_attribute: bool,
 }
 
 fn is_space(b: u8) -> bool {
@@ -209,6 +218,31 @@ fn doctype(piece: &str) -> Option<Doctype> {
 /// A name as the tokenizer reads it: ASCII capitals lowered, NUL as
 /// U+FFFD.
 fn local_name(raw: &str) -> LocalName {
+    // The commonest names without hashing them to find their atom.
+    let common = match raw {
+        "a" => local_name!("a"),
+        "p" => local_name!("p"),
+        "b" => local_name!("b"),
+        "i" => local_name!("i"),
+        "br" => local_name!("br"),
+        "li" => local_name!("li"),
+        "td" => local_name!("td"),
+        "tr" => local_name!("tr"),
+        "ul" => local_name!("ul"),
+        "id" => local_name!("id"),
+        "div" => local_name!("div"),
+        "img" => local_name!("img"),
+        "span" => local_name!("span"),
+        "font" => local_name!("font"),
+        "class" => local_name!("class"),
+        "table" => local_name!("table"),
+        "tbody" => local_name!("tbody"),
+        "strong" => local_name!("strong"),
+        _ => LocalName::default(),
+    };
+    if !common.is_empty() {
+        return common;
+    }
     if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
         let lowered: String = raw
             .chars()
@@ -471,12 +505,15 @@ impl<S: TokenSink> Lexer<'_, S> {
             return len;
         };
         let name = local_name(&self.s[name_start..name_end]);
+        let keep = |from: usize, to: usize| {
+            self.every_attribute || super::nesting::keeps_attribute(&name, &self.s[from..to])
+        };
         let mut attrs: Vec<Attribute> = Vec::new();
         let mut duplicate = false;
         // The attribute being read: its name's span, and its value.
         let mut current: Option<(usize, usize, StrTendril)> = None;
         let mut finish = |current: &mut Option<(usize, usize, StrTendril)>| {
-            if let Some((from, to, value)) = current.take() {
+            if let Some((from, to, value)) = current.take().filter(|a| keep(a.0, a.1)) {
                 let name = local_name(&self.s[from..to]);
                 if attrs.iter().any(|a| a.name.local == name) {
                     duplicate = true;
@@ -522,7 +559,7 @@ impl<S: TokenSink> Lexer<'_, S> {
                     let Some(k) = memchr::memchr(c, &b[i + 1..]) else {
                         return len;
                     };
-                    if let Some(a) = current.as_mut() {
+                    if let Some(a) = current.as_mut().filter(|a| keep(a.0, a.1)) {
                         a.2 = self.attribute_value(i + 1, i + 1 + k);
                     }
                     i += k + 2;
@@ -533,7 +570,7 @@ impl<S: TokenSink> Lexer<'_, S> {
                     let Some(k) = b[i..].iter().position(|&c| is_space(c) || c == b'>') else {
                         return len;
                     };
-                    if let Some(a) = current.as_mut() {
+                    if let Some(a) = current.as_mut().filter(|a| keep(a.0, a.1)) {
                         a.2 = self.attribute_value(i, i + k);
                     }
                     i += k;
@@ -675,7 +712,7 @@ mod tests {
 
     fn lexer_tokens(html: &str) -> Result<Vec<String>, Unsupported> {
         let sink = Record::default();
-        feed(&StrTendril::from_slice(html), &sink)?;
+        feed(&StrTendril::from_slice(html), &sink, true)?;
         Ok(sink.0.into_inner())
     }
 
@@ -731,6 +768,43 @@ mod tests {
                 Ok(&html5ever_tokens(html)),
                 "{html:?}"
             );
+        }
+    }
+
+    #[test]
+    fn attributes_that_cannot_matter_are_skipped() {
+        // Each page, and the page with only the attributes that can matter.
+        let cases = [
+            (
+                "<p>x<div class=\"a b\" data-x='{\"k\": \"<p>\"}' ID=c href=/z>y</div>",
+                "<p>x<div class=\"a b\" ID=c>y</div>",
+            ),
+            ("<p>x<img src=a/>y", "<p>x<img>y"),
+            ("<p>x<br class=a />y", "<p>x<br class=a />y"),
+            // `="x>"` opens no value: the tag ends at the first `>`.
+            ("<p>x<span =\"x>\">y", "<p>x<span>\">y"),
+            ("<p>x<span a=\"1\"b='2'class=c>y", "<p>x<span class=c>y"),
+            (
+                "<p>x<td title = \"a>b\" class = 'c'>y",
+                "<p>x<td class = 'c'>y",
+            ),
+            ("<p>x<input type=hidden value=1>", "<p>x<input type=hidden>"),
+            // Formatting elements keep theirs: the tree builder compares them.
+            (
+                "<p>x<font color=red href=1>y",
+                "<p>x<font color=red href=1>y",
+            ),
+            ("<p>x<b onclick=go()>y", "<p>x<b onclick=go()>y"),
+            ("<title lang=en>a<b</title>", "<title>a<b</title>"),
+            (
+                "<p CLASS=a Class=b>x</p class=c>",
+                "<p class=a class=b>x</p class=c>",
+            ),
+        ];
+        for (html, lean) in cases {
+            let sink = Record::default();
+            feed(&StrTendril::from_slice(html), &sink, false).unwrap();
+            assert_eq!(sink.0.into_inner(), html5ever_tokens(lean), "{html}");
         }
     }
 

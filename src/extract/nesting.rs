@@ -150,12 +150,12 @@ fn memchr_lt(bytes: &[u8]) -> Option<usize> {
 }
 
 /// The page as the extractor parses it: nesting capped at `max_depth`,
-/// and comments, scripts, styles, `<meta>`, `<link>` and the attributes
-/// the extractor never reads left out, which hold no page text and are
-/// most of the bytes of real pages (the parser goes through them a
-/// character at a time). The parser builds the same tree from what is
-/// left. A script whose text opens a comment (`<!--`) is kept, as the
-/// parser may read its end differently.
+/// and comments, scripts, styles and the head's `<meta>` and `<link>`
+/// left out, which hold no page text and are most of the bytes of real
+/// pages. The parser builds the same tree from what is left (the lexer
+/// then skips the attributes the extractor never reads, see
+/// [`keeps_attribute`]). A script whose text opens a comment (`<!--`) is
+/// kept, as the parser may read its end differently.
 pub fn for_parsing(html: &str, max_depth: usize) -> StrTendril {
     // Written into a buffer the thread keeps from page to page, then
     // copied once into the parser's input, which the parsed tree's text
@@ -176,9 +176,9 @@ pub fn for_parsing(html: &str, max_depth: usize) -> StrTendril {
     })
 }
 
-/// The page as the extractor parsed it before attributes and metadata
-/// were left out (comments, scripts and styles still are), for checking
-/// that the parser builds the same tree from both.
+/// The page as the extractor parsed it before metadata was left out
+/// (comments, scripts and styles still are), for checking that the
+/// parser builds the same tree from both.
 pub fn for_reference(html: &str, max_depth: usize) -> String {
     let mut out = String::with_capacity(html.len());
     prepare(html, max_depth, false, &mut out);
@@ -186,8 +186,6 @@ pub fn for_reference(html: &str, max_depth: usize) -> String {
 }
 
 fn prepare(html: &str, max_depth: usize, lean: bool, out: &mut String) {
-    // Each start tag's attributes, as `push_lean_start_tag` finds them.
-    let mut attributes = Vec::new();
     let mut depth = 0usize;
     let mut dropped = 0usize;
     // Whether anything but whitespace went out yet: before that, a tag
@@ -228,11 +226,14 @@ fn prepare(html: &str, max_depth: usize, lean: bool, out: &mut String) {
                     return;
                 }
             }
-            Some(Tag::Other) if lean => {
-                if push_lean_start_tag(out, piece, started && in_head, &mut attributes) {
-                    started = true;
-                    return;
-                }
+            Some(Tag::Other)
+                if lean
+                    && started
+                    && in_head
+                    && start_tag_name(piece).is_some_and(|name| named(&["meta", "link"], name))
+                    && tag_ends_within(piece) =>
+            {
+                return
             }
             Some(Tag::End) => {
                 depth = depth.saturating_sub(1);
@@ -244,12 +245,7 @@ fn prepare(html: &str, max_depth: usize, lean: bool, out: &mut String) {
             _ => {}
         }
         started = started || !piece.trim_start().is_empty();
-        if !(lean
-            && matches!(tag, Some(Tag::Start { .. }))
-            && push_lean_start_tag(out, piece, false, &mut attributes))
-        {
-            out.push_str(piece);
-        }
+        out.push_str(piece);
     });
 }
 
@@ -298,20 +294,16 @@ const FORMATTING: [&str; 13] = [
     "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
 ];
 
-/// Writes a start tag as the parser needs it: the attributes the
-/// extractor never reads (links, sources, styles, data) left out, being
-/// most of a page's bytes, which the parser would read a character at a
-/// time; nothing for `<meta>` and `<link>` when `drop_void_metadata`
-/// (in the head they hold nothing once the page is decoded). `piece` may go on past
-/// the tag (a raw-text element's content), which is kept. Returns false,
-/// writing nothing, when `piece` does not open with a start tag the HTML
-/// tokenizer would end within it.
-fn push_lean_start_tag(
-    out: &mut String,
-    piece: &str,
-    drop_void_metadata: bool,
-    attributes: &mut Vec<(usize, usize, usize)>,
-) -> bool {
+/// Whether the attribute `name` of a tag named `tag` (in lower case) can
+/// matter to the extraction: those the extractor reads, those that steer
+/// the tree builder, and every attribute of a formatting element.
+pub(super) fn keeps_attribute(tag: &str, name: &str) -> bool {
+    FORMATTING.contains(&tag) || named(&KEPT_ATTRIBUTES, name)
+}
+
+/// Whether `piece` opens with a start tag that the HTML tokenizer ends
+/// within it (its end may differ from `lex_tag`'s, which is only a guess).
+fn tag_ends_within(piece: &str) -> bool {
     #[derive(Clone, Copy)]
     enum State {
         BeforeName,
@@ -328,17 +320,13 @@ fn push_lean_start_tag(
         return false;
     };
     let name_end = name.len() + 1;
-    if name_end == bytes.len() || named(&FORMATTING, name) {
+    if name_end == bytes.len() {
         return false;
     }
-    // The tokenizer's states from "before attribute name" to the tag's
-    // end; each attribute as (start, end of its name, end).
+    // The tokenizer's states from "before attribute name" to the tag's end.
     let mut state = State::BeforeName;
-    attributes.clear();
-    let mut self_closing = false;
-    let mut end = None;
     let mut i = name_end;
-    while i < bytes.len() && end.is_none() {
+    while i < bytes.len() {
         let b = bytes[i];
         let space = is_space(b);
         match state {
@@ -356,52 +344,25 @@ fn push_lean_start_tag(
             | State::Unquoted
                 if b == b'>' =>
             {
-                end = Some(i)
+                return true
             }
             State::Name if space => state = State::AfterName,
-            State::Name | State::AfterName if b == b'=' => {
-                if let Some(a) = attributes.last_mut() {
-                    a.2 = i + 1;
-                }
-                state = State::BeforeValue;
-            }
-            State::Name => {
-                if let Some(a) = attributes.last_mut() {
-                    (a.1, a.2) = (i + 1, i + 1);
-                }
-            }
-            State::BeforeName | State::AfterName => {
-                attributes.push((i, i + 1, i + 1));
-                state = State::Name;
-            }
+            State::Name | State::AfterName if b == b'=' => state = State::BeforeValue,
+            State::Name => {}
+            State::BeforeName | State::AfterName => state = State::Name,
             State::BeforeValue if space => {}
             State::BeforeValue if b == b'"' || b == b'\'' => {
                 let Some(j) = memchr::memchr(b, &bytes[i + 1..]) else {
                     return false;
                 };
                 i += j + 2;
-                if let Some(a) = attributes.last_mut() {
-                    a.2 = i;
-                }
                 state = State::AfterQuoted;
                 continue;
             }
-            State::BeforeValue => {
-                if let Some(a) = attributes.last_mut() {
-                    a.2 = i + 1;
-                }
-                state = State::Unquoted;
-            }
+            State::BeforeValue => state = State::Unquoted,
             State::AfterQuoted | State::Unquoted if space => state = State::BeforeName,
-            State::Unquoted => {
-                if let Some(a) = attributes.last_mut() {
-                    a.2 = i + 1;
-                }
-            }
-            State::SelfClosing if b == b'>' => {
-                self_closing = true;
-                end = Some(i);
-            }
+            State::Unquoted => {}
+            State::SelfClosing if b == b'>' => return true,
             // A parse error: the byte starts the next attribute.
             State::AfterQuoted | State::SelfClosing => {
                 state = State::BeforeName;
@@ -410,23 +371,7 @@ fn push_lean_start_tag(
         }
         i += 1;
     }
-    let Some(end) = end else {
-        return false;
-    };
-    if drop_void_metadata && named(&["meta", "link"], name) {
-        return true;
-    }
-    out.push_str(&piece[..name_end]);
-    for &(start, name_end, end) in attributes.iter() {
-        if named(&KEPT_ATTRIBUTES, &piece[start..name_end]) {
-            out.push(' ');
-            out.push_str(&piece[start..end]);
-        }
-    }
-    // A space first: after an unquoted value, `/` would be part of it.
-    out.push_str(if self_closing { " />" } else { ">" });
-    out.push_str(&piece[end + 1..]);
-    true
+    false
 }
 
 /// Calls `f` with each piece of the page: text and other markup with
@@ -488,48 +433,28 @@ mod tests {
     }
 
     #[test]
-    fn attributes_the_extractor_never_reads_leave() {
+    fn metadata_leaves_the_head_unless_it_may_decide_the_quirks_mode() {
         let cases = [
-            (
-                "<p>x<div class=\"a b\" data-x='{\"k\": \"<p>\"}' ID=c href=/z>y</div>",
-                "<p>x<div class=\"a b\" ID=c>y</div>",
-            ),
-            // After an unquoted value, a slash belongs to the value.
-            ("<p>x<img src=a/>y", "<p>x<img>y"),
-            ("<p>x<br class=a />y", "<p>x<br class=a />y"),
-            ("<p>x<br class=a/>y", "<p>x<br class=a/>y"),
-            // `="x>"` opens no value: the tag ends at the first `>`.
-            ("<p>x<span =\"x>\">y", "<p>x<span>\">y"),
-            ("<p>x<span a=\"1\"b='2'class=c>y", "<p>x<span class=c>y"),
-            // Values and names as the tokenizer reads them.
-            (
-                "<p>x<td title = \"a>b\" class = 'c'>y",
-                "<p>x<td class = 'c'>y",
-            ),
-            ("<p>x<input type=hidden value=1>", "<p>x<input type=hidden>"),
-            // Formatting elements keep theirs: the parser compares them.
-            (
-                "<p>x<font color=red href=1>y",
-                "<p>x<font color=red href=1>y",
-            ),
-            ("<p>x<b onclick=go()>y", "<p>x<b onclick=go()>y"),
-            // Metadata goes, unless it may decide the quirks mode.
             (
                 "<!doctype html><meta charset=utf-8><p>x",
                 "<!doctype html><p>x",
             ),
             (
                 "<meta charset=utf-8><!doctype html><p>x",
-                "<meta><!doctype html><p>x",
+                "<meta charset=utf-8><!doctype html><p>x",
             ),
-            ("<title lang=en>a<b</title>", "<title>a<b</title>"),
             // In the body they stay: the extractor's walks see them.
             (
                 "<!doctype html><head><link rel=a></head><p>x<meta itemprop=y content=z>",
-                "<!doctype html><head></head><p>x<meta itemprop=y>",
+                "<!doctype html><head></head><p>x<meta itemprop=y content=z>",
             ),
             // A tag the page's end cuts is left to the parser.
-            ("<p>x<div class='a", "<p>x<div class='a"),
+            ("<!doctype html><meta a='b", "<!doctype html><meta a='b"),
+            // Attributes stay for the lexer to skip.
+            (
+                "<p>x<div class=\"a b\" data-x='{\"k\": \"<p>\"}' ID=c href=/z>y</div>",
+                "<p>x<div class=\"a b\" data-x='{\"k\": \"<p>\"}' ID=c href=/z>y</div>",
+            ),
         ];
         for (html, want) in cases {
             assert_eq!(&*for_parsing(html, 8), want, "{html}");
@@ -577,7 +502,7 @@ mod tests {
             // A script opening a comment may end elsewhere for the parser.
             ("<script><!-- x </script>y", "<script><!-- x </script>y"),
             ("<title>a<!-- b --></title>", "<title>a<!-- b --></title>"),
-            ("<a title=it\"s>b<!-- c -->", "<a>b"),
+            ("<a title=it\"s>b<!-- c -->", "<a title=it\"s>b"),
         ];
         for (html, want) in cases {
             assert_eq!(&*for_parsing(html, 8), want, "{html}");

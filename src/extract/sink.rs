@@ -57,7 +57,7 @@ impl Tree {
     pub fn parse(html: impl Into<StrTendril>) -> Tree {
         let page = html.into();
         let builder = TreeBuilder::new(Sink::default(), TreeBuilderOpts::default());
-        match super::lexer::feed(&page, &builder) {
+        match super::lexer::feed(&page, &builder, false) {
             Ok(()) => builder.sink.finish(),
             Err(super::lexer::Unsupported) => Tree::parse_with_html5ever_tokenizer(page),
         }

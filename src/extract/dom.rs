@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use ego_tree::iter::Edge;
 use html5ever::{local_name, LocalName};
@@ -153,8 +153,9 @@ pub struct Element {
     pub node: Option<ego_tree::NodeId>,
     pub tag: Tag,
     /// `class` and `id`, lower-cased, space separated (each followed by a
-    /// space), shared by the elements that carry the same.
-    pub class_id: Arc<str>,
+    /// space), shared by the elements of the thread's pages that carry the
+    /// same (counted without atomics: a page is extracted on one thread).
+    pub class_id: Rc<str>,
     /// Bytes of `class_id` that come from `class` (the rest is the `id`,
     /// which documents often derive from a heading's words).
     pub class_len: usize,
@@ -235,7 +236,7 @@ fn count_text(text: &str, stats: &mut Stats) {
 /// site's template repeats its classes on every page, and weighing one
 /// takes dozens of word and substring comparisons. The names are shared
 /// by the elements that carry them, so most elements allocate nothing.
-type ClassNames = HashMap<Arc<str>, f64, FxBuildHasher>;
+type ClassNames = HashMap<Rc<str>, f64, FxBuildHasher>;
 
 /// Past this many names the cache starts again (a crawl of many sites
 /// would otherwise grow it without end).
@@ -256,7 +257,7 @@ struct Builder {
     names: ClassNames,
     /// Scratch space for an element's `class_id`.
     scratch: String,
-    empty: Arc<str>,
+    empty: Rc<str>,
 }
 
 impl Builder {
@@ -267,7 +268,7 @@ impl Builder {
         }
         let empty = match names.get_key_value("") {
             Some((k, _)) => k.clone(),
-            None => Arc::from(""),
+            None => Rc::from(""),
         };
         let dom = Dom {
             elements: Vec::with_capacity(elements),
@@ -294,7 +295,7 @@ impl Builder {
     /// `class` and `id`, lower-cased, space separated, shared with the
     /// elements of this and earlier pages that carry the same, and its
     /// weight.
-    fn class_id(&mut self, class: Option<&str>, id: Option<&str>) -> (Arc<str>, usize, f64) {
+    fn class_id(&mut self, class: Option<&str>, id: Option<&str>) -> (Rc<str>, usize, f64) {
         let scratch = &mut self.scratch;
         scratch.clear();
         let mut class_len = 0;
@@ -314,7 +315,7 @@ impl Builder {
         if let Some((name, &weight)) = self.names.get_key_value(scratch.as_str()) {
             return (name.clone(), class_len, weight);
         }
-        let name: Arc<str> = Arc::from(scratch.as_str());
+        let name: Rc<str> = Rc::from(scratch.as_str());
         let weight = super::main_content::class_weight(&name);
         self.names.insert(name.clone(), weight);
         (name, class_len, weight)

@@ -4,73 +4,76 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use ego_tree::iter::Edge;
-use html5ever::LocalName;
+use html5ever::{local_name, LocalName};
+use rustc_hash::FxBuildHasher;
 use scraper::{Html, Node};
-use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use crate::text::lang::is_han;
 
-/// Elements whose content is never page text.
-fn is_dropped_tag(tag: &str) -> bool {
+/// Elements whose content is never page text. Names are compared as the
+/// parser's interned atoms: one integer comparison each, where a string
+/// match reads the name's bytes for every element of every page.
+fn is_dropped_tag(tag: &LocalName) -> bool {
     matches!(
-        tag,
-        "script"
-            | "style"
-            | "noscript"
-            | "template"
-            | "iframe"
-            | "svg"
-            | "canvas"
-            | "button"
-            | "select"
-            | "input"
-            | "textarea"
-            | "object"
-            | "embed"
-            | "head"
+        *tag,
+        local_name!("script")
+            | local_name!("style")
+            | local_name!("noscript")
+            | local_name!("template")
+            | local_name!("iframe")
+            | local_name!("svg")
+            | local_name!("canvas")
+            | local_name!("button")
+            | local_name!("select")
+            | local_name!("input")
+            | local_name!("textarea")
+            | local_name!("object")
+            | local_name!("embed")
+            | local_name!("head")
     )
 }
 
 /// Elements that start a new line of text.
-fn is_block_tag(tag: &str) -> bool {
+fn is_block_tag(tag: &LocalName) -> bool {
     matches!(
-        tag,
-        "p" | "div"
-            | "br"
-            | "li"
-            | "ul"
-            | "ol"
-            | "tr"
-            | "td"
-            | "th"
-            | "table"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "section"
-            | "article"
-            | "header"
-            | "footer"
-            | "nav"
-            | "aside"
-            | "blockquote"
-            | "pre"
-            | "dd"
-            | "dt"
-            | "dl"
-            | "hr"
-            | "main"
-            | "form"
-            | "figure"
-            | "figcaption"
-            | "address"
-            | "center"
+        *tag,
+        local_name!("p")
+            | local_name!("div")
+            | local_name!("br")
+            | local_name!("li")
+            | local_name!("ul")
+            | local_name!("ol")
+            | local_name!("tr")
+            | local_name!("td")
+            | local_name!("th")
+            | local_name!("table")
+            | local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6")
+            | local_name!("section")
+            | local_name!("article")
+            | local_name!("header")
+            | local_name!("footer")
+            | local_name!("nav")
+            | local_name!("aside")
+            | local_name!("blockquote")
+            | local_name!("pre")
+            | local_name!("dd")
+            | local_name!("dt")
+            | local_name!("dl")
+            | local_name!("hr")
+            | local_name!("main")
+            | local_name!("form")
+            | local_name!("figure")
+            | local_name!("figcaption")
+            | local_name!("address")
+            | local_name!("center")
     )
 }
 
@@ -92,6 +95,11 @@ impl Tag {
     }
 
     pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The interned name, to compare with `local_name!` constants.
+    pub fn name(&self) -> &LocalName {
         &self.0
     }
 }
@@ -145,8 +153,9 @@ pub struct Element {
     pub node: Option<ego_tree::NodeId>,
     pub tag: Tag,
     /// `class` and `id`, lower-cased, space separated (each followed by a
-    /// space), shared by the elements that carry the same.
-    pub class_id: Arc<str>,
+    /// space), shared by the elements of the thread's pages that carry the
+    /// same (counted without atomics: a page is extracted on one thread).
+    pub class_id: Rc<str>,
     /// Bytes of `class_id` that come from `class` (the rest is the `id`,
     /// which documents often derive from a heading's words).
     pub class_len: usize,
@@ -192,17 +201,32 @@ pub struct Dom {
 }
 
 fn count_text(text: &str, stats: &mut Stats) {
-    for c in text.chars() {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            // Most text is ASCII (and all of the markup's whitespace): no
+            // character to decode, and what `char::is_whitespace` says of
+            // ASCII is tab to carriage return and the space.
+            i += 1;
+            if !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') {
+                stats.chars += 1;
+                stats.punct += u32::from(matches!(b, b',' | b'.' | b'!' | b'?' | b';'));
+            }
+            continue;
+        }
+        let Some(c) = text[i..].chars().next() else {
+            break;
+        };
+        i += c.len_utf8();
         if c.is_whitespace() {
             continue;
         }
         stats.chars += 1;
         if is_han(c) {
             stats.han += 1;
-        } else if matches!(
-            c,
-            ',' | '.' | '!' | '?' | ';' | '，' | '。' | '！' | '？' | '；' | '、'
-        ) {
+        } else if matches!(c, '，' | '。' | '！' | '？' | '；' | '、') {
             stats.punct += 1;
         }
     }
@@ -212,7 +236,7 @@ fn count_text(text: &str, stats: &mut Stats) {
 /// site's template repeats its classes on every page, and weighing one
 /// takes dozens of word and substring comparisons. The names are shared
 /// by the elements that carry them, so most elements allocate nothing.
-type ClassNames = HashMap<Arc<str>, f64, Xxh3DefaultBuilder>;
+type ClassNames = HashMap<Rc<str>, f64, FxBuildHasher>;
 
 /// Past this many names the cache starts again (a crawl of many sites
 /// would otherwise grow it without end).
@@ -233,7 +257,7 @@ struct Builder {
     names: ClassNames,
     /// Scratch space for an element's `class_id`.
     scratch: String,
-    empty: Arc<str>,
+    empty: Rc<str>,
 }
 
 impl Builder {
@@ -244,7 +268,7 @@ impl Builder {
         }
         let empty = match names.get_key_value("") {
             Some((k, _)) => k.clone(),
-            None => Arc::from(""),
+            None => Rc::from(""),
         };
         let dom = Dom {
             elements: Vec::with_capacity(elements),
@@ -271,7 +295,7 @@ impl Builder {
     /// `class` and `id`, lower-cased, space separated, shared with the
     /// elements of this and earlier pages that carry the same, and its
     /// weight.
-    fn class_id(&mut self, class: Option<&str>, id: Option<&str>) -> (Arc<str>, usize, f64) {
+    fn class_id(&mut self, class: Option<&str>, id: Option<&str>) -> (Rc<str>, usize, f64) {
         let scratch = &mut self.scratch;
         scratch.clear();
         let mut class_len = 0;
@@ -291,7 +315,7 @@ impl Builder {
         if let Some((name, &weight)) = self.names.get_key_value(scratch.as_str()) {
             return (name.clone(), class_len, weight);
         }
-        let name: Arc<str> = Arc::from(scratch.as_str());
+        let name: Rc<str> = Rc::from(scratch.as_str());
         let weight = super::main_content::class_weight(&name);
         self.names.insert(name.clone(), weight);
         (name, class_len, weight)
@@ -306,6 +330,7 @@ impl Builder {
         itemprop: &str,
     ) {
         let tag = Tag::of(name);
+        let atom = tag.name();
         let (class_id, class_len, class_weight) = self.class_id(class, id);
         let dom = &mut self.dom;
         let parent = self.stack.last().copied();
@@ -316,15 +341,18 @@ impl Builder {
             })
             .unwrap_or((false, false, false, 0));
         let index = dom.elements.len() as u32;
-        if tag == "body" && dom.body.is_none() {
+        if *atom == local_name!("body") && dom.body.is_none() {
             dom.body = Some(index);
         }
-        let is_block = is_block_tag(&tag);
+        let is_block = is_block_tag(atom);
+        let dropped = parent_dropped || is_dropped_tag(atom);
+        let in_link = parent_link || *atom == local_name!("a");
+        let in_bold = parent_bold || matches!(*atom, local_name!("b") | local_name!("strong"));
         dom.elements.push(Element {
             node,
-            dropped: parent_dropped || is_dropped_tag(&tag),
-            in_link: parent_link || tag == "a",
-            in_bold: parent_bold || tag == "b" || tag == "strong",
+            dropped,
+            in_link,
+            in_bold,
             is_block,
             itemprop: itemprop.to_ascii_lowercase(),
             class_weight,
@@ -354,7 +382,7 @@ impl Builder {
             return;
         };
         let owner_el = &dom.elements[owner as usize];
-        if owner_el.tag == "title" {
+        if *owner_el.tag.name() == local_name!("title") {
             if dom.title.is_none() {
                 let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
                 if !t.is_empty() {
@@ -400,9 +428,14 @@ impl Builder {
         dom.elements[index as usize].close = dom.events.len() as u32;
         dom.events.push(Event::Close(index));
         let el = &dom.elements[index as usize];
-        let (stats, is_p, dropped) = (el.stats.clone(), el.tag == "p", el.dropped);
+        let (stats, is_p, dropped) = (
+            el.stats.clone(),
+            *el.tag.name() == local_name!("p"),
+            el.dropped,
+        );
         // Lines broken by <br> still make one paragraph block.
-        let counts = el.is_block && !matches!(el.tag.as_str(), "br" | "hr");
+        let counts =
+            el.is_block && !matches!(*el.tag.name(), local_name!("br") | local_name!("hr"));
         if let Some(parent) = el.parent {
             let p = &mut dom.elements[parent as usize].stats;
             if !dropped {
@@ -584,13 +617,17 @@ pub struct Line {
 #[derive(Default)]
 struct LineBuilder {
     text: String,
+    /// Scratch space the line is folded into: most flushes find only the
+    /// whitespace between two blocks, and allocate nothing.
+    folded: String,
     owner: Option<u32>,
     all_bold: Option<bool>,
 }
 
 impl LineBuilder {
     fn flush(&mut self, dom: &Dom, lines: &mut Vec<Line>) {
-        let mut folded = String::with_capacity(self.text.len());
+        let folded = &mut self.folded;
+        folded.clear();
         for word in self.text.split_whitespace() {
             if !folded.is_empty() {
                 folded.push(' ');
@@ -598,17 +635,22 @@ impl LineBuilder {
             folded.push_str(word);
         }
         if !folded.is_empty() {
-            let tag = self
-                .owner
-                .map(|o| dom.elements[o as usize].tag.as_str())
-                .unwrap_or("");
-            let short = folded.chars().count() <= 40;
-            let heading = matches!(tag, "h2" | "h3" | "h4" | "h5" | "h6")
-                || (short
-                    && self.all_bold == Some(true)
-                    && !folded.ends_with(['.', '。', ':', '：']));
+            let heading = match self.owner.map(|o| dom.elements[o as usize].tag.name()) {
+                Some(
+                    &local_name!("h2")
+                    | &local_name!("h3")
+                    | &local_name!("h4")
+                    | &local_name!("h5")
+                    | &local_name!("h6"),
+                ) => true,
+                _ => {
+                    self.all_bold == Some(true)
+                        && !folded.ends_with(['.', '。', ':', '：'])
+                        && folded.chars().count() <= 40
+                }
+            };
             lines.push(Line {
-                text: folded,
+                text: folded.as_str().to_owned(),
                 kind: if heading {
                     LineKind::Heading
                 } else {
@@ -619,5 +661,37 @@ impl LineBuilder {
         self.text.clear();
         self.owner = None;
         self.all_bold = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_counted_as_characters_whatever_their_width() {
+        let mut s = Stats::default();
+        // ASCII (vertical tab and form feed are whitespace too), a
+        // no-break space, Han, CJK punctuation, an ideographic space.
+        count_text("a,b.\u{0B}\u{0C}\u{A0}中文，。 x\u{3000}!é", &mut s);
+        assert_eq!((s.chars, s.han, s.punct), (11, 2, 5));
+    }
+
+    #[test]
+    fn names_are_matched_as_the_parser_interns_them() {
+        let dom = Dom::parse(
+            "<html><head><title>T</title></head><body><DIV>a<B>b</B><a href=x>c</a>\
+             <svg><foreignObject><p>d</p></foreignObject></svg><hr><p>e</p></DIV></body></html>",
+        );
+        let find = |tag: &str| dom.elements.iter().find(|e| e.tag == tag).unwrap();
+        assert_eq!(dom.body, Some(3));
+        assert!(find("div").is_block && !find("div").dropped);
+        assert!(find("b").in_bold && find("a").in_link);
+        assert!(find("svg").dropped && find("foreignobject").dropped);
+        // <hr> breaks lines but is no paragraph block of its parent, and
+        // the <p> in the dropped <svg> counts for nothing.
+        let div = &find("div").stats;
+        assert_eq!((div.blocks, div.paragraphs), (1, 1));
+        assert_eq!(dom.title.as_deref(), Some("T"));
     }
 }

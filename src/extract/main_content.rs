@@ -10,13 +10,53 @@
 //! and its sibling paragraphs are the article; inside it, link lists,
 //! share bars and other chrome are left out.
 
+use html5ever::{local_name, LocalName};
+
 use super::dom::{Dom, Event, Line};
 
+// Tag names are matched as the parser's interned atoms (see `dom::Tag`):
+// the scorer asks about every element several times.
+
 /// Tags whose text is a paragraph for scoring.
-const PARAGRAPH_TAGS: [&str; 5] = ["p", "pre", "td", "blockquote", "li"];
+fn is_paragraph_tag(tag: &LocalName) -> bool {
+    matches!(
+        *tag,
+        local_name!("p")
+            | local_name!("pre")
+            | local_name!("td")
+            | local_name!("blockquote")
+            | local_name!("li")
+    )
+}
 
 /// Always chrome, wherever they are.
-const CHROME_TAGS: [&str; 5] = ["nav", "aside", "footer", "form", "menu"];
+fn is_chrome_tag(tag: &LocalName) -> bool {
+    matches!(
+        *tag,
+        local_name!("nav")
+            | local_name!("aside")
+            | local_name!("footer")
+            | local_name!("form")
+            | local_name!("menu")
+    )
+}
+
+/// A chrome tag other than `<form>` (which ASP.NET pages wrap around
+/// everything).
+fn is_chrome_tag_not_form(tag: &LocalName) -> bool {
+    is_chrome_tag(tag) && *tag != local_name!("form")
+}
+
+fn is_subheading(tag: &LocalName) -> bool {
+    matches!(
+        *tag,
+        local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6")
+    )
+}
 
 /// class/id words that mark chrome.
 const NEGATIVE_WORDS: [&str; 58] = [
@@ -214,8 +254,12 @@ fn weighted_chars(dom: &Dom, e: u32) -> f64 {
 /// its nearest block, so only blocks are paragraphs here.
 fn is_paragraph_like(dom: &Dom, e: u32) -> bool {
     let el = &dom.elements[e as usize];
-    PARAGRAPH_TAGS.contains(&el.tag.as_str())
-        || (matches!(el.tag.as_str(), "div" | "section" | "center") && el.stats.blocks == 0)
+    let tag = el.tag.name();
+    is_paragraph_tag(tag)
+        || (matches!(
+            *tag,
+            local_name!("div") | local_name!("section") | local_name!("center")
+        ) && el.stats.blocks == 0)
 }
 
 /// Whether the element's text ends in an ellipsis: a teaser cut short
@@ -275,11 +319,27 @@ fn contribution(length: f64, punct: u32) -> f64 {
 
 fn initial_score(dom: &Dom, e: u32) -> f64 {
     let el = &dom.elements[e as usize];
-    let by_tag = match el.tag.as_str() {
-        "div" | "article" | "main" | "section" => 5.0,
-        "pre" | "td" | "blockquote" => 3.0,
-        "address" | "ol" | "ul" | "dl" | "dd" | "dt" | "li" | "form" => -3.0,
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "th" => -5.0,
+    let by_tag = match *el.tag.name() {
+        local_name!("div")
+        | local_name!("article")
+        | local_name!("main")
+        | local_name!("section") => 5.0,
+        local_name!("pre") | local_name!("td") | local_name!("blockquote") => 3.0,
+        local_name!("address")
+        | local_name!("ol")
+        | local_name!("ul")
+        | local_name!("dl")
+        | local_name!("dd")
+        | local_name!("dt")
+        | local_name!("li")
+        | local_name!("form") => -3.0,
+        local_name!("h1")
+        | local_name!("h2")
+        | local_name!("h3")
+        | local_name!("h4")
+        | local_name!("h5")
+        | local_name!("h6")
+        | local_name!("th") => -5.0,
         _ => 0.0,
     };
     by_tag + el.class_weight
@@ -288,15 +348,18 @@ fn initial_score(dom: &Dom, e: u32) -> f64 {
 /// Chrome inside the chosen article: left out when rendering it.
 fn is_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
     let el = &dom.elements[e as usize];
-    if CHROME_TAGS.contains(&el.tag.as_str()) {
+    let tag = el.tag.name();
+    if is_chrome_tag(tag) {
         // An ASP.NET-style <form> around the whole page is not chrome.
-        return !(el.tag == "form" && el.stats.chars * 2 > article_text);
+        return !(*tag == local_name!("form") && el.stats.chars * 2 > article_text);
     }
-    if el.tag == "h1" {
+    if *tag == local_name!("h1") {
         // The headline is the title, not body text.
         return true;
     }
-    if matches!(el.tag.as_str(), "figure" | "figcaption") && el.stats.chars * 2 < article_text {
+    if matches!(*tag, local_name!("figure") | local_name!("figcaption"))
+        && el.stats.chars * 2 < article_text
+    {
         // Captions and credits beside the story; a gallery whose captions
         // are the page keeps them.
         return true;
@@ -317,11 +380,18 @@ fn is_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
     // inline links (documentation, wikis) keeps its sentence punctuation,
     // and a block holding much of the article is judged by its parts. A
     // heading that is a link is another story's headline.
-    let headline = matches!(el.tag.as_str(), "h2" | "h3" | "h4" | "h5" | "h6");
+    let headline = is_subheading(tag);
     if headline
         || matches!(
-            el.tag.as_str(),
-            "ul" | "ol" | "div" | "table" | "section" | "dl" | "p" | "li"
+            *tag,
+            local_name!("ul")
+                | local_name!("ol")
+                | local_name!("div")
+                | local_name!("table")
+                | local_name!("section")
+                | local_name!("dl")
+                | local_name!("p")
+                | local_name!("li")
         )
     {
         let density = dom.link_density(e);
@@ -353,7 +423,9 @@ fn body_marker(el: &super::dom::Element) -> Option<&str> {
 /// it (a body split into chunks around ads and pictures), in page order.
 fn marked_article_body(dom: &Dom) -> Vec<u32> {
     let candidate = |el: &super::dom::Element| {
-        !el.dropped && el.stats.chars >= 100 && !matches!(el.tag.as_str(), "html" | "body")
+        !el.dropped
+            && el.stats.chars >= 100
+            && !matches!(*el.tag.name(), local_name!("html") | local_name!("body"))
     };
     let mut best: Option<(u32, u32)> = None;
     for (i, el) in dom.elements.iter().enumerate() {
@@ -394,10 +466,15 @@ fn unlikely(dom: &Dom, strict: bool) -> Vec<bool> {
     let mut out = vec![false; dom.elements.len()];
     for (i, el) in dom.elements.iter().enumerate() {
         let inherited = el.parent.is_some_and(|p| out[p as usize]);
-        let tag = el.tag.as_str();
-        let own = !matches!(tag, "html" | "body" | "article" | "main")
-            && (CHROME_TAGS.contains(&tag) && tag != "form"
-                || strict && el.class_weight < 0.0 && prose(el) * 2 < page);
+        let tag = el.tag.name();
+        let own = !matches!(
+            *tag,
+            local_name!("html")
+                | local_name!("body")
+                | local_name!("article")
+                | local_name!("main")
+        ) && (is_chrome_tag_not_form(tag)
+            || strict && el.class_weight < 0.0 && prose(el) * 2 < page);
         out[i] = el.dropped || inherited || own;
     }
     out
@@ -500,7 +577,10 @@ fn add_lead(dom: &Dom, chosen: &mut Vec<u32>) {
 
 fn is_lead(dom: &Dom, e: u32) -> bool {
     let el = &dom.elements[e as usize];
-    if el.dropped || el.tag == "h1" || !is_lead_name(&el.class_id[..el.class_len]) {
+    if el.dropped
+        || *el.tag.name() == local_name!("h1")
+        || !is_lead_name(&el.class_id[..el.class_len])
+    {
         return false;
     }
     let s = &el.stats;
@@ -514,8 +594,7 @@ fn is_lead(dom: &Dom, e: u32) -> bool {
     // Not inside navigation, asides or footers.
     let mut a = el.parent;
     while let Some(p) = a {
-        let tag = dom.elements[p as usize].tag.as_str();
-        if CHROME_TAGS.contains(&tag) && tag != "form" {
+        if is_chrome_tag_not_form(dom.elements[p as usize].tag.name()) {
             return false;
         }
         a = dom.elements[p as usize].parent;
@@ -545,7 +624,7 @@ fn select_body(dom: &Dom, strict: bool) -> Vec<u32> {
                 continue;
             }
             (el.parent, contribution(length, el.stats.punct))
-        } else if el.is_block && el.tag != "h1" {
+        } else if el.is_block && *el.tag.name() != local_name!("h1") {
             let inline = &el.inline;
             let length = f64::from(inline.chars) + 2.0 * f64::from(inline.han);
             if length < 25.0 || inline.link_chars * 2 > inline.chars {
@@ -586,8 +665,10 @@ fn select_body(dom: &Dom, strict: bool) -> Vec<u32> {
         if score[e].is_nan() || unlikely[e] {
             continue;
         }
-        let tag = dom.elements[e].tag.as_str();
-        if matches!(tag, "html" | "head" | "body") {
+        if matches!(
+            *dom.elements[e].tag.name(),
+            local_name!("html") | local_name!("head") | local_name!("body")
+        ) {
             continue;
         }
         score[e] *= 1.0 - dom.link_density(e as u32);
@@ -648,7 +729,7 @@ fn select_body(dom: &Dom, strict: bool) -> Vec<u32> {
         }
         let ok = if !s.is_nan() && s >= threshold {
             true
-        } else if el.tag == "p" {
+        } else if *el.tag.name() == local_name!("p") {
             let length = weighted_chars(dom, e);
             let density = dom.link_density(e);
             (length > 80.0 && density < 0.25)
@@ -734,8 +815,8 @@ fn introduces_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
     let el = &dom.elements[e as usize];
     // A heading tag, or a short line without sentence punctuation ("Read
     // more:"); list items and cells are items, not headings.
-    let heading = matches!(el.tag.as_str(), "h2" | "h3" | "h4" | "h5" | "h6")
-        || (matches!(el.tag.as_str(), "p" | "div")
+    let heading = is_subheading(el.tag.name())
+        || (matches!(*el.tag.name(), local_name!("p") | local_name!("div"))
             && el.stats.blocks == 0
             && el.stats.chars <= 50
             && el.stats.punct == 0
@@ -756,7 +837,10 @@ fn introduces_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
             return false;
         }
         // Pictures are passed over: a section goes on below its picture.
-        let picture = matches!(next.tag.as_str(), "figure" | "figcaption" | "picture");
+        let picture = matches!(
+            *next.tag.name(),
+            local_name!("figure") | local_name!("figcaption") | local_name!("picture")
+        );
         if !next.dropped && next.stats.chars > 0 && !picture {
             return is_chrome(dom, k as u32, article_text);
         }

@@ -176,10 +176,9 @@ pub fn extract_article_text(html: &str, extraction: Extraction) -> String {
 }
 
 fn first_h1(dom: &Dom) -> Option<String> {
-    let h1 = dom
-        .elements
-        .iter()
-        .position(|e| e.tag == "h1" && !e.dropped && e.stats.chars > 0)?;
+    let h1 = dom.elements.iter().position(|e| {
+        *e.tag.name() == html5ever::local_name!("h1") && !e.dropped && e.stats.chars > 0
+    })?;
     let text = dom
         .render(h1 as u32, &|_| false)
         .into_iter()

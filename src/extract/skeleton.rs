@@ -16,10 +16,12 @@
 //! buckets (4 bands of 4 min-hashes) and one comparison per page and band
 //! with the bucket's first page, never all pairs.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
+use rustc_hash::FxBuildHasher;
 use serde::Serialize;
-use xxhash_rust::xxh3::{xxh3_64_with_seed, Xxh3DefaultBuilder};
+use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use super::dom::Dom;
 
@@ -68,22 +70,75 @@ fn step<'a>(tag: &str, class_id: &'a str, words: &mut Vec<&'a str>, label: &mut 
     xxh3_64_with_seed(label.as_bytes(), 0x736b_656c)
 }
 
+/// A thread's buffers for [`of`], kept from page to page.
+#[derive(Default)]
+struct Scratch {
+    paths: Vec<u64>,
+    /// Whether an element's path is wanted: it is a feature, or holds one.
+    wanted: Vec<bool>,
+    features: Vec<u64>,
+    /// Steps by where their tag and class names are stored: elements share
+    /// their names (see `dom::Tag`), and a page repeats a few dozen steps.
+    /// Emptied for every page, as the names may be freed in between.
+    steps: HashMap<[usize; 4], u64, FxBuildHasher>,
+    label: String,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
 /// The skeleton of a parsed page; `None` when its body has fewer than
 /// [`MIN_PATHS`] distinct block paths.
 pub fn of(dom: &Dom) -> Option<Skeleton> {
-    // Elements come in document order, so a parent's path is known before
-    // its children's.
-    let mut paths: Vec<u64> = Vec::with_capacity(dom.elements.len());
-    let mut features: Vec<u64> = Vec::new();
-    let body = dom.body;
-    let mut in_body: Vec<bool> = Vec::with_capacity(dom.elements.len());
-    let (mut words, mut label) = (Vec::new(), String::new());
-    // Steps by where their tag and class names are stored: elements share
-    // their names (see `dom::Tag`), and a page repeats a few dozen steps.
-    let mut steps: HashMap<[usize; 4], u64, Xxh3DefaultBuilder> = HashMap::default();
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => of_with(dom, &mut s),
+        Err(_) => of_with(dom, &mut Scratch::default()),
+    })
+}
+
+fn of_with(dom: &Dom, scratch: &mut Scratch) -> Option<Skeleton> {
+    let Scratch {
+        paths,
+        wanted,
+        features,
+        steps,
+        label,
+    } = scratch;
+    let n = dom.elements.len();
+    // Body elements are numbered from the body on, in document order.
+    let body_end = dom.body.map(|b| dom.elements[b as usize].close);
+    let in_body = |i: usize| match (dom.body, body_end) {
+        (Some(b), Some(end)) => i >= b as usize && dom.elements[i].open <= end,
+        _ => true,
+    };
+    // Only the paths of features and of their ancestors are needed: the
+    // inline elements (links, spans, pictures) that are most of a page
+    // are never hashed.
+    wanted.clear();
+    wanted.resize(n, false);
+    for i in (0..n).rev() {
+        let e = &dom.elements[i];
+        let feature = e.is_block && !e.dropped && in_body(i);
+        if feature || wanted[i] {
+            wanted[i] = true;
+            if let Some(p) = e.parent {
+                wanted[p as usize] = true;
+            }
+        }
+    }
+    paths.clear();
+    paths.resize(n, 0);
+    features.clear();
+    steps.clear();
+    let mut words = Vec::new();
     for (i, e) in dom.elements.iter().enumerate() {
-        let parent = e.parent.map(|p| p as usize);
-        let parent_path = parent.map_or(0, |p| paths[p]);
+        if !wanted[i] {
+            continue;
+        }
+        // Elements come in document order, so a parent's path is known
+        // before its children's.
+        let parent_path = e.parent.map_or(0, |p| paths[p as usize]);
         let names = [
             e.tag.as_ptr() as usize,
             e.tag.len(),
@@ -92,15 +147,13 @@ pub fn of(dom: &Dom) -> Option<Skeleton> {
         ];
         let step = *steps
             .entry(names)
-            .or_insert_with(|| step(&e.tag, &e.class_id, &mut words, &mut label));
+            .or_insert_with(|| step(&e.tag, &e.class_id, &mut words, label));
         let mut key = [0u8; 16];
         key[..8].copy_from_slice(&parent_path.to_le_bytes());
         key[8..].copy_from_slice(&step.to_le_bytes());
         let path = xxh3_64_with_seed(&key, 0x70_6174_68);
-        paths.push(path);
-        let inside = body.is_none_or(|b| b as usize == i) || parent.is_some_and(|p| in_body[p]);
-        in_body.push(inside);
-        if inside && e.is_block && !e.dropped {
+        paths[i] = path;
+        if e.is_block && !e.dropped && in_body(i) {
             features.push(path);
         }
     }
@@ -110,7 +163,7 @@ pub fn of(dom: &Dom) -> Option<Skeleton> {
         return None;
     }
     let mut mins = [u32::MAX; HASHES];
-    for f in features {
+    for f in features.iter() {
         for (k, m) in mins.iter_mut().enumerate() {
             let h = (xxh3_64_with_seed(&f.to_le_bytes(), k as u64) >> 32) as u32;
             *m = (*m).min(h);
@@ -193,6 +246,22 @@ mod tests {
         assert_eq!(
             skeleton("<html><body><p>Just text.</p></body></html>"),
             None
+        );
+    }
+
+    #[test]
+    fn blocks_inside_inline_elements_keep_their_whole_path() {
+        let story = |wrapper: &str| {
+            page(
+                "site",
+                &format!("<span class='{wrapper}'><div class='quote'><p>Q.</p></div></span>"),
+            )
+        };
+        // Only the wrapper's class differs, and only its path's steps
+        // carry it: the inline element's step must still be hashed.
+        assert_ne!(
+            skeleton(&story("pull")).unwrap(),
+            skeleton(&story("aside")).unwrap()
         );
     }
 

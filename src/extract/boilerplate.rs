@@ -185,8 +185,8 @@ fn key(block: &str) -> String {
     block.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn blocks(s: &DocumentStructure) -> impl Iterator<Item = &String> {
-    s.paragraphs.iter().chain(&s.subtitles)
+fn blocks(s: &DocumentStructure) -> impl Iterator<Item = &str> {
+    s.paragraphs().chain(s.subtitles.iter().map(String::as_str))
 }
 
 /// Removes, in place, the paragraphs and subtitles that recur across the
@@ -275,23 +275,23 @@ pub fn remove_site_boilerplate(
             continue;
         }
         let s = &structures[p];
-        let mut keep = |v: &[String]| -> Vec<String> {
-            v.iter()
-                .filter(|b| {
-                    let k = key(b);
-                    let mut gone = false;
-                    for &g in groups {
-                        if found[g].contains(&k) {
-                            reports[g].chars_removed += b.chars().count();
-                            gone = true;
-                        }
+        let mut keep = |v: &mut dyn Iterator<Item = &str>| -> Vec<String> {
+            v.filter(|b| {
+                let k = key(b);
+                let mut gone = false;
+                for &g in groups {
+                    if found[g].contains(&k) {
+                        reports[g].chars_removed += b.chars().count();
+                        gone = true;
                     }
-                    !gone
-                })
-                .cloned()
-                .collect()
+                }
+                !gone
+            })
+            .map(str::to_string)
+            .collect()
         };
-        let (paragraphs, subtitles) = (keep(&s.paragraphs), keep(&s.subtitles));
+        let paragraphs = keep(&mut s.paragraphs());
+        let subtitles = keep(&mut s.subtitles.iter().map(String::as_str));
         let skeleton = s.skeleton;
         structures[p] = DocumentStructure::new(s.title.clone(), subtitles, paragraphs);
         structures[p].skeleton = skeleton;

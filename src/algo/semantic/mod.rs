@@ -395,51 +395,6 @@ pub fn forget_analyses() {
     }
 }
 
-/// The document frequencies of the chunks `chunks(i)` of documents
-/// `0..documents` (each counted once a document), as
-/// [`DocumentFrequencies::count`] gives them but without the chunks seen
-/// once: one missing from the counts weighs as seen once, and signing reads
-/// only chunks that were counted. At a million pages most chunks are seen
-/// once; counted in hash maps they took about 1 KB a page at the run's
-/// peak, sorted in one array they take 8 bytes an occurrence, briefly.
-fn chunk_frequencies<'a>(
-    documents: usize,
-    chunks: impl Fn(usize) -> &'a [u64] + Sync,
-) -> DocumentFrequencies {
-    use rayon::prelude::*;
-    let distinct = |i: usize| {
-        let mut c = chunks(i).to_vec();
-        c.sort_unstable();
-        c.dedup();
-        c
-    };
-    let lengths: Vec<usize> = (0..documents)
-        .into_par_iter()
-        .map(|i| distinct(i).len())
-        .collect();
-    let mut all = vec![0u64; lengths.iter().sum()];
-    let mut parts: Vec<&mut [u64]> = Vec::with_capacity(documents);
-    let mut rest = &mut all[..];
-    for &n in &lengths {
-        let (part, tail) = rest.split_at_mut(n);
-        parts.push(part);
-        rest = tail;
-    }
-    parts
-        .into_par_iter()
-        .enumerate()
-        .for_each(|(i, part)| part.copy_from_slice(&distinct(i)));
-    all.par_sort_unstable();
-    let runs = || {
-        all.chunk_by(|a, b| a == b)
-            .filter(|run| run.len() > 1)
-            .map(|run| (run[0], run.len() as u32))
-    };
-    let mut df = HashMap::with_capacity(runs().count());
-    df.extend(runs());
-    DocumentFrequencies { documents, df }
-}
-
 /// The default of [`Semantic::candidates_per_page`]: a page keeps its 20
 /// best LSH candidates (a pair stays when either page keeps it), so the
 /// pairs verified are at most 20 per page however large the corpus, well
@@ -749,11 +704,18 @@ impl Detector for Semantic {
             })
             .collect();
         drop(analysed);
-        self.chunk_df = chunk_frequencies(docs.len(), |i| {
+        let mut chunk_df = DocumentFrequencies::count(docs, |d| {
             by_page
-                .get(&docs[i].page)
-                .map_or(&[][..], |a| &a.chunks[..])
+                .get(&d.page)
+                .into_iter()
+                .flat_map(|a| a.chunks.iter().copied())
         });
+        // A chunk missing from the counts weighs as one seen once, and
+        // signing reads only chunks that were counted: those seen once
+        // need no entry (most of them, at a million pages).
+        chunk_df.df.retain(|_, n| *n > 1);
+        chunk_df.df.shrink_to_fit();
+        self.chunk_df = chunk_df;
         self.analyses = by_page
             .into_iter()
             .map(|(page, a)| (page, AnalysisSlot(std::sync::Mutex::new(Some(a)))))
@@ -1023,26 +985,6 @@ mod tests {
         );
         d.structure = Some(Arc::new(structure));
         d
-    }
-
-    #[test]
-    fn chunk_counts_leave_out_what_weighs_as_seen_once() {
-        let pages: [&[u64]; 4] = [&[5, 1, 5, 9], &[1, 2], &[], &[9, 1, 7]];
-        let df = chunk_frequencies(pages.len(), |i| pages[i]);
-        assert_eq!(df.documents, 4);
-        let mut counts: Vec<(u64, u32)> = df.df.iter().map(|(&h, &n)| (h, n)).collect();
-        counts.sort_unstable();
-        assert_eq!(counts, [(1, 3), (9, 2)]);
-        // What the general counter gives, entries of one aside, with the
-        // same weights for every chunk.
-        let docs: Vec<Document> = (0..4)
-            .map(|i| Document::new(i, "x", Some(Lang::En), &TokenizerConfig::default()))
-            .collect();
-        let full = DocumentFrequencies::count(&docs, |d| pages[d.page as usize].iter().copied());
-        assert_eq!(full.df.len(), 5);
-        for h in [1, 2, 5, 7, 9, 42] {
-            assert_eq!(df.idf_of(h), full.idf_of(h), "chunk {h}");
-        }
     }
 
     #[test]

@@ -192,7 +192,7 @@ pub fn bench_extraction(
                 seconds_per_pass(min_seconds, || {
                     pages
                         .iter()
-                        .map(|p| extract_page(p, extraction).structure.paragraphs.len())
+                        .map(|p| extract_page(p, extraction).structure.paragraph_count())
                         .sum::<usize>()
                 })
             });

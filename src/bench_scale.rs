@@ -82,7 +82,7 @@ pub fn source_pages(path: &Path) -> Result<Vec<SourcePage>, CorpusError> {
             page.content = Content::Text(String::new());
             SourcePage {
                 title: structure.title.clone(),
-                text: structure.paragraphs.join("\n"),
+                text: structure.text().to_string(),
                 page,
             }
         })

@@ -122,8 +122,8 @@ fn a_negative_is_a_cluster_of_its_own_and_same_site_ones_share_only_the_site() {
     let text = |p: &neardup::corpus::Page| {
         neardup::extract::extract_page(p, neardup::extract::Extraction::Main)
             .structure
-            .paragraphs
-            .join("\n")
+            .text()
+            .to_string()
     };
     let host = |p: &neardup::corpus::Page| {
         let url = p.url.clone().unwrap();
@@ -233,8 +233,8 @@ fn a_text_the_sources_repeat_is_never_labelled_as_two_clusters() {
     for page in &pages {
         let text = neardup::extract::extract_page(page, neardup::extract::Extraction::Main)
             .structure
-            .paragraphs
-            .join("\n");
+            .text()
+            .to_string();
         if let Some(other) = cluster_of.insert(text, page.cluster.clone()) {
             assert_eq!(
                 other, page.cluster,

@@ -106,7 +106,8 @@ fn signatures_are_the_in_process_sketches_with_their_settings() {
             let p = page.get(row).unwrap() as usize;
             let text = extract_page(&corpus.pages[p], Extraction::Main)
                 .structure
-                .text();
+                .text()
+                .to_string();
             let doc = Document::new(
                 p as u32,
                 &text,

@@ -223,6 +223,13 @@ pub trait Detector: Send + Sync {
     fn reads_tokens(&self) -> bool {
         true
     }
+    /// Every page is signed: what `fit` kept for signing alone can go
+    /// before the candidate search (at a million pages, the semantic
+    /// method's per-page analyses).
+    fn signed(&mut self) {}
+    /// No later run on these documents reuses what this one fits: let it
+    /// go once signed instead of keeping it for them.
+    fn last_reader(&mut self) {}
     /// Index pairs `(i, j)`, `i < j`, into `signatures`, each at most once,
     /// that may score within the floor.
     fn candidates(&self, signatures: &[Option<Self::Signature>]) -> Vec<(u32, u32)>;
@@ -432,6 +439,8 @@ pub trait Algorithm: Send + Sync {
     fn shingle_widths(&self) -> Vec<usize>;
     /// [`Detector::reads_tokens`].
     fn reads_tokens(&self) -> bool;
+    /// [`Detector::last_reader`].
+    fn last_reader(&mut self) {}
     fn run(&mut self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun {
         self.run_within(docs, variant, clock, DEFAULT_PAIR_BUDGET_BYTES)
     }
@@ -633,6 +642,10 @@ impl<D: Detector> Algorithm for D {
         Detector::reads_tokens(self)
     }
 
+    fn last_reader(&mut self) {
+        Detector::last_reader(self)
+    }
+
     fn explain_pair(&self, a: &Document, b: &Document) -> Option<String> {
         self.explain(&self.sign(a)?, &self.sign(b)?)
     }
@@ -658,6 +671,8 @@ impl<D: Detector> Algorithm for D {
         let ticker = clock.begin(&format!("sign {who}"), docs.len() as u64);
         let started = clock.start();
         let (mut signatures, keys, unsigned) = sign_distinct(this, docs, &ticker);
+        self.signed();
+        let this = &*self;
         clock.stop(started, Stage::Signature, &who);
 
         let _ = clock.begin(&format!("candidates {who}"), 0);

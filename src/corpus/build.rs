@@ -375,7 +375,11 @@ fn load_articles(
         let corpus = read_corpus(&base.join(path), ReadOptions::unlabelled())?;
         for (k, page) in corpus.pages.iter().enumerate() {
             let extracted = extract_page(page, Extraction::Main);
-            let mut paragraphs = extracted.structure.paragraphs;
+            let mut paragraphs: Vec<String> = extracted
+                .structure
+                .paragraphs()
+                .map(str::to_string)
+                .collect();
             let title = match extracted.structure.title.or_else(|| page.title.clone()) {
                 Some(t) if !t.trim().is_empty() => t,
                 _ if paragraphs.len() > 1 => paragraphs.remove(0),

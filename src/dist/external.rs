@@ -333,7 +333,8 @@ pub fn evaluate_external(
         .pages
         .par_iter()
         .map(|p| {
-            let text = extract_page(p, extraction).structure.text();
+            let structure = extract_page(p, extraction).structure;
+            let text = structure.text();
             (text.chars().count(), text.trim().is_empty())
         })
         .unzip();

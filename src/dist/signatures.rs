@@ -138,6 +138,7 @@ pub fn write_signatures(
         extract_page(&corpus.pages[i as usize], extraction)
             .structure
             .text()
+            .to_string()
     };
     let texts: Vec<String> = selected.par_iter().map(|&i| text_of(i)).collect();
 

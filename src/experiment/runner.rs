@@ -273,7 +273,11 @@ fn run_pages(
             .iter()
             .map(|p| p.algorithm.reads_tokens())
             .collect();
-        for (n, prepared) in prepared.into_iter().enumerate() {
+        // The semantic method's analyses of these structures serve a later
+        // semantic run (or the learned judge's semantic features); with
+        // none to come, they go as soon as the pages are signed.
+        let names: Vec<&'static str> = prepared.iter().map(|p| p.algorithm.name()).collect();
+        for (n, mut prepared) in prepared.into_iter().enumerate() {
             if abandoned {
                 break;
             }
@@ -320,6 +324,12 @@ fn run_pages(
                 Some(tokens) => format!("{} {tokens}", extraction.name()),
                 None => extraction.name().to_string(),
             };
+            if !names[n + 1..]
+                .iter()
+                .any(|&m| m == "semantic" || m == "learned")
+            {
+                prepared.algorithm.last_reader();
+            }
             let own_from = clock.records.len();
             let mut result = run_algorithm(
                 prepared,
@@ -622,7 +632,7 @@ fn tokenize_documents(
     let (tokens, vocab) = tokenize_many(inputs.first.len(), tokenizer, false, |slot| {
         let p = inputs.first[slot] as usize;
         ticker.tick(1);
-        (structures[slot].text(), pages[p].lang)
+        (structures[slot].text().to_string(), pages[p].lang)
     });
     let distinct: Vec<Document> = tokens
         .into_iter()

@@ -298,10 +298,9 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 
 /// Whether `s` fits the format's u32 lengths.
 fn fits(s: &DocumentStructure) -> bool {
-    s.paragraphs
-        .iter()
-        .chain(&s.subtitles)
-        .chain(&s.title)
+    s.paragraphs()
+        .chain(s.subtitles.iter().map(String::as_str))
+        .chain(s.title.as_deref())
         .all(|p| p.len() <= u32::MAX as usize)
 }
 
@@ -317,11 +316,11 @@ fn put_structure(out: &mut Vec<u8>, s: &DocumentStructure) {
     for t in &s.subtitles {
         put_str(out, t);
     }
-    put_u32(out, s.paragraphs.len());
-    for p in &s.paragraphs {
+    put_u32(out, s.paragraph_count());
+    for p in s.paragraphs() {
         put_str(out, p);
     }
-    put_u32(out, s.sentences.len());
+    put_u32(out, s.sentence_count());
     for span in s.sentence_spans() {
         put_u32(out, span.paragraph);
         put_u32(out, span.start);
@@ -464,7 +463,7 @@ fn decode_entry(bytes: &[u8]) -> Option<DocumentStructure> {
         _ => return None,
     };
     let subtitles = r.strings()?;
-    let paragraphs = r.strings()?;
+    let paragraphs = r.strs()?;
     let n = r.u32()? as usize;
     // Each span takes 12 bytes: a count past what is left is damage.
     if n > r.remaining() / 12 {
@@ -492,7 +491,7 @@ fn decode_entry(bytes: &[u8]) -> Option<DocumentStructure> {
     if r.remaining() != 0 {
         return None;
     }
-    let mut structure = DocumentStructure::try_from_spans(title, subtitles, paragraphs, &spans)?;
+    let mut structure = DocumentStructure::try_from_spans(title, subtitles, &paragraphs, &spans)?;
     structure.skeleton = skeleton;
     Some(structure)
 }
@@ -502,12 +501,12 @@ struct Reader<'a> {
     at: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn remaining(&self) -> usize {
         self.bytes.len() - self.at
     }
 
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let out = self.bytes.get(self.at..self.at.checked_add(n)?)?;
         self.at += n;
         Some(out)
@@ -522,17 +521,27 @@ impl Reader<'_> {
             .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
     }
 
-    fn string(&mut self) -> Option<String> {
+    fn str(&mut self) -> Option<&'a str> {
         let n = self.u32()? as usize;
-        std::str::from_utf8(self.take(n)?).ok().map(str::to_string)
+        std::str::from_utf8(self.take(n)?).ok()
     }
 
-    fn strings(&mut self) -> Option<Vec<String>> {
+    fn string(&mut self) -> Option<String> {
+        self.str().map(str::to_string)
+    }
+
+    /// Strings read where they lie: paragraphs are copied once, into the
+    /// structure's text.
+    fn strs(&mut self) -> Option<Vec<&'a str>> {
         let n = self.u32()? as usize;
         if n > self.remaining() / 4 {
             return None;
         }
-        (0..n).map(|_| self.string()).collect()
+        (0..n).map(|_| self.str()).collect()
+    }
+
+    fn strings(&mut self) -> Option<Vec<String>> {
+        Some(self.strs()?.into_iter().map(str::to_string).collect())
     }
 }
 
@@ -575,7 +584,7 @@ mod tests {
             .iter()
             .map(|p| std::sync::Arc::new(extract_page(p, Extraction::Main).structure))
             .collect();
-        assert!(structures.iter().any(|s| !s.sentences.is_empty()));
+        assert!(structures.iter().any(|s| s.sentence_count() > 0));
         let packed = Packed::pack(&structures).expect("small pages fit");
         assert_eq!(packed.unpack(), structures);
     }
@@ -589,7 +598,7 @@ mod tests {
                 .iter()
                 .map(|p| (page_key(p), extract_page(p, extraction).structure))
                 .collect();
-            assert!(extracted.iter().any(|(_, s)| !s.sentences.is_empty()));
+            assert!(extracted.iter().any(|(_, s)| s.sentence_count() > 0));
             // What template grouping reads comes back too.
             assert!(extracted.iter().any(|(_, s)| s.skeleton.is_some()));
             let (cache, warning) = cached(dir.path(), extraction);
@@ -675,10 +684,45 @@ mod tests {
                 e[i] ^= flip;
                 if let Some(d) = decode_entry(&e) {
                     // A flip inside the text gives other text, well formed.
-                    assert_eq!(d.paragraphs.len(), s.paragraphs.len());
+                    assert_eq!(d.paragraph_count(), s.paragraph_count());
                 }
             }
         }
+    }
+
+    #[test]
+    fn entries_keep_the_layout_of_format_2() {
+        // Title, subtitles, paragraphs as strings, sentences as spans of
+        // their paragraph, skeleton: what files of this format hold, read
+        // into the compact structure and written back byte for byte.
+        let mut entry = vec![1u8];
+        put_str(&mut entry, "题");
+        put_u32(&mut entry, 1);
+        put_str(&mut entry, "小标题");
+        put_u32(&mut entry, 2);
+        put_str(&mut entry, "甲。乙！");
+        put_str(&mut entry, "Done.");
+        put_u32(&mut entry, 3);
+        for v in [0, 0, 6, 0, 6, 12, 1, 0, 5] {
+            put_u32(&mut entry, v);
+        }
+        entry.push(0);
+        let s = decode_entry(&entry).expect("a well-formed entry");
+        let made = DocumentStructure::new(
+            Some("题".into()),
+            vec!["小标题".into()],
+            vec!["甲。乙！".into(), "Done.".into()],
+        );
+        assert_eq!(s, made);
+        assert_eq!(s.text(), "甲。乙！\nDone.");
+        assert_eq!(s.sentence(2).text, "Done.");
+        let mut again = Vec::new();
+        put_structure(&mut again, &s);
+        assert_eq!(again, entry);
+        // A span past its paragraph is damage, not a shorter sentence.
+        let past = entry.len() - 1 - 4;
+        entry[past..past + 4].copy_from_slice(&6u32.to_le_bytes());
+        assert!(decode_entry(&entry).is_none());
     }
 
     #[test]

@@ -54,7 +54,7 @@ pub struct ExtractedPage {
 
 impl ExtractedPage {
     pub fn text(&self) -> String {
-        self.structure.text()
+        self.structure.text().to_string()
     }
 }
 
@@ -225,7 +225,7 @@ mod tests {
         let out = extract_html(html, Extraction::Main);
         assert_eq!(out.structure.title.as_deref(), Some("Storm hits coast"));
         assert_eq!(out.structure.subtitles, ["Clean-up begins", "What next"]);
-        assert_eq!(out.structure.paragraphs.len(), 3);
+        assert_eq!(out.structure.paragraph_count(), 3);
         assert!(!out.text().contains("Home"));
     }
 

@@ -1,12 +1,21 @@
 //! Document structure for the algorithms: title, subtitles, paragraphs and
 //! sentences with their positions, which the semantic method's sentence
 //! weights read (seed 001 section 4.3).
+//!
+//! A run holds every page's structure from extraction to its last
+//! algorithm, so it is kept compact: the main text once (paragraphs joined
+//! by `\n`), each paragraph as where it ends and each sentence as a span of
+//! that text (u32 offsets), instead of a string per paragraph and another
+//! per sentence (about 5.7 KB a page at a million pages, 2.3 KB now).
+//! Readers get `&str` views through [`DocumentStructure::paragraphs`] and
+//! [`DocumentStructure::sentences`].
 
-use serde::Serialize;
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Sentence {
-    pub text: String,
+/// A sentence as readers see it: a view into its structure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Sentence<'a> {
+    pub text: &'a str,
     /// Byte offsets into the page's main text (paragraphs joined by `\n`).
     pub start: usize,
     pub end: usize,
@@ -25,31 +34,93 @@ pub struct SentenceSpan {
     pub end: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+/// A sentence as stored: its byte range in the main text and its paragraph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stored {
+    start: u32,
+    end: u32,
+    paragraph: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DocumentStructure {
     pub title: Option<String>,
     pub subtitles: Vec<String>,
-    pub paragraphs: Vec<String>,
-    pub sentences: Vec<Sentence>,
+    /// The main text: the paragraphs joined by `\n`.
+    text: Box<str>,
+    /// Where each paragraph ends in `text`; the next starts one byte on.
+    paragraph_ends: Box<[u32]>,
+    /// In text order.
+    sentences: Box<[Stored]>,
     /// The page's DOM skeleton, for grouping pages by template (see
     /// `extract::skeleton`); `None` for text pages and pages without one.
-    #[serde(skip)]
     pub skeleton: Option<super::skeleton::Skeleton>,
+}
+
+/// An offset into a page's main text. Pages come from one line of a corpus
+/// file or one HTML document each; 4 GiB of main text in one page is past
+/// anything a reader hands over.
+fn offset(at: usize) -> u32 {
+    u32::try_from(at).expect("a page's main text is under 4 GiB")
+}
+
+/// Joins paragraphs into one text as [`DocumentStructure`] holds it.
+struct Builder {
+    text: String,
+    paragraph_ends: Vec<u32>,
+    sentences: Vec<Stored>,
+}
+
+impl Builder {
+    fn new(bytes: usize, paragraphs: usize) -> Self {
+        Builder {
+            text: String::with_capacity(bytes + paragraphs.saturating_sub(1)),
+            paragraph_ends: Vec::with_capacity(paragraphs),
+            sentences: Vec::new(),
+        }
+    }
+
+    /// Appends a paragraph; returns where it starts in the text.
+    fn paragraph(&mut self, p: &str) -> usize {
+        if !self.paragraph_ends.is_empty() {
+            self.text.push('\n');
+        }
+        let at = self.text.len();
+        self.text.push_str(p);
+        self.paragraph_ends.push(offset(self.text.len()));
+        at
+    }
+
+    /// Sentence `start..end` of the last paragraph, which starts at `at`.
+    fn sentence(&mut self, at: usize, start: usize, end: usize) {
+        self.sentences.push(Stored {
+            start: offset(at + start),
+            end: offset(at + end),
+            paragraph: offset(self.paragraph_ends.len() - 1),
+        });
+    }
+
+    fn finish(self, title: Option<String>, subtitles: Vec<String>) -> DocumentStructure {
+        DocumentStructure {
+            title,
+            subtitles,
+            text: self.text.into_boxed_str(),
+            paragraph_ends: self.paragraph_ends.into_boxed_slice(),
+            sentences: self.sentences.into_boxed_slice(),
+            skeleton: None,
+        }
+    }
 }
 
 impl DocumentStructure {
     pub fn new(title: Option<String>, subtitles: Vec<String>, paragraphs: Vec<String>) -> Self {
-        let mut spans = Vec::new();
-        for (index, paragraph) in paragraphs.iter().enumerate() {
-            for_each_sentence(paragraph, |a, b| {
-                spans.push(SentenceSpan {
-                    paragraph: index,
-                    start: a,
-                    end: b,
-                })
-            });
+        let bytes = paragraphs.iter().map(String::len).sum();
+        let mut b = Builder::new(bytes, paragraphs.len());
+        for paragraph in &paragraphs {
+            let at = b.paragraph(paragraph);
+            for_each_sentence(paragraph, |start, end| b.sentence(at, start, end));
         }
-        Self::from_spans(title, subtitles, paragraphs, &spans)
+        b.finish(title, subtitles)
     }
 
     /// The structure with sentences already split: `spans` in paragraph
@@ -58,7 +129,7 @@ impl DocumentStructure {
     pub fn try_from_spans(
         title: Option<String>,
         subtitles: Vec<String>,
-        paragraphs: Vec<String>,
+        paragraphs: &[&str],
         spans: &[SentenceSpan],
     ) -> Option<Self> {
         let fits = spans.windows(2).all(|w| w[0].paragraph <= w[1].paragraph)
@@ -67,71 +138,108 @@ impl DocumentStructure {
                     .get(s.paragraph)
                     .is_some_and(|p| s.start <= s.end && p.get(s.start..s.end).is_some())
             });
-        fits.then(|| Self::from_spans(title, subtitles, paragraphs, spans))
-    }
-
-    fn from_spans(
-        title: Option<String>,
-        subtitles: Vec<String>,
-        paragraphs: Vec<String>,
-        spans: &[SentenceSpan],
-    ) -> Self {
-        let mut offsets = Vec::with_capacity(paragraphs.len());
-        let mut offset = 0;
-        for paragraph in &paragraphs {
-            offsets.push(offset);
-            offset += paragraph.len() + 1;
+        if !fits {
+            return None;
         }
-        let mut sentences: Vec<Sentence> = Vec::with_capacity(spans.len());
-        for (k, span) in spans.iter().enumerate() {
-            let text = &paragraphs[span.paragraph][span.start..span.end];
-            let at = offsets[span.paragraph];
-            sentences.push(Sentence {
-                text: text.to_string(),
-                start: at + span.start,
-                end: at + span.end,
-                paragraph: span.paragraph,
-                first_in_paragraph: k == 0 || spans[k - 1].paragraph != span.paragraph,
-                last_in_paragraph: spans
-                    .get(k + 1)
-                    .is_none_or(|n| n.paragraph != span.paragraph),
-                first_in_article: false,
-                last_in_article: false,
+        let bytes = paragraphs.iter().map(|p| p.len()).sum();
+        let mut b = Builder::new(bytes, paragraphs.len());
+        let starts: Vec<usize> = paragraphs.iter().map(|p| b.paragraph(p)).collect();
+        b.sentences.reserve_exact(spans.len());
+        for s in spans {
+            b.sentences.push(Stored {
+                start: offset(starts[s.paragraph] + s.start),
+                end: offset(starts[s.paragraph] + s.end),
+                paragraph: offset(s.paragraph),
             });
         }
-        if let Some(first) = sentences.first_mut() {
-            first.first_in_article = true;
+        Some(b.finish(title, subtitles))
+    }
+
+    /// The main text: paragraphs, one per line.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn paragraph_count(&self) -> usize {
+        self.paragraph_ends.len()
+    }
+
+    fn paragraph_start(&self, i: usize) -> usize {
+        match i {
+            0 => 0,
+            _ => self.paragraph_ends[i - 1] as usize + 1,
         }
-        if let Some(last) = sentences.last_mut() {
-            last.last_in_article = true;
+    }
+
+    /// Paragraph `i`'s text.
+    pub fn paragraph(&self, i: usize) -> &str {
+        &self.text[self.paragraph_start(i)..self.paragraph_ends[i] as usize]
+    }
+
+    /// The paragraphs in order.
+    pub fn paragraphs(
+        &self,
+    ) -> impl ExactSizeIterator<Item = &str> + DoubleEndedIterator + Clone + '_ {
+        (0..self.paragraph_count()).map(move |i| self.paragraph(i))
+    }
+
+    pub fn sentence_count(&self) -> usize {
+        self.sentences.len()
+    }
+
+    /// Sentence `k`, with its positions.
+    pub fn sentence(&self, k: usize) -> Sentence<'_> {
+        let s = self.sentences[k];
+        let last = self.sentences.len() - 1;
+        Sentence {
+            text: &self.text[s.start as usize..s.end as usize],
+            start: s.start as usize,
+            end: s.end as usize,
+            paragraph: s.paragraph as usize,
+            first_in_paragraph: k == 0 || self.sentences[k - 1].paragraph != s.paragraph,
+            last_in_paragraph: k == last || self.sentences[k + 1].paragraph != s.paragraph,
+            first_in_article: k == 0,
+            last_in_article: k == last,
         }
-        DocumentStructure {
-            title,
-            subtitles,
-            paragraphs,
-            sentences,
-            skeleton: None,
-        }
+    }
+
+    /// The sentences in order.
+    pub fn sentences(&self) -> impl ExactSizeIterator<Item = Sentence<'_>> + Clone + '_ {
+        (0..self.sentences.len()).map(move |k| self.sentence(k))
     }
 
     /// Each sentence's paragraph and byte range inside it.
     pub fn sentence_spans(&self) -> impl Iterator<Item = SentenceSpan> + '_ {
-        let mut offsets = Vec::with_capacity(self.paragraphs.len());
-        let mut offset = 0;
-        for paragraph in &self.paragraphs {
-            offsets.push(offset);
-            offset += paragraph.len() + 1;
-        }
-        self.sentences.iter().map(move |s| SentenceSpan {
-            paragraph: s.paragraph,
-            start: s.start - offsets[s.paragraph],
-            end: s.end - offsets[s.paragraph],
+        self.sentences.iter().map(move |s| {
+            let at = self.paragraph_start(s.paragraph as usize);
+            SentenceSpan {
+                paragraph: s.paragraph as usize,
+                start: s.start as usize - at,
+                end: s.end as usize - at,
+            }
         })
     }
+}
 
-    /// The main text: paragraphs, one per line.
-    pub fn text(&self) -> String {
-        self.paragraphs.join("\n")
+/// The same JSON as when paragraphs and sentences were held one by one
+/// (`extract --json`, `extract-eval --dump`).
+impl Serialize for DocumentStructure {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Seq<I>(I);
+        impl<I: Iterator + Clone> Serialize for Seq<I>
+        where
+            I::Item: Serialize,
+        {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_seq(self.0.clone())
+            }
+        }
+        let mut s = serializer.serialize_struct("DocumentStructure", 4)?;
+        s.serialize_field("title", &self.title)?;
+        s.serialize_field("subtitles", &self.subtitles)?;
+        s.serialize_field("paragraphs", &Seq(self.paragraphs()))?;
+        s.serialize_field("sentences", &Seq(self.sentences()))?;
+        s.end()
     }
 }
 
@@ -298,13 +406,13 @@ mod tests {
             vec!["第一句。第二句。".into(), "第三句！".into()],
         );
         let text = s.text();
-        assert_eq!(s.sentences.len(), 3);
-        for sentence in &s.sentences {
+        assert_eq!(text, "第一句。第二句。\n第三句！");
+        assert_eq!(s.sentence_count(), 3);
+        for sentence in s.sentences() {
             assert_eq!(&text[sentence.start..sentence.end], sentence.text);
         }
         let flags: Vec<_> = s
-            .sentences
-            .iter()
+            .sentences()
             .map(|x| {
                 (
                     x.paragraph,
@@ -323,6 +431,81 @@ mod tests {
                 (1, true, true, false, true)
             ]
         );
+    }
+
+    #[test]
+    fn paragraphs_and_spans_come_back_as_given() {
+        let paragraphs = vec![
+            "Storm hits. Trees fall.".to_string(),
+            String::new(),
+            "  一行\n两行。 ".to_string(),
+            "末句？".to_string(),
+        ];
+        let s = DocumentStructure::new(None, vec!["Sub".into()], paragraphs.clone());
+        assert_eq!(s.paragraph_count(), 4);
+        assert_eq!(s.paragraphs().collect::<Vec<_>>(), paragraphs);
+        assert_eq!(s.text(), paragraphs.join("\n"));
+        let texts: Vec<&str> = s.sentences().map(|x| x.text).collect();
+        assert_eq!(
+            texts,
+            ["Storm hits.", "Trees fall.", "一行", "两行。", "末句？"]
+        );
+        let joined = s.text();
+        for x in s.sentences() {
+            assert_eq!(&joined[x.start..x.end], x.text);
+            assert_eq!(&s.paragraph(x.paragraph)[..], paragraphs[x.paragraph]);
+        }
+        // Spans inside their paragraph rebuild the same structure.
+        let spans: Vec<SentenceSpan> = s.sentence_spans().collect();
+        assert_eq!(
+            spans[2],
+            SentenceSpan {
+                paragraph: 2,
+                start: 2,
+                end: 8
+            }
+        );
+        let refs: Vec<&str> = s.paragraphs().collect();
+        let again = DocumentStructure::try_from_spans(None, vec!["Sub".into()], &refs, &spans);
+        assert_eq!(again.as_ref(), Some(&s));
+        let past = SentenceSpan {
+            paragraph: 3,
+            start: 0,
+            end: 99,
+        };
+        assert!(DocumentStructure::try_from_spans(None, vec![], &refs, &[past]).is_none());
+    }
+
+    #[test]
+    fn json_lists_paragraphs_and_sentences() {
+        let s = DocumentStructure::new(
+            Some("T".into()),
+            vec![],
+            vec!["甲。乙！".into(), "丙".into()],
+        );
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "title": "T",
+                "subtitles": [],
+                "paragraphs": ["甲。乙！", "丙"],
+                "sentences": [
+                    {"text": "甲。", "start": 0, "end": 6, "paragraph": 0,
+                     "first_in_paragraph": true, "last_in_paragraph": false,
+                     "first_in_article": true, "last_in_article": false},
+                    {"text": "乙！", "start": 6, "end": 12, "paragraph": 0,
+                     "first_in_paragraph": false, "last_in_paragraph": true,
+                     "first_in_article": false, "last_in_article": false},
+                    {"text": "丙", "start": 13, "end": 16, "paragraph": 1,
+                     "first_in_paragraph": true, "last_in_paragraph": true,
+                     "first_in_article": false, "last_in_article": true}
+                ]
+            })
+        );
+        // Field order as before: title, subtitles, paragraphs, sentences.
+        let text = serde_json::to_string(&s).unwrap();
+        assert!(text.starts_with("{\"title\":\"T\",\"subtitles\":[],\"paragraphs\":["));
     }
 
     #[test]

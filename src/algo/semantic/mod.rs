@@ -252,6 +252,17 @@ impl Analysis {
     }
 }
 
+/// A page's analysis until signing takes it.
+#[derive(Debug)]
+struct AnalysisSlot(std::sync::Mutex<Option<Arc<Analysis>>>);
+
+impl Clone for AnalysisSlot {
+    fn clone(&self) -> Self {
+        let held = self.0.lock().ok().and_then(|a| a.clone());
+        AnalysisSlot(std::sync::Mutex::new(held))
+    }
+}
+
 /// Gives each distinct word of a page an id, in order of first use.
 #[derive(Default)]
 struct PageVocabulary {
@@ -290,8 +301,8 @@ fn analyse(structure: &DocumentStructure) -> Analysis {
         .map(|t| v.content_words(&chunk(&tag(t))))
         .unwrap_or_default();
     v.analysis.subtitle_words = v.content_words(&chunk(&tag(&structure.subtitles.join("。"))));
-    for s in &structure.sentences {
-        let words = tag(&s.text);
+    for s in structure.sentences() {
+        let words = tag(s.text);
         // Function words carry no topic: they stay out of the vectors
         // (and out of the candidate search's concept sets).
         for w in words
@@ -331,14 +342,15 @@ type SharedAnalyses = (Vec<std::sync::Weak<DocumentStructure>>, Vec<Arc<Analysis
 static LAST_ANALYSED: std::sync::Mutex<Option<SharedAnalyses>> = std::sync::Mutex::new(None);
 
 /// Each structure's analysis, tagged again only when the structures are
-/// not those analysed last.
-fn shared_analyses(distinct: &[&Arc<DocumentStructure>]) -> Vec<Arc<Analysis>> {
-    analyses_kept_in(&LAST_ANALYSED, distinct)
+/// not those analysed last; kept for the next run when `keep`.
+fn shared_analyses(distinct: &[&Arc<DocumentStructure>], keep: bool) -> Vec<Arc<Analysis>> {
+    analyses_kept_in(&LAST_ANALYSED, distinct, keep)
 }
 
 fn analyses_kept_in(
     last_analysed: &std::sync::Mutex<Option<SharedAnalyses>>,
     distinct: &[&Arc<DocumentStructure>],
+    keep: bool,
 ) -> Vec<Arc<Analysis>> {
     use rayon::prelude::*;
     let same = |(weak, _): &SharedAnalyses| {
@@ -348,14 +360,24 @@ fn analyses_kept_in(
                 .zip(distinct)
                 .all(|(w, s)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(s)))
     };
-    if let Some(last) = last_analysed.lock().ok().and_then(|l| {
-        l.as_ref()
+    if let Some(last) = last_analysed.lock().ok().and_then(|mut l| {
+        let hit = l
+            .as_ref()
             .filter(|l| same(l))
-            .map(|(_, analysed)| analysed.clone())
+            .map(|(_, analysed)| analysed.clone());
+        // What no later run reads is held by the caller alone, so that
+        // each analysis goes as its page is signed.
+        if !keep {
+            *l = None;
+        }
+        hit
     }) {
         return last;
     }
     let analysed: Vec<Arc<Analysis>> = distinct.par_iter().map(|s| Arc::new(analyse(s))).collect();
+    if !keep {
+        return analysed;
+    }
     if let Ok(mut last) = last_analysed.lock() {
         *last = Some((
             distinct.iter().map(|s| Arc::downgrade(s)).collect(),
@@ -426,7 +448,11 @@ pub struct Semantic {
     /// LSH candidates found and kept by the last search, and the buckets
     /// left out with their pages, for the notes.
     capped: std::sync::OnceLock<(usize, usize, u64, u64)>,
-    analyses: HashMap<u32, Arc<Analysis>>,
+    /// By page; each taken as its page is signed when not shared.
+    analyses: HashMap<u32, AnalysisSlot>,
+    /// Whether the analyses stay shared for a later run on the same
+    /// structures once this one has signed (see [`Detector::last_reader`]).
+    share_analyses: bool,
     chunk_df: DocumentFrequencies,
     permutations: PermutedHashes,
 }
@@ -465,6 +491,7 @@ impl Semantic {
             bucket_reach: DEFAULT_BUCKET_REACH,
             capped: std::sync::OnceLock::new(),
             analyses: HashMap::new(),
+            share_analyses: true,
             chunk_df: DocumentFrequencies::default(),
             permutations: PermutedHashes::new(128, MINHASH_SEED),
         }
@@ -509,14 +536,13 @@ impl Semantic {
             *page_tf.entry(h).or_insert(0.0) += 1.0;
         }
         structure
-            .sentences
-            .iter()
+            .sentences()
             .zip(analysis.sentences())
             .enumerate()
             .map(|(index, (s, (content, words)))| {
-                let declarative = is_declarative(&s.text);
+                let declarative = is_declarative(s.text);
                 let has = |keywords: &[u32]| keywords.iter().any(|k| words.contains(k));
-                let ww = position_weight(s);
+                let ww = position_weight(&s);
                 let wt = if has(&analysis.title_words) {
                     table1::TITLE_KEYWORD
                 } else {
@@ -665,9 +691,9 @@ impl Detector for Semantic {
                 }))
             })
             .collect();
-        let analysed = shared_analyses(&distinct);
+        let analysed = shared_analyses(&distinct, self.share_analyses);
         let none = Arc::new(Analysis::default());
-        self.analyses = docs
+        let by_page: HashMap<u32, Arc<Analysis>> = docs
             .iter()
             .zip(&slots)
             .map(|(d, s)| {
@@ -677,13 +703,23 @@ impl Detector for Semantic {
                 )
             })
             .collect();
-        let analyses = &self.analyses;
-        self.chunk_df = DocumentFrequencies::count(docs, |d| {
-            analyses
+        drop(analysed);
+        let mut chunk_df = DocumentFrequencies::count(docs, |d| {
+            by_page
                 .get(&d.page)
                 .into_iter()
                 .flat_map(|a| a.chunks.iter().copied())
         });
+        // A chunk missing from the counts weighs as one seen once, and
+        // signing reads only chunks that were counted: those seen once
+        // need no entry (most of them, at a million pages).
+        chunk_df.df.retain(|_, n| *n > 1);
+        chunk_df.df.shrink_to_fit();
+        self.chunk_df = chunk_df;
+        self.analyses = by_page
+            .into_iter()
+            .map(|(page, a)| (page, AnalysisSlot(std::sync::Mutex::new(Some(a)))))
+            .collect();
         true
     }
 
@@ -692,9 +728,34 @@ impl Detector for Semantic {
         false
     }
 
+    /// The analyses serve signing alone (the candidate search reads the
+    /// sketches, verification the concept vectors): at a million pages
+    /// they are about 2 KB a page, held through the search's peak.
+    fn signed(&mut self) {
+        self.analyses = HashMap::new();
+        // W(C) is read while signing alone.
+        self.chunk_df = DocumentFrequencies::default();
+        if !self.share_analyses {
+            forget_analyses();
+        }
+        crate::eval::throughput::release_freed_memory();
+    }
+
+    fn last_reader(&mut self) {
+        self.share_analyses = false;
+    }
+
     fn sign(&self, doc: &Document) -> Option<SemanticSignature> {
         let structure = doc.structure.as_deref()?;
-        let analysis = self.analyses.get(&doc.page)?;
+        let analysis = {
+            let mut slot = self.analyses.get(&doc.page)?.0.lock().ok()?;
+            if self.share_analyses {
+                slot.clone()?
+            } else {
+                slot.take()?
+            }
+        };
+        let analysis = &*analysis;
         let concepts = self.page_concepts(analysis);
         let topics = self.topic_vector(self.weigh(structure, analysis, &concepts));
         if topics.is_empty() {
@@ -849,7 +910,7 @@ mod tests {
     #[test]
     fn table_1_weights() {
         let s = |fp, fa, lp, la| Sentence {
-            text: "句子。".into(),
+            text: "句子。",
             start: 0,
             end: 0,
             paragraph: 0,
@@ -935,8 +996,8 @@ mod tests {
         ];
         let structures: Vec<&Arc<DocumentStructure>> =
             docs.iter().map(|d| d.structure.as_ref().unwrap()).collect();
-        let first = analyses_kept_in(&slot, &structures);
-        let again = analyses_kept_in(&slot, &structures);
+        let first = analyses_kept_in(&slot, &structures, true);
+        let again = analyses_kept_in(&slot, &structures, true);
         assert!(first.iter().zip(&again).all(|(a, b)| Arc::ptr_eq(a, b)));
         // Other structures, even with the same text, are analysed anew.
         let copies = [
@@ -948,7 +1009,14 @@ mod tests {
             .iter()
             .map(|d| d.structure.as_ref().unwrap())
             .collect();
-        let fresh = analyses_kept_in(&slot, &structures);
+        let fresh = analyses_kept_in(&slot, &structures, true);
+        // The last reader takes them out of the slot.
+        let last = analyses_kept_in(&slot, &structures, false);
+        assert!(fresh.iter().zip(&last).all(|(a, b)| Arc::ptr_eq(a, b)));
+        assert!(slot.lock().unwrap().is_none());
+        let again = analyses_kept_in(&slot, &structures, false);
+        assert!(fresh.iter().zip(&again).all(|(a, b)| !Arc::ptr_eq(a, b)));
+        assert!(slot.lock().unwrap().is_none());
         assert!(first.iter().zip(&fresh).all(|(a, b)| !Arc::ptr_eq(a, b)));
         // The compact analysis reads back the words it was made of.
         let a = &fresh[0];

@@ -456,8 +456,13 @@ impl Dom {
     /// and flattens it.
     pub fn parse(html: impl Into<html5ever::tendril::StrTendril>) -> Dom {
         use super::sink::{Data, Tree};
+        let html = html.into();
+        let page_bytes = html.len();
         let tree = Tree::parse(html);
         let mut builder = Builder::new(tree.nodes.len());
+        // The text is a part of the page: reserved once rather than grown
+        // (and copied) step by step.
+        builder.dom.text.reserve(page_bytes / 4);
         tree.walk(|id, enter| match (&tree.nodes[id as usize].data, enter) {
             (
                 Data::Element {
@@ -478,6 +483,7 @@ impl Dom {
             (Data::Text(t), true) => builder.text(t),
             _ => {}
         });
+        tree.recycle();
         builder.finish()
     }
 
@@ -545,7 +551,7 @@ impl Dom {
                 }
                 Event::Text(a, b) => {
                     let text = &self.text[a as usize..b as usize];
-                    if !text.trim().is_empty() {
+                    if !is_blank(text) {
                         line.owner.get_or_insert(*blocks.last().unwrap_or(&element));
                         // The text's own element is the innermost open one;
                         // find it from the event just before.
@@ -601,6 +607,68 @@ impl Dom {
     }
 }
 
+/// The character starting at byte `i` of `text` (a character boundary):
+/// whether it is whitespace (`char::is_whitespace`), and its width. ASCII
+/// and the lead bytes no whitespace character starts with are settled
+/// without decoding.
+#[inline]
+fn whitespace_at(text: &str, i: usize) -> (bool, usize) {
+    let b = text.as_bytes()[i];
+    match b {
+        0..=0x7F => (matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '), 1),
+        // Non-ASCII whitespace is U+0085, U+00A0, U+1680, U+2000-U+205F
+        // and U+3000: lead bytes C2, E1, E2 and E3.
+        0xC2 | 0xE1..=0xE3 => {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            (c.is_whitespace(), c.len_utf8())
+        }
+        0x80..=0xDF => (false, 2),
+        0xE0..=0xEF => (false, 3),
+        _ => (false, 4),
+    }
+}
+
+/// Whether `text` is all whitespace, as `text.trim().is_empty()` says.
+fn is_blank(text: &str) -> bool {
+    let mut i = 0;
+    while i < text.len() {
+        let (space, width) = whitespace_at(text, i);
+        if !space {
+            return false;
+        }
+        i += width;
+    }
+    true
+}
+
+/// Appends `text`'s words to `out`, one space between them, as
+/// `split_whitespace` and a join would.
+fn fold_whitespace(text: &str, out: &mut String) {
+    let mut word: Option<usize> = None;
+    let mut i = 0;
+    while i < text.len() {
+        let (space, width) = whitespace_at(text, i);
+        match (space, word) {
+            (true, Some(start)) => {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(&text[start..i]);
+                word = None;
+            }
+            (false, None) => word = Some(i),
+            _ => {}
+        }
+        i += width;
+    }
+    if let Some(start) = word {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&text[start..]);
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineKind {
     Paragraph,
@@ -628,12 +696,7 @@ impl LineBuilder {
     fn flush(&mut self, dom: &Dom, lines: &mut Vec<Line>) {
         let folded = &mut self.folded;
         folded.clear();
-        for word in self.text.split_whitespace() {
-            if !folded.is_empty() {
-                folded.push(' ');
-            }
-            folded.push_str(word);
-        }
+        fold_whitespace(&self.text, folded);
         if !folded.is_empty() {
             let heading = match self.owner.map(|o| dom.elements[o as usize].tag.name()) {
                 Some(
@@ -675,6 +738,30 @@ mod tests {
         // no-break space, Han, CJK punctuation, an ideographic space.
         count_text("a,b.\u{0B}\u{0C}\u{A0}中文，。 x\u{3000}!é", &mut s);
         assert_eq!((s.chars, s.han, s.punct), (11, 2, 5));
+    }
+
+    #[test]
+    fn whitespace_is_folded_as_split_whitespace_does() {
+        let spaces: Vec<char> = (0..=0x10FFFF_u32)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_whitespace())
+            .collect();
+        let mut cases: Vec<String> = ["", " ", "a", " a  b ", "中文 字", "\u{3000}x\u{A0}y\u{85}"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        // Every whitespace character between and around words, and
+        // characters that share a lead byte with one but are not.
+        for &c in &spaces {
+            cases.push(format!("{c}w{c}\u{A9}{c}{c}\u{1681}\u{2010}é{c}"));
+        }
+        cases.push("\u{2060}\u{3001}\u{1F600}\u{80}\u{FF}".to_string());
+        for text in &cases {
+            let mut folded = String::new();
+            fold_whitespace(text, &mut folded);
+            assert_eq!(folded, text.split_whitespace().collect::<Vec<_>>().join(" "), "{text:?}");
+            assert_eq!(is_blank(text), text.trim().is_empty(), "{text:?}");
+        }
     }
 
     #[test]

@@ -306,9 +306,9 @@ impl<S: TokenSink> Lexer<'_, S> {
             };
         loop {
             let found = if refs {
-                memchr::memchr2(b'&', 0, &b[i..])
+                super::nesting::find2(b'&', 0, &b[i..])
             } else {
-                memchr::memchr(0, &b[i..])
+                super::nesting::find(0, &b[i..])
             };
             let Some(k) = found else { break };
             let at = i + k;
@@ -368,7 +368,7 @@ impl<S: TokenSink> Lexer<'_, S> {
     fn data(&mut self, mut pos: usize) -> Result<usize, Unsupported> {
         let b = self.b;
         let mut i = pos;
-        while let Some(k) = memchr::memchr(b'<', &b[i..]) {
+        while let Some(k) = super::nesting::find(b'<', &b[i..]) {
             let lt = i + k;
             let markup = match b.get(lt + 1) {
                 Some(c) if c.is_ascii_alphabetic() => true,
@@ -440,7 +440,7 @@ impl<S: TokenSink> Lexer<'_, S> {
         let name = name.as_bytes();
         let mut i = pos;
         let mut close = None;
-        while let Some(k) = memchr::memchr(b'<', &b[i..]) {
+        while let Some(k) = super::nesting::find(b'<', &b[i..]) {
             let lt = i + k;
             let name_at = lt + 2;
             if b.get(lt + 1) == Some(&b'/')
@@ -505,8 +505,9 @@ impl<S: TokenSink> Lexer<'_, S> {
             return len;
         };
         let name = local_name(&self.s[name_start..name_end]);
+        let formatting = super::nesting::is_formatting(&name);
         let keep = |from: usize, to: usize| {
-            self.every_attribute || super::nesting::keeps_attribute(&name, &self.s[from..to])
+            self.every_attribute || super::nesting::keeps_attribute(formatting, &self.s[from..to])
         };
         let mut attrs: Vec<Attribute> = Vec::new();
         let mut duplicate = false;
@@ -556,7 +557,7 @@ impl<S: TokenSink> Lexer<'_, S> {
                 }
                 At::BeforeValue if is_space(c) => {}
                 At::BeforeValue if c == b'"' || c == b'\'' => {
-                    let Some(k) = memchr::memchr(c, &b[i + 1..]) else {
+                    let Some(k) = super::nesting::find(c, &b[i + 1..]) else {
                         return len;
                     };
                     if let Some(a) = current.as_mut().filter(|a| keep(a.0, a.1)) {

@@ -90,7 +90,7 @@ fn lex_tag(html: &str, pos: usize) -> (Tag<'_>, usize) {
     // Jumps from quote to quote: whether one follows `=` is read back.
     let mut end = html.len();
     let mut from = name_end;
-    while let Some(j) = memchr::memchr3(b'>', b'"', b'\'', &bytes[from..]) {
+    while let Some(j) = find3(b'>', b'"', b'\'', &bytes[from..]) {
         let i = from + j;
         let b = bytes[i];
         if b == b'>' {
@@ -108,7 +108,7 @@ fn lex_tag(html: &str, pos: usize) -> (Tag<'_>, usize) {
         }
         // The value runs to the matching quote (long URLs and data: one
         // search, not a loop over its bytes).
-        match memchr::memchr(b, &bytes[i + 1..]) {
+        match find(b, &bytes[i + 1..]) {
             Some(k) => from = i + k + 2,
             None => break,
         }
@@ -146,7 +146,48 @@ fn skip_raw_text(html: &str, from: usize, name: &str) -> usize {
 }
 
 fn memchr_lt(bytes: &[u8]) -> Option<usize> {
-    memchr::memchr(b'<', bytes)
+    find(b'<', bytes)
+}
+
+/// How many bytes a search reads one by one before handing the rest to
+/// memchr: most searches in markup end within a few bytes (the quote that
+/// closes `class="a"`, the `<` after a newline), where memchr's call and
+/// set-up cost more than reading the bytes.
+const SHORT: usize = 16;
+
+/// The first `needle` in `hay`, as `memchr::memchr` finds it.
+#[inline]
+pub(super) fn find(needle: u8, hay: &[u8]) -> Option<usize> {
+    let head = &hay[..hay.len().min(SHORT)];
+    match head.iter().position(|&b| b == needle) {
+        Some(i) => Some(i),
+        None if hay.len() > SHORT => memchr::memchr(needle, &hay[SHORT..]).map(|i| i + SHORT),
+        None => None,
+    }
+}
+
+/// The first `a` or `b` in `hay`, as `memchr::memchr2` finds it.
+#[inline]
+pub(super) fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
+    let head = &hay[..hay.len().min(SHORT)];
+    match head.iter().position(|&x| x == a || x == b) {
+        Some(i) => Some(i),
+        None if hay.len() > SHORT => memchr::memchr2(a, b, &hay[SHORT..]).map(|i| i + SHORT),
+        None => None,
+    }
+}
+
+/// The first `a`, `b` or `c` in `hay`, as `memchr::memchr3` finds it.
+#[inline]
+pub(super) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
+    let head = &hay[..hay.len().min(SHORT)];
+    match head.iter().position(|&x| x == a || x == b || x == c) {
+        Some(i) => Some(i),
+        None if hay.len() > SHORT => {
+            memchr::memchr3(a, b, c, &hay[SHORT..]).map(|i| i + SHORT)
+        }
+        None => None,
+    }
 }
 
 /// The page as the extractor parses it: nesting capped at `max_depth`,
@@ -290,15 +331,44 @@ const KEPT_ATTRIBUTES: [&str; 9] = [
 /// Formatting elements: the parser compares their attributes (three alike
 /// in a row are one too many, the spec's "Noah's Ark"), so theirs stay.
 /// `<a>` never has two open at once, so it is not among them.
+#[cfg(test)]
 const FORMATTING: [&str; 13] = [
     "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
 ];
 
-/// Whether the attribute `name` of a tag named `tag` (in lower case) can
-/// matter to the extraction: those the extractor reads, those that steer
-/// the tree builder, and every attribute of a formatting element.
-pub(super) fn keeps_attribute(tag: &str, name: &str) -> bool {
-    FORMATTING.contains(&tag) || named(&KEPT_ATTRIBUTES, name)
+/// Whether the attribute `name` of a tag that is [`is_formatting`] or not
+/// can matter to the extraction: those the extractor reads, those that
+/// steer the tree builder, and every attribute of a formatting element.
+pub(super) fn keeps_attribute(formatting: bool, name: &str) -> bool {
+    // By length first: most attributes (`href`, `src`, `style`, `data-*`)
+    // are told apart without reading a byte of their names.
+    formatting
+        || match name.len() {
+            2 | 4 | 5 | 8 | 14 => named(&KEPT_ATTRIBUTES, name),
+            _ => false,
+        }
+}
+
+/// Whether `tag` (as the parser interns it) names one of the
+/// [`FORMATTING`] elements.
+pub(super) fn is_formatting(tag: &html5ever::LocalName) -> bool {
+    use html5ever::local_name;
+    matches!(
+        *tag,
+        local_name!("b")
+            | local_name!("big")
+            | local_name!("code")
+            | local_name!("em")
+            | local_name!("font")
+            | local_name!("i")
+            | local_name!("nobr")
+            | local_name!("s")
+            | local_name!("small")
+            | local_name!("strike")
+            | local_name!("strong")
+            | local_name!("tt")
+            | local_name!("u")
+    )
 }
 
 /// Whether `piece` opens with a start tag that the HTML tokenizer ends
@@ -352,7 +422,7 @@ fn tag_ends_within(piece: &str) -> bool {
             State::BeforeName | State::AfterName => state = State::Name,
             State::BeforeValue if space => {}
             State::BeforeValue if b == b'"' || b == b'\'' => {
-                let Some(j) = memchr::memchr(b, &bytes[i + 1..]) else {
+                let Some(j) = find(b, &bytes[i + 1..]) else {
                     return false;
                 };
                 i += j + 2;
@@ -425,6 +495,40 @@ fn walk<'a>(html: &'a str, mut f: impl FnMut(&'a str, Option<Tag<'a>>)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_searches_find_what_memchr_finds() {
+        let hay: Vec<u8> = (0..200u32).map(|i| b"ab<\"'>x "[(i * 7 % 9) as usize % 8]).collect();
+        for from in 0..hay.len() {
+            for to in from..hay.len().min(from + 40) {
+                let h = &hay[from..to];
+                assert_eq!(find(b'<', h), memchr::memchr(b'<', h));
+                assert_eq!(find2(b'&', b'x', h), memchr::memchr2(b'&', b'x', h));
+                assert_eq!(find3(b'>', b'"', b'\'', h), memchr::memchr3(b'>', b'"', b'\'', h));
+            }
+            let h = &hay[from..];
+            assert_eq!(find(b'>', h), memchr::memchr(b'>', h));
+            assert_eq!(find(b'z', h), None);
+            assert_eq!(find2(b'z', b'\'', h), memchr::memchr2(b'z', b'\'', h));
+            assert_eq!(find3(b'z', b'y', b' ', h), memchr::memchr3(b'z', b'y', b' ', h));
+        }
+    }
+
+    #[test]
+    fn kept_attributes_are_those_listed_in_any_case() {
+        for tag in FORMATTING {
+            assert!(is_formatting(&html5ever::LocalName::from(tag)), "{tag}");
+        }
+        for tag in ["a", "p", "div", "span", "bdi", "ul"] {
+            assert!(!is_formatting(&html5ever::LocalName::from(tag)), "{tag}");
+        }
+        assert!(KEPT_ATTRIBUTES.iter().all(|a| keeps_attribute(false, a)));
+        assert!(keeps_attribute(false, "CLASS") && keeps_attribute(false, "ShadowRootMode"));
+        for name in ["href", "src", "style", "data-id", "classes", "i", "item"] {
+            assert!(!keeps_attribute(false, name), "{name}");
+            assert!(keeps_attribute(true, name), "{name}");
+        }
+    }
 
     #[test]
     fn shallow_pages_are_untouched() {

@@ -181,11 +181,43 @@ struct Sink {
     tree: RefCell<Tree>,
 }
 
+thread_local! {
+    /// A parsed page's node vector, emptied, for the thread's next page:
+    /// growing a fresh one to a page's thousands of nodes copied them
+    /// several times over and touched new memory on every page.
+    static NODES: RefCell<Vec<Node>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Past this many nodes a page's vector is not kept for the next one.
+const MAX_KEPT_NODES: usize = 1 << 15;
+
+impl Tree {
+    /// Frees the tree, keeping its node vector for the thread's next page.
+    pub fn recycle(mut self) {
+        self.nodes.clear();
+        if self.nodes.capacity() <= MAX_KEPT_NODES {
+            let _ = NODES.try_with(|kept| {
+                if let Ok(mut kept) = kept.try_borrow_mut() {
+                    if kept.capacity() < self.nodes.capacity() {
+                        *kept = std::mem::take(&mut self.nodes);
+                    }
+                }
+            });
+        }
+    }
+}
+
 impl Default for Sink {
     fn default() -> Self {
-        let mut tree = Tree {
-            nodes: Vec::with_capacity(1024),
-        };
+        let mut nodes = NODES
+            .try_with(|kept| kept.try_borrow_mut().map(|mut k| std::mem::take(&mut *k)))
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        if nodes.capacity() < 1024 {
+            nodes.reserve(1024);
+        }
+        let mut tree = Tree { nodes };
         tree.push(Data::Document);
         Sink {
             tree: RefCell::new(tree),

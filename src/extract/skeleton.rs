@@ -82,6 +82,23 @@ struct Scratch {
     /// Emptied for every page, as the names may be freed in between.
     steps: HashMap<[usize; 4], u64, FxBuildHasher>,
     label: String,
+    /// Each path's min-hash values, kept from page to page: a site's
+    /// template gives its pages the same paths, and a path's [`HASHES`]
+    /// hashes cost more than finding them again.
+    path_hashes: HashMap<u64, [u32; HASHES], FxBuildHasher>,
+}
+
+/// Past this many paths the kept min-hash values start again (a crawl of
+/// many sites would otherwise grow them without end).
+const MAX_PATH_HASHES: usize = 1 << 16;
+
+/// The [`HASHES`] values a path gives the MinHash, one per seed.
+fn path_hashes(path: u64) -> [u32; HASHES] {
+    let mut out = [0u32; HASHES];
+    for (k, h) in out.iter_mut().enumerate() {
+        *h = (xxh3_64_with_seed(&path.to_le_bytes(), k as u64) >> 32) as u32;
+    }
+    out
 }
 
 thread_local! {
@@ -104,6 +121,7 @@ fn of_with(dom: &Dom, scratch: &mut Scratch) -> Option<Skeleton> {
         features,
         steps,
         label,
+        path_hashes: kept,
     } = scratch;
     let n = dom.elements.len();
     // Body elements are numbered from the body on, in document order.
@@ -162,10 +180,13 @@ fn of_with(dom: &Dom, scratch: &mut Scratch) -> Option<Skeleton> {
     if features.len() < MIN_PATHS {
         return None;
     }
+    if kept.len() > MAX_PATH_HASHES {
+        kept.clear();
+    }
     let mut mins = [u32::MAX; HASHES];
-    for f in features.iter() {
-        for (k, m) in mins.iter_mut().enumerate() {
-            let h = (xxh3_64_with_seed(&f.to_le_bytes(), k as u64) >> 32) as u32;
+    for &f in features.iter() {
+        let hashes = kept.entry(f).or_insert_with(|| path_hashes(f));
+        for (m, &h) in mins.iter_mut().zip(hashes.iter()) {
             *m = (*m).min(h);
         }
     }

@@ -272,9 +272,18 @@ pub fn split_sentences(text: &str) -> Vec<(usize, usize)> {
 /// them (one pass over the text, nothing allocated).
 fn for_each_sentence(text: &str, mut f: impl FnMut(usize, usize)) {
     let char_at = |i: usize| text[i..].chars().next();
+    let bytes = text.as_bytes();
     let mut start = 0;
     let mut i = 0;
-    while let Some(c) = char_at(i) {
+    // Only a newline or a character `ends_sentence` may end one: ASCII
+    // `.!?;`, and `。！？；`, whose UTF-8 starts with E3 or EF. Those
+    // are lead bytes, so the scan stops on character boundaries only.
+    while let Some(k) = bytes[i..]
+        .iter()
+        .position(|&b| matches!(b, b'\n' | b'.' | b'!' | b'?' | b';' | 0xE3 | 0xEF))
+    {
+        i += k;
+        let Some(c) = char_at(i) else { break };
         let after = i + c.len_utf8();
         if c == '\n' || ends_sentence(c, char_at(after)) {
             let mut j = after;
@@ -374,6 +383,50 @@ mod tests {
             .into_iter()
             .map(|(a, b)| &text[a..b])
             .collect()
+    }
+
+    /// The splitting as it was written first, a character at a time.
+    fn sentences_char_by_char(text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let char_at = |i: usize| text[i..].chars().next();
+        let (mut start, mut i) = (0, 0);
+        while let Some(c) = char_at(i) {
+            let after = i + c.len_utf8();
+            if c == '\n' || ends_sentence(c, char_at(after)) {
+                let mut j = after;
+                if c != '\n' {
+                    while let Some(n) = char_at(j).filter(|&n| {
+                        is_closing(n) || matches!(n, '。' | '！' | '？' | '；' | '!' | '?' | ';')
+                    }) {
+                        j += n.len_utf8();
+                    }
+                }
+                trimmed(text, start, if c == '\n' { i } else { j }, &mut |a, b| out.push((a, b)));
+                start = j;
+                i = j;
+            } else {
+                i = after;
+            }
+        }
+        trimmed(text, start, text.len(), &mut |a, b| out.push((a, b)));
+        out
+    }
+
+    #[test]
+    fn sentences_split_as_a_character_at_a_time() {
+        for text in [
+            "",
+            "a. b",
+            "3.14 is pi. Yes!",
+            "他说：“好。”然后走了！真的？是；\n下一行",
+            "「引用。」》结束。。。",
+            "e.g. this... and that.\u{3000}下\u{3002}",
+            "\u{3001}\u{3003}\u{FF01}\u{FF00}\u{FF1B}x\u{FF1F}",
+            "no stop at all",
+            "?!;.\n\n.",
+        ] {
+            assert_eq!(split_sentences(text), sentences_char_by_char(text), "{text:?}");
+        }
     }
 
     #[test]

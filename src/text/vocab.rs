@@ -146,6 +146,18 @@ impl Vocab {
     }
 }
 
+/// `a == b`, without a call to `memcmp` for the short strings most tokens
+/// are.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len()
+        && if a.len() <= 16 {
+            a.iter().zip(b).all(|(x, y)| x == y)
+        } else {
+            a == b
+        }
+}
+
 /// A vocabulary being filled.
 #[derive(Default)]
 pub(crate) struct Builder {
@@ -157,6 +169,16 @@ pub(crate) struct Builder {
 }
 
 impl Builder {
+    /// Room for `tokens` distinct tokens before growing.
+    pub(crate) fn with_capacity(tokens: usize) -> Self {
+        Builder {
+            strings: String::with_capacity(tokens * 6),
+            ends: Vec::with_capacity(tokens),
+            hashes: Vec::with_capacity(tokens),
+            table: HashTable::with_capacity(tokens),
+        }
+    }
+
     /// The id of `token`, whose [`token_hash`] is `hash`, added if new.
     pub(crate) fn intern(&mut self, token: &str, hash: u64) -> u32 {
         let Builder {
@@ -170,7 +192,7 @@ impl Builder {
             let start = if id == 0 { 0 } else { ends[id - 1] };
             &strings[start..ends[id]]
         };
-        if let Some(&id) = table.find(hash, |&id| of(id) == token) {
+        if let Some(&id) = table.find(hash, |&id| same(of(id).as_bytes(), token.as_bytes())) {
             return id;
         }
         let id = u32::try_from(hashes.len()).expect("fewer than 2^32 distinct tokens");
@@ -241,7 +263,9 @@ where
     let runs: Vec<(Builder, Vec<Page>)> = (0..count.div_ceil(RUN))
         .into_par_iter()
         .map(|run| {
-            let mut local = Builder::default();
+            // Room for a run's distinct tokens on most text, so that the
+            // table is not rehashed as it grows.
+            let mut local = Builder::with_capacity(16_384);
             let pages = (run * RUN..((run + 1) * RUN).min(count))
                 .map(|i| {
                     let (text, lang) = input(i);

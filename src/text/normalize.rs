@@ -66,10 +66,40 @@ pub fn is_alphanumeric(c: char) -> bool {
 pub fn normalize(text: &str, options: &NormalizeOptions) -> String {
     let mut out = String::with_capacity(text.len());
     let mut pending_space = false;
-    for c in text.chars() {
-        // Chinese characters are most of a page and every step below
-        // leaves them as they are (tests/segment.rs checks the block);
-        // ASCII letters and digits at most change case.
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // Runs that every step below leaves as they are, copied whole:
+        // Chinese characters (U+4E00..=U+9FFF: lead byte 0xE5..=0xE9, or
+        // 0xE4 then 0xB8 or more; tests/segment.rs checks the block),
+        // digits, and ASCII letters already in the case asked for.
+        let mut j = i;
+        while let Some(&b) = bytes.get(j) {
+            if b.is_ascii_digit()
+                || b.is_ascii_lowercase()
+                || (!options.case && b.is_ascii_uppercase())
+            {
+                j += 1;
+            } else if (0xE5..=0xE9).contains(&b)
+                || (b == 0xE4 && bytes.get(j + 1).is_some_and(|&x| x >= 0xB8))
+            {
+                j += 3;
+            } else {
+                break;
+            }
+        }
+        if j > i {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push_str(&text[i..j]);
+            i = j;
+            continue;
+        }
+        let c = text[i..].chars().next().expect("i is before the end");
+        i += c.len_utf8();
+        // ASCII letters at most change case.
         if is_cjk_main(c) || c.is_ascii_alphanumeric() {
             if pending_space {
                 out.push(' ');
@@ -154,6 +184,71 @@ mod tests {
             ..all
         };
         assert_eq!(normalize("“中国”", &keep), "“中国”");
+    }
+
+    /// The loop before runs were copied whole: one character at a time.
+    fn per_character(text: &str, options: &NormalizeOptions) -> String {
+        let mut out = String::new();
+        let mut pending_space = false;
+        for c in text.chars() {
+            let c = if options.fullwidth {
+                fullwidth_to_halfwidth(c)
+            } else {
+                c
+            };
+            let c = if options.punctuation && !c.is_alphanumeric() && !c.is_whitespace() {
+                ' '
+            } else {
+                c
+            };
+            if c.is_whitespace() {
+                pending_space = !out.is_empty();
+                continue;
+            }
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            if options.case && !c.is_lowercase() {
+                out.extend(c.to_lowercase());
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn copied_runs_normalise_as_one_character_at_a_time() {
+        // Block edges (U+4DBF, U+4DC0 hexagrams: lead byte 0xE4 below
+        // 0xB8; U+4E00, U+9FFF, U+A000), letters of both cases, full-width
+        // forms, punctuation and spaces.
+        let alphabet: Vec<char> = "\u{4DBF}\u{4DC0}\u{4E00}\u{9FFF}\u{A000}中国人aZz09 \t\u{3000}，。“”—ＡＢ１ß\u{130}\u{1F600}-_.%"
+            .chars()
+            .collect();
+        let mut state = 3u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            crate::text::shingle::fmix64(state)
+        };
+        for _ in 0..2000 {
+            let len = next() as usize % 24;
+            let text: String = (0..len)
+                .map(|_| alphabet[next() as usize % alphabet.len()])
+                .collect();
+            for bits in 0..8u8 {
+                let options = NormalizeOptions {
+                    fullwidth: bits & 1 != 0,
+                    case: bits & 2 != 0,
+                    punctuation: bits & 4 != 0,
+                };
+                assert_eq!(
+                    normalize(&text, &options),
+                    per_character(&text, &options),
+                    "{text:?} {options:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -16,8 +16,6 @@
 use std::cell::RefCell;
 use std::sync::LazyLock;
 
-use crawdad::Trie;
-
 /// Built by build.rs from jieba-rs's dictionary: the trie (a word's value
 /// is its frequency class) and the total and each class's frequency.
 static TRIE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jieba_trie.bin"));
@@ -121,8 +119,115 @@ impl Hmm {
     }
 }
 
+/// crawdad's double array as build.rs serialised it (crawdad 0.4's
+/// `Trie::serialize_to_vec`): read here directly, so that nodes can be
+/// prefetched for the searches ahead, which crawdad's one-key-at-a-time
+/// search cannot do.
+struct DoubleArray {
+    /// Each character's code (by frequency, the end marker 0), or
+    /// [`NO_CODE`].
+    codes: Vec<u32>,
+    /// `[base, check]`: the top bit of base marks a leaf, whose base is
+    /// its value; the top bit of check marks a node with a leaf child
+    /// (code 0), i.e. a key ending there with longer keys after it.
+    nodes: Vec<[u32; 2]>,
+}
+
+/// A character of the dictionary's blocks that no word has.
+const NO_CODE: u32 = u32::MAX - 1;
+/// A character outside the dictionary's blocks.
+const NOT_HAN: u32 = u32::MAX;
+const OFFSET_MASK: u32 = 0x7fff_ffff;
+/// How many characters ahead of the route (to the left) a word's second
+/// trie node is prefetched. Prefetching its leaf and third node as well,
+/// a few characters later (their addresses are in the second), was
+/// slower: the extra loads and branches cost more than the misses they
+/// saved.
+const FAR: usize = 10;
+
+impl DoubleArray {
+    fn parse(bytes: &[u8]) -> Result<Self, SegmentError> {
+        let mut words = bytes
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
+        let bad = || SegmentError::Trie("truncated".into());
+        let table_len = words.next().ok_or_else(bad)? as usize;
+        let codes: Vec<u32> = words.by_ref().take(table_len).collect();
+        let _alphabet = words.next().ok_or_else(bad)?;
+        let node_count = words.next().ok_or_else(bad)? as usize;
+        let mut nodes = Vec::with_capacity(node_count);
+        while let (Some(base), Some(check)) = (words.next(), words.next()) {
+            nodes.push([base, check]);
+        }
+        let expected = 4 * (table_len + 3 + 2 * node_count);
+        if codes.len() != table_len || nodes.len() != node_count || bytes.len() != expected {
+            return Err(SegmentError::Trie(format!(
+                "{} bytes, expected {expected}",
+                bytes.len()
+            )));
+        }
+        if nodes.first().is_none_or(|n| n[0] & !OFFSET_MASK != 0) {
+            return Err(SegmentError::Trie("no root".into()));
+        }
+        Ok(DoubleArray { codes, nodes })
+    }
+
+    #[inline(always)]
+    fn code(&self, c: char) -> u32 {
+        // crawdad marks characters no key has with u32::MAX.
+        match self.codes.get(c as usize) {
+            Some(&code) if code < NO_CODE => code,
+            _ => NO_CODE,
+        }
+    }
+
+    /// The child of `node` (not a leaf) by `code`, if there is one.
+    #[inline(always)]
+    fn child(&self, node: u32, code: u32) -> Option<u32> {
+        let child = (self.nodes[node as usize][0] & OFFSET_MASK) ^ code;
+        self.nodes
+            .get(child as usize)
+            .filter(|n| n[1] & OFFSET_MASK == node)
+            .map(|_| child)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, node: u32) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch only hints at an address, which need not be
+        // valid; the pointer is never read through.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(self.nodes.as_ptr().wrapping_add(node as usize).cast());
+        }
+    }
+
+    /// The value of the key `chars`, as crawdad's `exact_match`.
+    fn exact_match(&self, chars: impl Iterator<Item = char>) -> Option<u32> {
+        let mut node = 0;
+        for c in chars {
+            if self.nodes[node as usize][0] & !OFFSET_MASK != 0 {
+                return None;
+            }
+            let code = self.code(c);
+            if code == NO_CODE {
+                return None;
+            }
+            node = self.child(node, code)?;
+        }
+        let [base, check] = self.nodes[node as usize];
+        if base & !OFFSET_MASK != 0 {
+            Some(base & OFFSET_MASK)
+        } else if check & !OFFSET_MASK != 0 {
+            Some(self.nodes[(base & OFFSET_MASK) as usize][0] & OFFSET_MASK)
+        } else {
+            None
+        }
+    }
+}
+
 pub struct Segmenter {
-    trie: Trie,
+    trie: DoubleArray,
     /// `ln(freq) - ln(total)` of each frequency class (a trie value): a
     /// few thousand classes, so the table stays in cache, where one entry
     /// per word would not.
@@ -135,13 +240,7 @@ pub struct Segmenter {
 impl Segmenter {
     /// jieba-rs's default dictionary and HMM model.
     pub fn new() -> Result<Self, SegmentError> {
-        let (trie, rest) = Trie::deserialize_from_slice(TRIE);
-        if !rest.is_empty() {
-            return Err(SegmentError::Dict(format!(
-                "{} bytes after the trie",
-                rest.len()
-            )));
-        }
+        let trie = DoubleArray::parse(TRIE)?;
         if FREQS.len() < 8 || FREQS.len() % 8 != 0 {
             return Err(SegmentError::Dict(format!(
                 "frequency table of {} bytes",
@@ -176,10 +275,18 @@ pub fn segmenter() -> &'static Segmenter {
 /// Buffers reused across calls on a thread.
 #[derive(Default)]
 struct Scratch {
-    /// Byte offset in the text and value of each character of a block.
+    /// Byte offset in the text and value of each character of the text.
     chars: Vec<(u32, char)>,
-    /// Per character of a block: the best route's log-probability from
-    /// there to the block's end, and the index after its first word.
+    /// Each character's trie code, [`NO_CODE`] for one of the dictionary's
+    /// blocks the trie lacks, [`NOT_HAN`] outside those blocks and after
+    /// the last character.
+    codes: Vec<u32>,
+    /// Blocks of characters: start, end and whether the dictionary cuts
+    /// them.
+    blocks: Vec<(u32, u32, bool)>,
+    /// Per character of the dictionary's blocks: the best route's
+    /// log-probability from there to its block's end, and the index after
+    /// its first word.
     route: Vec<(f64, u32)>,
     /// The HMM's chosen predecessor of each state at each step.
     prev: Vec<[u8; 4]>,
@@ -267,27 +374,38 @@ fn skip_match_len(bytes: &[u8], start: usize) -> usize {
 
 impl Segmenter {
     fn cut_with(&self, text: &str, s: &mut Scratch, emit: &mut impl FnMut(usize, usize)) {
-        let mut pos = 0;
-        while pos < text.len() {
-            s.chars.clear();
-            let mut rest = text[pos..].char_indices();
-            let (_, first) = rest.next().expect("pos is before the end");
-            let han = is_han_default(first);
-            s.chars.push((pos as u32, first));
-            let mut end = pos + first.len_utf8();
-            for (i, c) in rest {
-                if is_han_default(c) != han {
-                    break;
+        s.chars.clear();
+        s.codes.clear();
+        s.blocks.clear();
+        let mut han = false;
+        for (i, c) in text.char_indices() {
+            let h = is_han_default(c);
+            if h != han || s.blocks.is_empty() {
+                let at = s.chars.len() as u32;
+                if let Some(last) = s.blocks.last_mut() {
+                    last.1 = at;
                 }
-                s.chars.push(((pos + i) as u32, c));
-                end = pos + i + c.len_utf8();
+                s.blocks.push((at, at, h));
+                han = h;
             }
+            s.chars.push((i as u32, c));
+            s.codes.push(if h { self.trie.code(c) } else { NOT_HAN });
+        }
+        s.codes.push(NOT_HAN);
+        if let Some(last) = s.blocks.last_mut() {
+            last.1 = s.chars.len() as u32;
+        }
+        self.route(s);
+        for b in 0..s.blocks.len() {
+            let (start, end, han) = s.blocks[b];
+            let (start, end) = (start as usize, end as usize);
+            let block_end = s.chars.get(end).map_or(text.len(), |&(o, _)| o as usize);
             if han {
-                self.cut_block(text, end, s, &mut *emit);
+                self.cut_block(text, start, end, block_end, s, &mut *emit);
             } else {
                 // Outside the dictionary's characters each character is a
                 // token, a "\r\n" pair one token.
-                let chars = &s.chars;
+                let chars = &s.chars[start..end];
                 let mut i = 0;
                 while i < chars.len() {
                     let (offset, c) = chars[i];
@@ -301,15 +419,99 @@ impl Segmenter {
                     }
                 }
             }
-            pos = end;
         }
     }
 
-    /// One block of dictionary characters (in `s.chars`) ending at byte
-    /// `block_end`.
+    /// The best route from each character of the dictionary's blocks to
+    /// its block's end (jieba's maximum-probability DAG route), all blocks
+    /// of the text in one pass right to left, each character's words
+    /// straight from the trie. A word's second trie node is prefetched
+    /// while the character [`FAR`] places to its right is being searched:
+    /// the trie is larger than the L2 cache and one search's loads depend
+    /// on each other, but the searches from different characters do not,
+    /// so their cache misses can overlap.
+    fn route(&self, s: &mut Scratch) {
+        let Scratch { codes, route, .. } = s;
+        let codes: &[u32] = codes;
+        let n = codes.len() - 1;
+        let nodes = &self.trie.nodes[..];
+        let root_base = nodes[0][0] & OFFSET_MASK;
+        route.clear();
+        route.resize(n + 1, (0.0, n as u32));
+        // The index of the second node of a word starting at `p`, from its
+        // first (the root's children, a few thousand by frequency, mostly
+        // cached).
+        let second = |p: usize| -> Option<u32> {
+            let (c0, c1) = (codes[p], codes[p + 1]);
+            if c0 >= NO_CODE || c1 >= NO_CODE {
+                return None;
+            }
+            let [base, check] = *nodes.get((root_base ^ c0) as usize)?;
+            (check & OFFSET_MASK == 0 && base & !OFFSET_MASK == 0)
+                .then_some((base & OFFSET_MASK) ^ c1)
+        };
+        for idx in (0..n).rev() {
+            if idx >= FAR {
+                if let Some(node) = second(idx - FAR) {
+                    self.trie.prefetch(node);
+                }
+            }
+            let code = codes[idx];
+            if code == NOT_HAN {
+                // The end of the block before.
+                route[idx] = (0.0, idx as u32 + 1);
+                continue;
+            }
+            let mut best: Option<(f64, u32)> = None;
+            let mut node = 0u32;
+            let mut node_base = root_base;
+            let mut k = idx;
+            loop {
+                let code = codes[k];
+                if code >= NO_CODE {
+                    break;
+                }
+                let child = node_base ^ code;
+                let Some(&[base, check]) = nodes.get(child as usize) else {
+                    break;
+                };
+                if check & OFFSET_MASK != node {
+                    break;
+                }
+                k += 1;
+                let leaf = base & !OFFSET_MASK != 0;
+                let value = if leaf {
+                    Some(base & OFFSET_MASK)
+                } else if check & !OFFSET_MASK != 0 {
+                    Some(nodes[(base & OFFSET_MASK) as usize][0] & OFFSET_MASK)
+                } else {
+                    None
+                };
+                if let Some(value) = value {
+                    let end = k as u32;
+                    let p = self.weight[value as usize] + route[k].0;
+                    best = match best {
+                        Some((bp, be)) if !(p > bp || (p == bp && end > be)) => Some((bp, be)),
+                        _ => Some((p, end)),
+                    };
+                }
+                if leaf {
+                    break;
+                }
+                node = child;
+                node_base = base & OFFSET_MASK;
+            }
+            route[idx] = best.unwrap_or((self.unknown + route[idx + 1].0, idx as u32 + 1));
+        }
+    }
+
+    /// Block `start..end` of dictionary characters, ending at byte
+    /// `block_end`, cut along its route.
     fn cut_block(
         &self,
         text: &str,
+        start: usize,
+        end: usize,
         block_end: usize,
         s: &mut Scratch,
         emit: &mut impl FnMut(usize, usize),
@@ -319,34 +521,15 @@ impl Segmenter {
             route,
             prev,
             path,
+            ..
         } = s;
-        let chars: &[(u32, char)] = chars;
+        let chars: &[(u32, char)] = &chars[start..end];
         let n = chars.len();
-        route.clear();
-        route.resize(n + 1, (0.0, n as u32));
-        // Right to left, each character's words straight from the trie:
-        // the best way on from every later character is already known.
-        for idx in (0..n).rev() {
-            let mut best: Option<(f64, u32)> = None;
-            for (word, len) in self
-                .trie
-                .common_prefix_search(chars[idx..].iter().map(|&(_, c)| c))
-            {
-                let end = (idx + len) as u32;
-                let p = self.weight[word as usize] + route[end as usize].0;
-                best = match best {
-                    Some((bp, be)) if !(p > bp || (p == bp && end > be)) => Some((bp, be)),
-                    _ => Some((p, end)),
-                };
-            }
-            route[idx] = best.unwrap_or((self.unknown + route[idx + 1].0, idx as u32 + 1));
-        }
-
         let byte_at = |i: usize| chars.get(i).map_or(block_end, |&(o, _)| o as usize);
         let mut x = 0;
         let mut left: Option<usize> = None;
         while x < n {
-            let y = route[x].1 as usize;
+            let y = route[start + x].1 as usize - start;
             if y - x == 1 {
                 left.get_or_insert(x);
             } else {

@@ -202,10 +202,19 @@ pub(crate) fn split(text: &str, lang: Lang, config: &TokenizerConfig) -> (String
         TokenKind::Jieba => {
             // jieba-rs's `cut(text, true)`, token for token, only faster.
             let mut spans = Vec::with_capacity(normalized.len() / 4);
+            let bytes = normalized.as_bytes();
             super::segment::cut(&normalized, |a, b| {
-                if normalized[a..b]
-                    .chars()
-                    .any(super::normalize::is_alphanumeric)
+                // Most tokens start with a letter, a digit or a character
+                // of U+4E00..=U+9FFF (lead byte 0xE5..=0xE9, or 0xE4 then
+                // 0xB8 or more), all alphanumeric: no decoding for them.
+                let lead = bytes[a];
+                let quick = lead.is_ascii_alphanumeric()
+                    || (0xE5..=0xE9).contains(&lead)
+                    || (lead == 0xE4 && b - a >= 3 && bytes[a + 1] >= 0xB8);
+                if quick
+                    || normalized[a..b]
+                        .chars()
+                        .any(super::normalize::is_alphanumeric)
                 {
                     spans.push((a as u32, b as u32));
                 }

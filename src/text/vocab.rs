@@ -11,7 +11,6 @@ use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use hashbrown::HashTable;
 use rayon::prelude::*;
 
 use super::lang::detect_lang;
@@ -152,33 +151,111 @@ pub(crate) struct Builder {
     strings: String,
     ends: Vec<usize>,
     hashes: Vec<u64>,
-    /// Ids by their hash, to find a string again.
-    table: HashTable<u32>,
+    /// Ids by their hash, to find a string again: open addressing with
+    /// linear probing over [`Slot`]s, at most half full (a power of two
+    /// long, or empty).
+    slots: Vec<Slot>,
+}
+
+/// A token of up to [`INLINE`] bytes is found by comparing its slot alone:
+/// looking a token up is one load where a table of ids needs three more
+/// (the id, its string's end, the string), each a likely cache miss while
+/// the segmenter's trie fills the cache. Bytes 0..11 hold the token (or,
+/// for a longer one, its hash), byte 11 its length ([`LONG`] for a longer
+/// one, 0 in an empty slot), bytes 12..16 its id.
+type Slot = u128;
+
+const INLINE: usize = 11;
+const LONG: u8 = 0xFF;
+const KEY_BITS: u128 = (1 << 96) - 1;
+
+/// The slot key of `token`: its bytes and length, or, over [`INLINE`]
+/// bytes (or empty), its hash marked [`LONG`].
+#[inline(always)]
+fn slot_key(token: &[u8], hash: u64) -> u128 {
+    let n = token.len();
+    if n == 0 || n > INLINE {
+        return u128::from(hash) | u128::from(LONG) << 88;
+    }
+    let bytes = if n >= 8 {
+        let head = u64::from_le_bytes(token[..8].try_into().expect("8 bytes"));
+        u128::from(head) | u128::from(short_bytes(&token[8..])) << 64
+    } else {
+        u128::from(short_bytes(token))
+    };
+    bytes | (n as u128) << 88
+}
+
+/// Up to 7 bytes as a little-endian number, with overlapping loads
+/// instead of a loop.
+#[inline(always)]
+fn short_bytes(b: &[u8]) -> u64 {
+    let n = b.len();
+    if n >= 4 {
+        let head = u32::from_le_bytes(b[..4].try_into().expect("4 bytes"));
+        let tail = u32::from_le_bytes(b[n - 4..].try_into().expect("4 bytes"));
+        u64::from(head) | u64::from(tail) << (8 * (n - 4))
+    } else if n > 0 {
+        u64::from(b[0])
+            | u64::from(b[n / 2]) << (8 * (n / 2))
+            | u64::from(b[n - 1]) << (8 * (n - 1))
+    } else {
+        0
+    }
 }
 
 impl Builder {
+    /// Room for `tokens` distinct tokens before growing.
+    pub(crate) fn with_capacity(tokens: usize) -> Self {
+        Builder {
+            strings: String::with_capacity(tokens * 6),
+            ends: Vec::with_capacity(tokens),
+            hashes: Vec::with_capacity(tokens),
+            slots: vec![0; (2 * tokens).next_power_of_two().max(16)],
+        }
+    }
+
     /// The id of `token`, whose [`token_hash`] is `hash`, added if new.
     pub(crate) fn intern(&mut self, token: &str, hash: u64) -> u32 {
-        let Builder {
-            strings,
-            ends,
-            hashes,
-            table,
-        } = self;
-        let of = |id: u32| {
-            let id = id as usize;
-            let start = if id == 0 { 0 } else { ends[id - 1] };
-            &strings[start..ends[id]]
-        };
-        if let Some(&id) = table.find(hash, |&id| of(id) == token) {
-            return id;
+        if 2 * (self.hashes.len() + 1) > self.slots.len() {
+            self.grow();
         }
-        let id = u32::try_from(hashes.len()).expect("fewer than 2^32 distinct tokens");
-        strings.push_str(token);
-        ends.push(strings.len());
-        hashes.push(hash);
-        table.insert_unique(hash, id, |&id| hashes[id as usize]);
+        let key = slot_key(token.as_bytes(), hash);
+        let long = key >> 88 & 0xFF == u128::from(LONG);
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        loop {
+            let slot = self.slots[i];
+            if slot & KEY_BITS == key {
+                let id = (slot >> 96) as u32;
+                if !long || self.str(id) == token {
+                    return id;
+                }
+            } else if slot == 0 {
+                break;
+            }
+            i = (i + 1) & mask;
+        }
+        let id = u32::try_from(self.hashes.len()).expect("fewer than 2^32 distinct tokens");
+        self.strings.push_str(token);
+        self.ends.push(self.strings.len());
+        self.hashes.push(hash);
+        self.slots[i] = key | u128::from(id) << 96;
         id
+    }
+
+    /// Twice the slots, every id placed again by its hash.
+    fn grow(&mut self) {
+        let size = (2 * self.slots.len()).max(16);
+        let old = std::mem::replace(&mut self.slots, vec![0; size]);
+        let mask = size - 1;
+        for slot in old.into_iter().filter(|&s| s != 0) {
+            let mut i = self.hashes[(slot >> 96) as usize] as usize & mask;
+            while self.slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = slot;
+        }
     }
 
     /// The ids of the tokens at `spans` (byte ranges) of `text`.
@@ -241,7 +318,9 @@ where
     let runs: Vec<(Builder, Vec<Page>)> = (0..count.div_ceil(RUN))
         .into_par_iter()
         .map(|run| {
-            let mut local = Builder::default();
+            // Room for a run's distinct tokens on most text, so that the
+            // table is not rehashed as it grows.
+            let mut local = Builder::with_capacity(16_384);
             let pages = (run * RUN..((run + 1) * RUN).min(count))
                 .map(|i| {
                     let (text, lang) = input(i);
@@ -308,6 +387,43 @@ mod tests {
         assert_eq!(vocab.len(), distinct.len());
         assert_eq!(many[0].1, Lang::Zh);
         assert_eq!(many[2].1, Lang::En);
+    }
+
+    #[test]
+    fn interning_finds_every_token_again_after_growing() {
+        // Short tokens compared in their slots, long ones (and the empty
+        // one) by hash and string; same lengths, shared prefixes, NULs.
+        let mut tokens: Vec<String> = vec![
+            String::new(),
+            "a".into(),
+            "a\0".into(),
+            "\0".into(),
+            "abcdefghijk".into(),
+            "abcdefghijkl".into(),
+            "abcdefghijj".into(),
+            "中华人民共和国".into(),
+            "中华".into(),
+        ];
+        tokens.extend((0..5000).map(|i| format!("{i}")));
+        tokens.extend((0..500).map(|i| format!("长{}{i}", "长".repeat(i % 7))));
+        let mut builder = Builder::default();
+        let ids: Vec<u32> = tokens
+            .iter()
+            .map(|t| builder.intern(t, token_hash(t)))
+            .collect();
+        assert_eq!(ids, (0..tokens.len() as u32).collect::<Vec<_>>());
+        for (t, &id) in tokens.iter().zip(&ids).rev() {
+            assert_eq!(builder.intern(t, token_hash(t)), id, "{t:?}");
+            assert_eq!(builder.str(id), t);
+        }
+        // Two strings under one hash stay two tokens.
+        let mut builder = Builder::with_capacity(4);
+        let long = ["abcdefghijklmn", "abcdefghijklmo"];
+        assert_eq!(builder.intern(long[0], 7), 0);
+        assert_eq!(builder.intern(long[1], 7), 1);
+        assert_eq!(builder.intern(long[0], 7), 0);
+        assert_eq!(builder.intern("ab", 7), 2);
+        assert_eq!(builder.intern("ab", 7), 2);
     }
 
     #[test]

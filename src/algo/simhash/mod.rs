@@ -122,11 +122,7 @@ impl SimHash {
         let n = self.ngram.max(1);
         match self.features {
             Features::Words => {
-                // Each distinct token of the run is hashed once.
-                let hashes = doc
-                    .tokens
-                    .vocab()
-                    .derived("simhash word", |t| xxh3_128_with_seed(t.as_bytes(), SEED));
+                let hashes = word_hashes(doc);
                 for &id in doc.tokens.ids() {
                     add(hashes[id as usize]);
                 }
@@ -176,6 +172,78 @@ impl SimHash {
             }
         }
     }
+}
+
+/// Each word's feature hash, by token id: each distinct token of the run
+/// is hashed once.
+fn word_hashes(doc: &Document) -> Arc<[u128]> {
+    doc.tokens
+        .vocab()
+        .derived("simhash word", |t| xxh3_128_with_seed(t.as_bytes(), SEED))
+}
+
+/// The fingerprint of features weighted by their counts, from their
+/// `n` occurrences one by one: with integer weights every per-bit sum
+/// of [`fingerprint`] is an exact integer whatever the order it is added
+/// in, namely (occurrences with the bit set) - (the others), so the bit
+/// is set when more than half of the occurrences have it. Counting bits
+/// needs no map of the distinct features (the test against the per-bit
+/// definition checks it bit for bit).
+pub fn occurrence_fingerprint(hashes: impl Iterator<Item = u128>, n: usize, bits: u32) -> u128 {
+    let counts = bit_counts(hashes, bits > 64);
+    let mut fp = 0u128;
+    for (bit, &c) in counts.iter().enumerate().take(bits.min(128) as usize) {
+        if 2 * u64::from(c) > n as u64 {
+            fp |= 1 << bit;
+        }
+    }
+    fp
+}
+
+/// For each bit of the hashes (the low 64 only unless `wide`), how many
+/// have it set.
+fn bit_counts(hashes: impl Iterator<Item = u128>, wide: bool) -> [u32; 128] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has the features the function is compiled for.
+            return unsafe { bit_counts_avx512(hashes, wide) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: as above.
+            return unsafe { bit_counts_avx2(hashes, wide) };
+        }
+    }
+    bit_counts_portable(hashes, wide)
+}
+
+/// 32 lanes per 32-bit word of the hash, each adding its own bit: the
+/// compiler keeps the counts in vector registers.
+#[inline(always)]
+fn bit_counts_portable(hashes: impl Iterator<Item = u128>, wide: bool) -> [u32; 128] {
+    let mut counts = [0u32; 128];
+    let words = if wide { 4 } else { 2 };
+    for h in hashes {
+        for (w, chunk) in counts.chunks_exact_mut(32).take(words).enumerate() {
+            let word = (h >> (32 * w)) as u32;
+            for (bit, count) in chunk.iter_mut().enumerate() {
+                *count += word >> bit & 1;
+            }
+        }
+    }
+    counts
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn bit_counts_avx512(hashes: impl Iterator<Item = u128>, wide: bool) -> [u32; 128] {
+    bit_counts_portable(hashes, wide)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn bit_counts_avx2(hashes: impl Iterator<Item = u128>, wide: bool) -> [u32; 128] {
+    bit_counts_portable(hashes, wide)
 }
 
 /// Features are already xxh3 hashes: their low 64 bits are the map's hash,
@@ -360,6 +428,18 @@ impl Detector for SimHash {
     }
 
     fn sign(&self, doc: &Document) -> Option<u128> {
+        if self.features == Features::Words && self.weights == Weights::Tf {
+            let ids = doc.tokens.ids();
+            if ids.is_empty() {
+                return None;
+            }
+            let hashes = word_hashes(doc);
+            return Some(occurrence_fingerprint(
+                ids.iter().map(|&id| hashes[id as usize]),
+                ids.len(),
+                self.bits,
+            ));
+        }
         let features = self.weighted_features(doc);
         (!features.is_empty()).then(|| fingerprint(&features, self.bits))
     }
@@ -476,6 +556,66 @@ mod tests {
                     "page {page}, {bits} bits"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn counting_occurrences_gives_the_weighted_fingerprint() {
+        // Integer weights as the counts of repeated features, in any order:
+        // the same fingerprint as the weighted sums, ties included.
+        let mut state = 7u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            crate::text::shingle::fmix64(state)
+        };
+        for page in 0..60 {
+            let distinct: Vec<u128> = (0..page % 17 + 1)
+                .map(|_| u128::from(next()) << 64 | u128::from(next()))
+                .collect();
+            let mut occurrences: Vec<u128> = (0..page * 5 + 1)
+                .map(|_| distinct[next() as usize % distinct.len()])
+                .collect();
+            if page % 3 == 0 {
+                // Every feature twice more: even totals, more exact ties.
+                occurrences.extend(distinct.iter().chain(&distinct));
+            }
+            let mut counted: Vec<(u128, f64)> = Vec::new();
+            for &h in &occurrences {
+                match counted.iter_mut().find(|(g, _)| *g == h) {
+                    Some((_, w)) => *w += 1.0,
+                    None => counted.push((h, 1.0)),
+                }
+            }
+            for bits in [64, 128] {
+                assert_eq!(
+                    occurrence_fingerprint(occurrences.iter().copied(), occurrences.len(), bits),
+                    fingerprint(&counted, bits),
+                    "page {page}, {bits} bits"
+                );
+            }
+        }
+        // A tie stays clear; 64 bits leave the high half clear.
+        let high = 1u128 << 100 | 1;
+        assert_eq!(occurrence_fingerprint([1, 2].into_iter(), 2, 64), 0);
+        assert_eq!(occurrence_fingerprint([high].into_iter(), 1, 64), 1);
+        assert_eq!(occurrence_fingerprint([high].into_iter(), 1, 128), high);
+    }
+
+    #[test]
+    fn words_by_tf_sign_as_their_counted_features() {
+        let text = "a b a c a b d e the the the f g a";
+        for bits in [64, 128] {
+            let s = SimHash {
+                bits,
+                ..SimHash::default()
+            };
+            let d = doc(text);
+            let counted: Vec<(u128, f64)> = s
+                .counted_features(&d)
+                .into_iter()
+                .map(|(h, c)| (h, f64::from(c)))
+                .collect();
+            assert_eq!(s.sign(&d), Some(fingerprint(&counted, bits)));
         }
     }
 

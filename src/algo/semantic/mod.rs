@@ -184,20 +184,74 @@ pub struct WeighedSentence {
 
 /// Position weight Ww (table 1): the highest of the positions it holds.
 pub fn position_weight(s: &Sentence) -> f64 {
-    let mut w: f64 = 0.0;
-    if s.first_in_paragraph {
-        w = w.max(table1::FIRST_OF_PARAGRAPH);
+    SentenceTraits::of(s).position_weight()
+}
+
+/// What a sentence's weight reads of its text and place, kept with the
+/// analysis so that signing does not read the structure (which the runner
+/// may then let go before signing, see [`Detector::fit_ahead`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct SentenceTraits {
+    /// FIRST_IN_PARAGRAPH and the other bits below.
+    flags: u8,
+    /// Clauses: one more than its ，；：,; marks.
+    clauses: u32,
+}
+
+impl SentenceTraits {
+    const FIRST_IN_PARAGRAPH: u8 = 1;
+    const FIRST_IN_ARTICLE: u8 = 2;
+    const LAST_IN_PARAGRAPH: u8 = 4;
+    const LAST_IN_ARTICLE: u8 = 8;
+    const DECLARATIVE: u8 = 16;
+    const COPULAR: u8 = 32;
+    const INDICATIVE: u8 = 64;
+
+    fn of(s: &Sentence) -> Self {
+        let mut flags = 0;
+        for (on, bit) in [
+            (s.first_in_paragraph, Self::FIRST_IN_PARAGRAPH),
+            (s.first_in_article, Self::FIRST_IN_ARTICLE),
+            (s.last_in_paragraph, Self::LAST_IN_PARAGRAPH),
+            (s.last_in_article, Self::LAST_IN_ARTICLE),
+            (is_declarative(s.text), Self::DECLARATIVE),
+            (s.text.contains('是'), Self::COPULAR),
+            (
+                INDICATIVE_MARKERS.iter().any(|m| s.text.contains(m)),
+                Self::INDICATIVE,
+            ),
+        ] {
+            if on {
+                flags |= bit;
+            }
+        }
+        let clauses = 1 + s.text.matches(['，', '；', '：', ',', ';']).count();
+        SentenceTraits {
+            flags,
+            clauses: u32::try_from(clauses).unwrap_or(u32::MAX),
+        }
     }
-    if s.first_in_article {
-        w = w.max(table1::FIRST_OF_ARTICLE);
+
+    fn has(self, bit: u8) -> bool {
+        self.flags & bit != 0
     }
-    if s.last_in_paragraph {
-        w = w.max(table1::LAST_OF_PARAGRAPH);
+
+    fn position_weight(self) -> f64 {
+        let mut w: f64 = 0.0;
+        if self.has(Self::FIRST_IN_PARAGRAPH) {
+            w = w.max(table1::FIRST_OF_PARAGRAPH);
+        }
+        if self.has(Self::FIRST_IN_ARTICLE) {
+            w = w.max(table1::FIRST_OF_ARTICLE);
+        }
+        if self.has(Self::LAST_IN_PARAGRAPH) {
+            w = w.max(table1::LAST_OF_PARAGRAPH);
+        }
+        if self.has(Self::LAST_IN_ARTICLE) {
+            w = w.max(table1::LAST_OF_ARTICLE);
+        }
+        w
     }
-    if s.last_in_article {
-        w = w.max(table1::LAST_OF_ARTICLE);
-    }
-    w
 }
 
 pub fn is_declarative(sentence: &str) -> bool {
@@ -217,9 +271,9 @@ pub fn is_declarative(sentence: &str) -> bool {
 ///   document frequencies read them without decoding the rest);
 /// - the page's distinct words in id order, each its length and bytes;
 /// - the title's and the subtitles' content word ids;
-/// - each sentence: its chunk count and word count, its content chunks
-///   as indices into the distinct hashes, its words as ids (function
-///   words and punctuation left out).
+/// - each sentence: its traits (place, mood, clauses), its chunk count
+///   and word count, its content chunks as indices into the distinct
+///   hashes, its words as ids (function words and punctuation left out).
 ///
 /// Every list starts with its length.
 #[derive(Debug, Clone)]
@@ -288,7 +342,7 @@ impl Analysis {
         vocabulary: &[&str],
         title_words: &[u32],
         subtitle_words: &[u32],
-        sentences: &[(Vec<u32>, Vec<u32>)],
+        sentences: &[(SentenceTraits, Vec<u32>, Vec<u32>)],
     ) -> Self {
         let mut out = Vec::new();
         put_varint(&mut out, chunk_hashes.len() as u64);
@@ -305,7 +359,9 @@ impl Analysis {
             ids.iter().for_each(|&id| put_varint(&mut out, u64::from(id)));
         }
         put_varint(&mut out, sentences.len() as u64);
-        for (chunks, words) in sentences {
+        for (traits, chunks, words) in sentences {
+            put_varint(&mut out, u64::from(traits.flags));
+            put_varint(&mut out, u64::from(traits.clauses));
             put_varint(&mut out, chunks.len() as u64);
             put_varint(&mut out, words.len() as u64);
             for &id in chunks.iter().chain(words) {
@@ -352,6 +408,9 @@ impl Analysis {
         r.ids(n, &mut u.subtitle_words);
         let n = r.count();
         for _ in 0..n {
+            let flags = r.varint() as u8;
+            let clauses = u32::try_from(r.varint()).unwrap_or(u32::MAX);
+            u.traits.push(SentenceTraits { flags, clauses });
             let chunks = r.count();
             let words = r.count();
             r.ids(chunks, &mut u.chunks);
@@ -386,6 +445,7 @@ struct Unpacked<'a> {
     chunks: Vec<u32>,
     words: Vec<u32>,
     sentence_ends: Vec<(u32, u32)>,
+    traits: Vec<SentenceTraits>,
 }
 
 impl Unpacked<'_> {
@@ -393,11 +453,12 @@ impl Unpacked<'_> {
         self.vocabulary[id as usize]
     }
 
-    /// Sentence by sentence: its content chunks and its words.
-    fn sentences(&self) -> impl Iterator<Item = (&[u32], &[u32])> + '_ {
+    /// Sentence by sentence: its traits, content chunks and words.
+    fn sentences(&self) -> impl Iterator<Item = (SentenceTraits, &[u32], &[u32])> + '_ {
         let mut from = (0, 0);
-        self.sentence_ends.iter().map(move |&(c, w)| {
+        self.sentence_ends.iter().zip(&self.traits).map(move |(&(c, w), &t)| {
             let out = (
+                t,
                 &self.chunks[from.0 as usize..c as usize],
                 &self.words[from.1 as usize..w as usize],
             );
@@ -481,7 +542,7 @@ fn analyse(structure: &DocumentStructure) -> Analysis {
             .filter(|c| c.kind.is_content())
             .map(|c| v.chunk(chunk_hash(c)))
             .collect();
-        sentences.push((chunks, ids));
+        sentences.push((SentenceTraits::of(&s), chunks, ids));
     }
     let vocabulary: Vec<&str> = v.words.iter().map(String::as_str).collect();
     Analysis::pack(
@@ -614,6 +675,8 @@ pub struct Semantic {
     /// Whether the analyses stay shared for a later run on the same
     /// structures once this one has signed (see [`Detector::last_reader`]).
     share_analyses: bool,
+    /// `fit_ahead` fitted: the next `fit` has nothing to do.
+    fitted_ahead: bool,
     chunk_df: DocumentFrequencies,
     permutations: PermutedHashes,
 }
@@ -653,6 +716,7 @@ impl Semantic {
             capped: std::sync::OnceLock::new(),
             analyses: HashMap::new(),
             share_analyses: true,
+            fitted_ahead: false,
             chunk_df: DocumentFrequencies::default(),
             permutations: PermutedHashes::new(128, MINHASH_SEED),
         }
@@ -687,7 +751,6 @@ impl Semantic {
     /// W(S) for every sentence (0 for non-declarative ones).
     fn weigh(
         &self,
-        structure: &DocumentStructure,
         analysis: &Unpacked,
         concepts: &[Vec<(u64, f64)>],
     ) -> Vec<WeighedSentence> {
@@ -700,14 +763,13 @@ impl Semantic {
         for (w, &h) in tf_idf.iter_mut().zip(&analysis.chunk_hashes) {
             *w *= self.chunk_df.idf_of(h);
         }
-        structure
+        analysis
             .sentences()
-            .zip(analysis.sentences())
             .enumerate()
-            .map(|(index, (s, (content, words)))| {
-                let declarative = is_declarative(s.text);
+            .map(|(index, (s, content, words))| {
+                let declarative = s.has(SentenceTraits::DECLARATIVE);
                 let has = |keywords: &[u32]| keywords.iter().any(|k| words.contains(k));
-                let ww = position_weight(&s);
+                let ww = s.position_weight();
                 let wt = if has(&analysis.title_words) {
                     table1::TITLE_KEYWORD
                 } else {
@@ -718,17 +780,17 @@ impl Semantic {
                 } else {
                     0.0
                 };
-                let wy = if s.text.contains('是') {
+                let wy = if s.has(SentenceTraits::COPULAR) {
                     table1::COPULAR
                 } else {
                     0.0
                 };
-                let wz = if INDICATIVE_MARKERS.iter().any(|m| s.text.contains(m)) {
+                let wz = if s.has(SentenceTraits::INDICATIVE) {
                     table1::INDICATIVE
                 } else {
                     0.0
                 };
-                let clauses = 1 + s.text.matches(['，', '；', '：', ',', ';']).count();
+                let clauses = s.clauses as usize;
                 let wn = if content.is_empty() {
                     0.0
                 } else {
@@ -841,6 +903,9 @@ impl Detector for Semantic {
     /// Tags and chunks every page once, and counts chunk document
     /// frequencies for W(C).
     fn fit(&mut self, docs: &[Document]) -> bool {
+        if std::mem::take(&mut self.fitted_ahead) {
+            return false;
+        }
         self.capped = std::sync::OnceLock::new();
         // Pages sharing one extracted structure (identical inputs) are
         // tagged once: tagging is the expensive part.
@@ -893,6 +958,15 @@ impl Detector for Semantic {
         false
     }
 
+    /// Signing reads the analyses alone: the structures (about 2 KB a
+    /// page) can go before the signatures are made.
+    fn fit_ahead(&mut self, docs: &[Document]) -> bool {
+        self.fitted_ahead = false;
+        self.fit(docs);
+        self.fitted_ahead = true;
+        true
+    }
+
     /// The analyses serve signing alone (the candidate search reads the
     /// sketches, verification the concept vectors): at a million pages
     /// they are about 2 KB a page, held through the search's peak.
@@ -911,7 +985,9 @@ impl Detector for Semantic {
     }
 
     fn sign(&self, doc: &Document) -> Option<SemanticSignature> {
-        let structure = doc.structure.as_deref()?;
+        // Pages without a structure are not signed; signing reads the
+        // analysis alone.
+        doc.structure.as_deref()?;
         let analysis = {
             let mut slot = self.analyses.get(&doc.page)?.0.lock().ok()?;
             if self.share_analyses {
@@ -923,7 +999,7 @@ impl Detector for Semantic {
         let analysis = analysis.unpack();
         let analysis = &analysis;
         let concepts = self.page_concepts(analysis);
-        let topics = self.topic_vector(self.weigh(structure, analysis, &concepts));
+        let topics = self.topic_vector(self.weigh(analysis, &concepts));
         if topics.is_empty() {
             return None;
         }
@@ -1190,7 +1266,7 @@ mod tests {
         assert_eq!(title.concat(), "江城地铁五号线开通");
         let words: Vec<&str> = a
             .sentences()
-            .flat_map(|(_, w)| w)
+            .flat_map(|(_, _, w)| w)
             .map(|&w| a.word(w))
             .collect();
         assert!(
@@ -1198,15 +1274,16 @@ mod tests {
             "{words:?}"
         );
         assert_eq!(a.sentences().count(), 1);
-        assert!(a.sentences().all(|(chunks, _)| !chunks.is_empty()));
+        assert!(a.sentences().all(|(_, chunks, _)| !chunks.is_empty()));
     }
 
     #[test]
     fn packed_analyses_read_back_what_was_packed() {
+        let traits = |flags, clauses| SentenceTraits { flags, clauses };
         let sentences = vec![
-            (vec![0, 1, 0], vec![0, 2, 300]),
-            (vec![], vec![]),
-            (vec![1], vec![300, 1]),
+            (traits(0x7f, 1), vec![0, 1, 0], vec![0, 2, 300]),
+            (traits(0, u32::MAX), vec![], vec![]),
+            (traits(16, 300), vec![1], vec![300, 1]),
         ];
         let mut vocabulary: Vec<String> = vec!["江城".into(), "".into(), "地铁".into()];
         vocabulary.extend((3..301).map(|i| format!("词{i}")));
@@ -1218,9 +1295,9 @@ mod tests {
         assert_eq!(u.chunk_hashes, hashes);
         assert_eq!(u.vocabulary, words);
         assert_eq!((u.title_words.as_slice(), u.subtitle_words.as_slice()), (&[2, 0][..], &[300][..]));
-        let read: Vec<(Vec<u32>, Vec<u32>)> = u
+        let read: Vec<(SentenceTraits, Vec<u32>, Vec<u32>)> = u
             .sentences()
-            .map(|(c, w)| (c.to_vec(), w.to_vec()))
+            .map(|(t, c, w)| (t, c.to_vec(), w.to_vec()))
             .collect();
         assert_eq!(read, sentences);
         assert_eq!(u.word(300), "词300");
@@ -1344,6 +1421,64 @@ mod tests {
         assert!(with.stored_pairs() > with.pairs.len() as u64);
         assert_eq!(with.listed_pairs(), without.listed_pairs());
         assert_eq!(with.unsigned, without.unsigned);
+    }
+
+    #[test]
+    fn fitted_ahead_pages_sign_the_same_without_their_structures() {
+        // The runner fits the last semantic run ahead, then swaps each
+        // structure for an empty stand-in (one per structure) before
+        // signing: pairs and scores must be those of the plain run.
+        use crate::algo::Algorithm;
+        use crate::eval::throughput::StageClock;
+        let body = [
+            "江城地铁五号线今天开通试运营。市民可以乘坐地铁前往机场。",
+            "这是城市交通的重要进展，因此备受关注！",
+        ];
+        let reprint = [
+            "江城地铁五号线今天开通试运营。市民能够乘坐地铁前往机场。",
+            "这是城市交通的重要进展，因此备受关注！",
+        ];
+        let mut docs = vec![
+            doc(0, "江城地铁五号线开通", &body),
+            doc(1, "江城地铁五号线开通", &reprint),
+            doc(2, "山区学校迎来新教师", &["山区学校今年迎来十名新教师。"]),
+        ];
+        let mut shared = docs[0].clone();
+        shared.page = 3;
+        docs.push(shared);
+        let method = || {
+            let mut m = Semantic::new(Cilin::embedded());
+            m.candidate_jaccard = 0.05;
+            m.floor = 0.0;
+            m.last_reader();
+            m
+        };
+        let plain = Algorithm::run(&mut method(), &docs, "test", &mut StageClock::new(4, 100));
+        let mut m = method();
+        assert!(Algorithm::fit_ahead(&mut m, &docs));
+        let mut stand_ins: HashMap<*const DocumentStructure, Arc<DocumentStructure>> =
+            HashMap::new();
+        for d in &mut docs {
+            let s = d.structure.take().unwrap();
+            let stand_in = stand_ins
+                .entry(Arc::as_ptr(&s))
+                .or_insert_with(|| Arc::new(DocumentStructure::default()));
+            d.structure = Some(stand_in.clone());
+        }
+        assert!(Arc::ptr_eq(
+            docs[0].structure.as_ref().unwrap(),
+            docs[3].structure.as_ref().unwrap()
+        ));
+        let ahead = Algorithm::run(&mut m, &docs, "test", &mut StageClock::new(4, 100));
+        assert!(!plain.pairs.is_empty());
+        assert_eq!(plain.listed_pairs(), ahead.listed_pairs());
+        // Gate scores are NaN where a step is skipped: compared as bits.
+        let gates = |r: &crate::algo::AlgorithmRun| -> Vec<[u32; MAX_GATES]> {
+            r.gate_scores.iter().map(|g| g.map(f32::to_bits)).collect()
+        };
+        assert_eq!(gates(&plain), gates(&ahead));
+        assert_eq!(plain.stored_pairs(), ahead.stored_pairs());
+        assert_eq!(plain.unsigned, ahead.unsigned);
     }
 
     #[test]

@@ -356,7 +356,8 @@ impl Analysis {
         }
         for ids in [title_words, subtitle_words] {
             put_varint(&mut out, ids.len() as u64);
-            ids.iter().for_each(|&id| put_varint(&mut out, u64::from(id)));
+            ids.iter()
+                .for_each(|&id| put_varint(&mut out, u64::from(id)));
         }
         put_varint(&mut out, sentences.len() as u64);
         for (traits, chunks, words) in sentences {
@@ -456,15 +457,18 @@ impl Unpacked<'_> {
     /// Sentence by sentence: its traits, content chunks and words.
     fn sentences(&self) -> impl Iterator<Item = (SentenceTraits, &[u32], &[u32])> + '_ {
         let mut from = (0, 0);
-        self.sentence_ends.iter().zip(&self.traits).map(move |(&(c, w), &t)| {
-            let out = (
-                t,
-                &self.chunks[from.0 as usize..c as usize],
-                &self.words[from.1 as usize..w as usize],
-            );
-            from = (c, w);
-            out
-        })
+        self.sentence_ends
+            .iter()
+            .zip(&self.traits)
+            .map(move |(&(c, w), &t)| {
+                let out = (
+                    t,
+                    &self.chunks[from.0 as usize..c as usize],
+                    &self.words[from.1 as usize..w as usize],
+                );
+                from = (c, w);
+                out
+            })
     }
 }
 
@@ -749,11 +753,7 @@ impl Semantic {
     }
 
     /// W(S) for every sentence (0 for non-declarative ones).
-    fn weigh(
-        &self,
-        analysis: &Unpacked,
-        concepts: &[Vec<(u64, f64)>],
-    ) -> Vec<WeighedSentence> {
+    fn weigh(&self, analysis: &Unpacked, concepts: &[Vec<(u64, f64)>]) -> Vec<WeighedSentence> {
         let [a, b, c, d, e, f] = self.coefficients;
         // tf(C) x W(C) by the page's chunk index.
         let mut tf_idf = vec![0.0f64; analysis.chunk_hashes.len()];
@@ -794,10 +794,7 @@ impl Semantic {
                 let wn = if content.is_empty() {
                     0.0
                 } else {
-                    content
-                        .iter()
-                        .map(|&c| tf_idf[c as usize])
-                        .sum::<f64>()
+                    content.iter().map(|&c| tf_idf[c as usize]).sum::<f64>()
                         / (content.len() * clauses) as f64
                 };
                 let weight = if declarative {
@@ -1240,7 +1237,10 @@ mod tests {
             docs.iter().map(|d| d.structure.as_ref().unwrap()).collect();
         let first = analyses_kept_in(&slot, &structures, true);
         let again = analyses_kept_in(&slot, &structures, true);
-        assert!(first.iter().zip(&again).all(|(a, b)| Arc::ptr_eq(&a.0, &b.0)));
+        assert!(first
+            .iter()
+            .zip(&again)
+            .all(|(a, b)| Arc::ptr_eq(&a.0, &b.0)));
         // Other structures, even with the same text, are analysed anew.
         let copies = [
             doc(0, "江城地铁五号线开通", &["江城地铁五号线今天开通试运营。"]),
@@ -1254,12 +1254,21 @@ mod tests {
         let fresh = analyses_kept_in(&slot, &structures, true);
         // The last reader takes them out of the slot.
         let last = analyses_kept_in(&slot, &structures, false);
-        assert!(fresh.iter().zip(&last).all(|(a, b)| Arc::ptr_eq(&a.0, &b.0)));
+        assert!(fresh
+            .iter()
+            .zip(&last)
+            .all(|(a, b)| Arc::ptr_eq(&a.0, &b.0)));
         assert!(slot.lock().unwrap().is_none());
         let again = analyses_kept_in(&slot, &structures, false);
-        assert!(fresh.iter().zip(&again).all(|(a, b)| !Arc::ptr_eq(&a.0, &b.0)));
+        assert!(fresh
+            .iter()
+            .zip(&again)
+            .all(|(a, b)| !Arc::ptr_eq(&a.0, &b.0)));
         assert!(slot.lock().unwrap().is_none());
-        assert!(first.iter().zip(&fresh).all(|(a, b)| !Arc::ptr_eq(&a.0, &b.0)));
+        assert!(first
+            .iter()
+            .zip(&fresh)
+            .all(|(a, b)| !Arc::ptr_eq(&a.0, &b.0)));
         // The compact analysis reads back the words it was made of.
         let a = fresh[0].unpack();
         let title: Vec<&str> = a.title_words.iter().map(|&w| a.word(w)).collect();
@@ -1294,7 +1303,10 @@ mod tests {
         let u = a.unpack();
         assert_eq!(u.chunk_hashes, hashes);
         assert_eq!(u.vocabulary, words);
-        assert_eq!((u.title_words.as_slice(), u.subtitle_words.as_slice()), (&[2, 0][..], &[300][..]));
+        assert_eq!(
+            (u.title_words.as_slice(), u.subtitle_words.as_slice()),
+            (&[2, 0][..], &[300][..])
+        );
         let read: Vec<(SentenceTraits, Vec<u32>, Vec<u32>)> = u
             .sentences()
             .map(|(t, c, w)| (t, c.to_vec(), w.to_vec()))
@@ -1450,7 +1462,7 @@ mod tests {
             let mut m = Semantic::new(Cilin::embedded());
             m.candidate_jaccard = 0.05;
             m.floor = 0.0;
-            m.last_reader();
+            Detector::last_reader(&mut m);
             m
         };
         let plain = Algorithm::run(&mut method(), &docs, "test", &mut StageClock::new(4, 100));

@@ -223,6 +223,14 @@ pub trait Detector: Send + Sync {
     fn reads_tokens(&self) -> bool {
         true
     }
+    /// Fits now, ahead of [`Algorithm::run_within`] (whose `fit` then does
+    /// nothing), and says whether it did: a detector that signs from what
+    /// `fit` kept, never reading the documents' structures after it, fits
+    /// ahead so that the runner can let the structures go before signing
+    /// when no later algorithm reads them. By default it does not.
+    fn fit_ahead(&mut self, _docs: &[Document]) -> bool {
+        false
+    }
     /// Every page is signed: what `fit` kept for signing alone can go
     /// before the candidate search (at a million pages, the semantic
     /// method's per-page analyses).
@@ -441,6 +449,10 @@ pub trait Algorithm: Send + Sync {
     fn reads_tokens(&self) -> bool;
     /// [`Detector::last_reader`].
     fn last_reader(&mut self) {}
+    /// [`Detector::fit_ahead`].
+    fn fit_ahead(&mut self, _docs: &[Document]) -> bool {
+        false
+    }
     fn run(&mut self, docs: &[Document], variant: &str, clock: &mut StageClock) -> AlgorithmRun {
         self.run_within(docs, variant, clock, DEFAULT_PAIR_BUDGET_BYTES)
     }
@@ -644,6 +656,10 @@ impl<D: Detector> Algorithm for D {
 
     fn last_reader(&mut self) {
         Detector::last_reader(self)
+    }
+
+    fn fit_ahead(&mut self, docs: &[Document]) -> bool {
+        Detector::fit_ahead(self, docs)
     }
 
     fn explain_pair(&self, a: &Document, b: &Document) -> Option<String> {

@@ -218,7 +218,7 @@ fn run_pages(
         if abandoned {
             break;
         }
-        let structures = match held {
+        let mut structures = match held {
             Held::Ready(structures) => structures,
             Held::Packed(packed) => packed.unpack(),
         };
@@ -331,6 +331,36 @@ fn run_pages(
                 prepared.algorithm.last_reader();
             }
             let own_from = clock.records.len();
+            // The last algorithm on this extraction that signs from what it
+            // fitted (the semantic method's analyses) lets the structures
+            // go in between: at scale they are the largest thing a page
+            // still holds. Each page keeps an empty stand-in, one per
+            // structure, so that identical inputs are still told apart.
+            if n + 1 == names.len() {
+                let started = clock.start();
+                if prepared.algorithm.fit_ahead(&tokenized[at].1) {
+                    clock.stop(
+                        started,
+                        Stage::Fit,
+                        &format!("{} [{variant}]", prepared.algorithm.label()),
+                    );
+                    let mut stand_ins: HashMap<*const DocumentStructure, Arc<DocumentStructure>> =
+                        HashMap::new();
+                    let mut held = std::mem::take(&mut structures);
+                    for doc in &mut tokenized[at].1 {
+                        if let Some(s) = doc.structure.take() {
+                            let stand_in = stand_ins
+                                .entry(Arc::as_ptr(&s))
+                                .or_insert_with(|| Arc::new(DocumentStructure::default()));
+                            doc.structure = Some(stand_in.clone());
+                            held.push(s);
+                        }
+                    }
+                    drop(stand_ins);
+                    drop(held);
+                    release_freed_memory();
+                }
+            }
             let mut result = run_algorithm(
                 prepared,
                 config.pair_budget_bytes(),

@@ -184,20 +184,74 @@ pub struct WeighedSentence {
 
 /// Position weight Ww (table 1): the highest of the positions it holds.
 pub fn position_weight(s: &Sentence) -> f64 {
-    let mut w: f64 = 0.0;
-    if s.first_in_paragraph {
-        w = w.max(table1::FIRST_OF_PARAGRAPH);
+    SentenceTraits::of(s).position_weight()
+}
+
+/// What a sentence's weight reads of its text and place, kept with the
+/// analysis so that signing does not read the structure (which the runner
+/// may then let go before signing, see [`Detector::fit_ahead`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct SentenceTraits {
+    /// FIRST_IN_PARAGRAPH and the other bits below.
+    flags: u8,
+    /// Clauses: one more than its ，；：,; marks.
+    clauses: u32,
+}
+
+impl SentenceTraits {
+    const FIRST_IN_PARAGRAPH: u8 = 1;
+    const FIRST_IN_ARTICLE: u8 = 2;
+    const LAST_IN_PARAGRAPH: u8 = 4;
+    const LAST_IN_ARTICLE: u8 = 8;
+    const DECLARATIVE: u8 = 16;
+    const COPULAR: u8 = 32;
+    const INDICATIVE: u8 = 64;
+
+    fn of(s: &Sentence) -> Self {
+        let mut flags = 0;
+        for (on, bit) in [
+            (s.first_in_paragraph, Self::FIRST_IN_PARAGRAPH),
+            (s.first_in_article, Self::FIRST_IN_ARTICLE),
+            (s.last_in_paragraph, Self::LAST_IN_PARAGRAPH),
+            (s.last_in_article, Self::LAST_IN_ARTICLE),
+            (is_declarative(s.text), Self::DECLARATIVE),
+            (s.text.contains('是'), Self::COPULAR),
+            (
+                INDICATIVE_MARKERS.iter().any(|m| s.text.contains(m)),
+                Self::INDICATIVE,
+            ),
+        ] {
+            if on {
+                flags |= bit;
+            }
+        }
+        let clauses = 1 + s.text.matches(['，', '；', '：', ',', ';']).count();
+        SentenceTraits {
+            flags,
+            clauses: u32::try_from(clauses).unwrap_or(u32::MAX),
+        }
     }
-    if s.first_in_article {
-        w = w.max(table1::FIRST_OF_ARTICLE);
+
+    fn has(self, bit: u8) -> bool {
+        self.flags & bit != 0
     }
-    if s.last_in_paragraph {
-        w = w.max(table1::LAST_OF_PARAGRAPH);
+
+    fn position_weight(self) -> f64 {
+        let mut w: f64 = 0.0;
+        if self.has(Self::FIRST_IN_PARAGRAPH) {
+            w = w.max(table1::FIRST_OF_PARAGRAPH);
+        }
+        if self.has(Self::FIRST_IN_ARTICLE) {
+            w = w.max(table1::FIRST_OF_ARTICLE);
+        }
+        if self.has(Self::LAST_IN_PARAGRAPH) {
+            w = w.max(table1::LAST_OF_PARAGRAPH);
+        }
+        if self.has(Self::LAST_IN_ARTICLE) {
+            w = w.max(table1::LAST_OF_ARTICLE);
+        }
+        w
     }
-    if s.last_in_article {
-        w = w.max(table1::LAST_OF_ARTICLE);
-    }
-    w
 }
 
 pub fn is_declarative(sentence: &str) -> bool {
@@ -208,53 +262,219 @@ pub fn is_declarative(sentence: &str) -> bool {
     !matches!(end, Some('？' | '?' | '！' | '!'))
 }
 
-/// The analysed page: what signing needs, computed once in `fit`. Words
-/// are ids into the page's own vocabulary and chunks are their hashes:
-/// held as strings (every word twice, in its chunk and its sentence) the
-/// analyses of a corpus took about 70 KB a page, the largest thing a run
-/// held.
-#[derive(Debug, Clone, Default)]
-struct Analysis {
-    /// The page's distinct words, concatenated; `word_ends[id]` ends word `id`.
-    vocabulary: String,
-    word_ends: Vec<u32>,
-    title_words: Vec<u32>,
-    subtitle_words: Vec<u32>,
-    /// Every sentence's content chunks' hashes, one sentence after another;
-    /// `sentence_ends[i]` ends sentence `i` in `chunks` and in `words`.
-    chunks: Vec<u64>,
-    /// Every sentence's words (function words and punctuation left out).
-    words: Vec<u32>,
-    sentence_ends: Vec<(u32, u32)>,
+/// The analysed page: what signing needs, computed once in `fit` and
+/// held until the page is signed, packed into one allocation of LEB128
+/// varints (a million pages wait for signing at once; as seven vectors
+/// of u32 ids and u64 hashes a page took about twice the room):
+///
+/// - the distinct content chunks' hashes, 8 bytes each (first, so the
+///   document frequencies read them without decoding the rest);
+/// - the page's distinct words in id order, each its length and bytes;
+/// - the title's and the subtitles' content word ids;
+/// - each sentence: its traits (place, mood, clauses), its chunk count
+///   and word count, its content chunks as indices into the distinct
+///   hashes, its words as ids (function words and punctuation left out).
+///
+/// Every list starts with its length.
+#[derive(Debug, Clone)]
+struct Analysis(Arc<[u8]>);
+
+impl Default for Analysis {
+    fn default() -> Self {
+        Analysis(Arc::from(Vec::new()))
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads what [`put_varint`] wrote; past the end everything reads 0, so
+/// the empty analysis reads as a page of nothing.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn varint(&mut self) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0;
+        while let Some(&b) = self.bytes.get(self.at) {
+            self.at += 1;
+            if shift < 64 {
+                v |= u64::from(b & 0x7f) << shift;
+            }
+            shift += 7;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        v
+    }
+
+    /// A list's length: every item takes a byte at least, so no more
+    /// than are left (a corrupt length must not loop for long).
+    fn count(&mut self) -> usize {
+        let left = self.bytes.len().saturating_sub(self.at);
+        usize::try_from(self.varint()).map_or(left, |n| n.min(left))
+    }
+
+    fn take(&mut self, n: usize) -> &'a [u8] {
+        let end = self.at.saturating_add(n).min(self.bytes.len());
+        let out = &self.bytes[self.at..end];
+        self.at = end;
+        out
+    }
+
+    fn ids(&mut self, n: usize, out: &mut Vec<u32>) {
+        out.extend((0..n).map(|_| self.varint() as u32));
+    }
 }
 
 impl Analysis {
-    fn word(&self, id: u32) -> &str {
-        let end = self.word_ends[id as usize] as usize;
-        let start = match id {
-            0 => 0,
-            _ => self.word_ends[id as usize - 1] as usize,
-        };
-        &self.vocabulary[start..end]
+    fn pack(
+        chunk_hashes: &[u64],
+        vocabulary: &[&str],
+        title_words: &[u32],
+        subtitle_words: &[u32],
+        sentences: &[(SentenceTraits, Vec<u32>, Vec<u32>)],
+    ) -> Self {
+        let mut out = Vec::new();
+        put_varint(&mut out, chunk_hashes.len() as u64);
+        for h in chunk_hashes {
+            out.extend_from_slice(&h.to_le_bytes());
+        }
+        put_varint(&mut out, vocabulary.len() as u64);
+        for w in vocabulary {
+            put_varint(&mut out, w.len() as u64);
+            out.extend_from_slice(w.as_bytes());
+        }
+        for ids in [title_words, subtitle_words] {
+            put_varint(&mut out, ids.len() as u64);
+            ids.iter()
+                .for_each(|&id| put_varint(&mut out, u64::from(id)));
+        }
+        put_varint(&mut out, sentences.len() as u64);
+        for (traits, chunks, words) in sentences {
+            put_varint(&mut out, u64::from(traits.flags));
+            put_varint(&mut out, u64::from(traits.clauses));
+            put_varint(&mut out, chunks.len() as u64);
+            put_varint(&mut out, words.len() as u64);
+            for &id in chunks.iter().chain(words) {
+                put_varint(&mut out, u64::from(id));
+            }
+        }
+        Analysis(Arc::from(out))
     }
 
-    /// Sentence by sentence: its content chunks' hashes and its words.
-    fn sentences(&self) -> impl Iterator<Item = (&[u64], &[u32])> + '_ {
+    /// The distinct content chunks' hashes.
+    fn chunk_hashes(&self) -> impl Iterator<Item = u64> + '_ {
+        let mut r = Reader {
+            bytes: &self.0,
+            at: 0,
+        };
+        let n = r.count();
+        r.take(n.saturating_mul(8))
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("eight bytes")))
+    }
+
+    fn unpack(&self) -> Unpacked<'_> {
+        let mut r = Reader {
+            bytes: &self.0,
+            at: 0,
+        };
+        let mut u = Unpacked::default();
+        let n = r.count();
+        u.chunk_hashes = r
+            .take(n.saturating_mul(8))
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("eight bytes")))
+            .collect();
+        let n = r.count();
+        u.vocabulary = (0..n)
+            .map(|_| {
+                let len = r.count();
+                std::str::from_utf8(r.take(len)).unwrap_or("")
+            })
+            .collect();
+        let n = r.count();
+        r.ids(n, &mut u.title_words);
+        let n = r.count();
+        r.ids(n, &mut u.subtitle_words);
+        let n = r.count();
+        for _ in 0..n {
+            let flags = r.varint() as u8;
+            let clauses = u32::try_from(r.varint()).unwrap_or(u32::MAX);
+            u.traits.push(SentenceTraits { flags, clauses });
+            let chunks = r.count();
+            let words = r.count();
+            r.ids(chunks, &mut u.chunks);
+            r.ids(words, &mut u.words);
+            u.sentence_ends
+                .push((u.chunks.len() as u32, u.words.len() as u32));
+        }
+        // Ids come from `pack`; one past its lists (a corrupt buffer) must
+        // not index out of them.
+        let (chunks, words) = (u.chunk_hashes.len() as u32, u.vocabulary.len() as u32);
+        if u.chunks.iter().any(|&c| c >= chunks)
+            || [&u.words, &u.title_words, &u.subtitle_words]
+                .iter()
+                .any(|ids| ids.iter().any(|&w| w >= words))
+        {
+            return Unpacked::default();
+        }
+        u
+    }
+}
+
+/// An analysis read back for signing one page.
+#[derive(Debug, Default)]
+struct Unpacked<'a> {
+    chunk_hashes: Vec<u64>,
+    vocabulary: Vec<&'a str>,
+    title_words: Vec<u32>,
+    subtitle_words: Vec<u32>,
+    /// Every sentence's content chunks (indices into `chunk_hashes`), one
+    /// sentence after another; `sentence_ends[i]` ends sentence `i` in
+    /// `chunks` and in `words`.
+    chunks: Vec<u32>,
+    words: Vec<u32>,
+    sentence_ends: Vec<(u32, u32)>,
+    traits: Vec<SentenceTraits>,
+}
+
+impl Unpacked<'_> {
+    fn word(&self, id: u32) -> &str {
+        self.vocabulary[id as usize]
+    }
+
+    /// Sentence by sentence: its traits, content chunks and words.
+    fn sentences(&self) -> impl Iterator<Item = (SentenceTraits, &[u32], &[u32])> + '_ {
         let mut from = (0, 0);
-        self.sentence_ends.iter().map(move |&(c, w)| {
-            let out = (
-                &self.chunks[from.0 as usize..c as usize],
-                &self.words[from.1 as usize..w as usize],
-            );
-            from = (c, w);
-            out
-        })
+        self.sentence_ends
+            .iter()
+            .zip(&self.traits)
+            .map(move |(&(c, w), &t)| {
+                let out = (
+                    t,
+                    &self.chunks[from.0 as usize..c as usize],
+                    &self.words[from.1 as usize..w as usize],
+                );
+                from = (c, w);
+                out
+            })
     }
 }
 
 /// A page's analysis until signing takes it.
 #[derive(Debug)]
-struct AnalysisSlot(std::sync::Mutex<Option<Arc<Analysis>>>);
+struct AnalysisSlot(std::sync::Mutex<Option<Analysis>>);
 
 impl Clone for AnalysisSlot {
     fn clone(&self) -> Self {
@@ -263,11 +483,14 @@ impl Clone for AnalysisSlot {
     }
 }
 
-/// Gives each distinct word of a page an id, in order of first use.
+/// Gives each distinct word of a page an id, and each distinct chunk an
+/// index, in order of first use.
 #[derive(Default)]
 struct PageVocabulary {
     ids: HashMap<String, u32>,
-    analysis: Analysis,
+    words: Vec<String>,
+    chunk_ids: HashMap<u64, u32>,
+    chunk_hashes: Vec<u64>,
 }
 
 impl PageVocabulary {
@@ -275,11 +498,18 @@ impl PageVocabulary {
         if let Some(&id) = self.ids.get(word) {
             return id;
         }
-        let a = &mut self.analysis;
-        let id = a.word_ends.len() as u32;
-        a.vocabulary.push_str(word);
-        a.word_ends.push(a.vocabulary.len() as u32);
+        let id = self.words.len() as u32;
+        self.words.push(word.to_string());
         self.ids.insert(word.to_string(), id);
+        id
+    }
+
+    fn chunk(&mut self, hash: u64) -> u32 {
+        let next = self.chunk_hashes.len() as u32;
+        let id = *self.chunk_ids.entry(hash).or_insert(next);
+        if id == next {
+            self.chunk_hashes.push(hash);
+        }
         id
     }
 
@@ -295,41 +525,37 @@ impl PageVocabulary {
 
 fn analyse(structure: &DocumentStructure) -> Analysis {
     let mut v = PageVocabulary::default();
-    v.analysis.title_words = structure
+    let title_words = structure
         .title
         .as_deref()
         .map(|t| v.content_words(&chunk(&tag(t))))
         .unwrap_or_default();
-    v.analysis.subtitle_words = v.content_words(&chunk(&tag(&structure.subtitles.join("。"))));
+    let subtitle_words = v.content_words(&chunk(&tag(&structure.subtitles.join("。"))));
+    let mut sentences = Vec::with_capacity(structure.sentence_count());
     for s in structure.sentences() {
         let words = tag(s.text);
         // Function words carry no topic: they stay out of the vectors
         // (and out of the candidate search's concept sets).
-        for w in words
+        let ids: Vec<u32> = words
             .iter()
             .filter(|w| w.tag != "w" && !is_stop_word(&w.word))
-        {
-            let id = v.id(&w.word);
-            v.analysis.words.push(id);
-        }
-        let content = chunk(&words);
-        v.analysis.chunks.extend(
-            content
-                .iter()
-                .filter(|c| c.kind.is_content())
-                .map(chunk_hash),
-        );
-        let ends = (
-            v.analysis.chunks.len() as u32,
-            v.analysis.words.len() as u32,
-        );
-        v.analysis.sentence_ends.push(ends);
+            .map(|w| v.id(&w.word))
+            .collect();
+        let chunks: Vec<u32> = chunk(&words)
+            .iter()
+            .filter(|c| c.kind.is_content())
+            .map(|c| v.chunk(chunk_hash(c)))
+            .collect();
+        sentences.push((SentenceTraits::of(&s), chunks, ids));
     }
-    let mut analysis = v.analysis;
-    analysis.vocabulary.shrink_to_fit();
-    analysis.chunks.shrink_to_fit();
-    analysis.words.shrink_to_fit();
-    analysis
+    let vocabulary: Vec<&str> = v.words.iter().map(String::as_str).collect();
+    Analysis::pack(
+        &v.chunk_hashes,
+        &vocabulary,
+        &title_words,
+        &subtitle_words,
+        &sentences,
+    )
 }
 
 /// The analyses of the structures the method last read. An experiment
@@ -337,13 +563,13 @@ fn analyse(structure: &DocumentStructure) -> Analysis {
 /// aggregates, say), and tagging is most of its time; the analyses depend
 /// on the structure alone. Held weakly by structure, so that a structure
 /// dropped and another allocated in its place cannot be mistaken for it.
-type SharedAnalyses = (Vec<std::sync::Weak<DocumentStructure>>, Vec<Arc<Analysis>>);
+type SharedAnalyses = (Vec<std::sync::Weak<DocumentStructure>>, Vec<Analysis>);
 
 static LAST_ANALYSED: std::sync::Mutex<Option<SharedAnalyses>> = std::sync::Mutex::new(None);
 
 /// Each structure's analysis, tagged again only when the structures are
 /// not those analysed last; kept for the next run when `keep`.
-fn shared_analyses(distinct: &[&Arc<DocumentStructure>], keep: bool) -> Vec<Arc<Analysis>> {
+fn shared_analyses(distinct: &[&Arc<DocumentStructure>], keep: bool) -> Vec<Analysis> {
     analyses_kept_in(&LAST_ANALYSED, distinct, keep)
 }
 
@@ -351,7 +577,7 @@ fn analyses_kept_in(
     last_analysed: &std::sync::Mutex<Option<SharedAnalyses>>,
     distinct: &[&Arc<DocumentStructure>],
     keep: bool,
-) -> Vec<Arc<Analysis>> {
+) -> Vec<Analysis> {
     use rayon::prelude::*;
     let same = |(weak, _): &SharedAnalyses| {
         weak.len() == distinct.len()
@@ -374,7 +600,7 @@ fn analyses_kept_in(
     }) {
         return last;
     }
-    let analysed: Vec<Arc<Analysis>> = distinct.par_iter().map(|s| Arc::new(analyse(s))).collect();
+    let analysed: Vec<Analysis> = distinct.par_iter().map(|s| analyse(s)).collect();
     if !keep {
         return analysed;
     }
@@ -453,6 +679,8 @@ pub struct Semantic {
     /// Whether the analyses stay shared for a later run on the same
     /// structures once this one has signed (see [`Detector::last_reader`]).
     share_analyses: bool,
+    /// `fit_ahead` fitted: the next `fit` has nothing to do.
+    fitted_ahead: bool,
     chunk_df: DocumentFrequencies,
     permutations: PermutedHashes,
 }
@@ -492,6 +720,7 @@ impl Semantic {
             capped: std::sync::OnceLock::new(),
             analyses: HashMap::new(),
             share_analyses: true,
+            fitted_ahead: false,
             chunk_df: DocumentFrequencies::default(),
             permutations: PermutedHashes::new(128, MINHASH_SEED),
         }
@@ -499,8 +728,8 @@ impl Semantic {
 
     /// Each word's concepts, hashed, by word id: a word recurs across a
     /// page's sentences, its thesaurus lookup need not.
-    fn page_concepts(&self, analysis: &Analysis) -> Vec<Vec<(u64, f64)>> {
-        (0..analysis.word_ends.len() as u32)
+    fn page_concepts(&self, analysis: &Unpacked) -> Vec<Vec<(u64, f64)>> {
+        (0..analysis.vocabulary.len() as u32)
             .map(|id| {
                 self.thesaurus
                     .concepts(analysis.word(id), self.level)
@@ -524,25 +753,23 @@ impl Semantic {
     }
 
     /// W(S) for every sentence (0 for non-declarative ones).
-    fn weigh(
-        &self,
-        structure: &DocumentStructure,
-        analysis: &Analysis,
-        concepts: &[Vec<(u64, f64)>],
-    ) -> Vec<WeighedSentence> {
+    fn weigh(&self, analysis: &Unpacked, concepts: &[Vec<(u64, f64)>]) -> Vec<WeighedSentence> {
         let [a, b, c, d, e, f] = self.coefficients;
-        let mut page_tf: HashMap<u64, f64> = HashMap::new();
-        for &h in &analysis.chunks {
-            *page_tf.entry(h).or_insert(0.0) += 1.0;
+        // tf(C) x W(C) by the page's chunk index.
+        let mut tf_idf = vec![0.0f64; analysis.chunk_hashes.len()];
+        for &c in &analysis.chunks {
+            tf_idf[c as usize] += 1.0;
         }
-        structure
+        for (w, &h) in tf_idf.iter_mut().zip(&analysis.chunk_hashes) {
+            *w *= self.chunk_df.idf_of(h);
+        }
+        analysis
             .sentences()
-            .zip(analysis.sentences())
             .enumerate()
-            .map(|(index, (s, (content, words)))| {
-                let declarative = is_declarative(s.text);
+            .map(|(index, (s, content, words))| {
+                let declarative = s.has(SentenceTraits::DECLARATIVE);
                 let has = |keywords: &[u32]| keywords.iter().any(|k| words.contains(k));
-                let ww = position_weight(&s);
+                let ww = s.position_weight();
                 let wt = if has(&analysis.title_words) {
                     table1::TITLE_KEYWORD
                 } else {
@@ -553,24 +780,21 @@ impl Semantic {
                 } else {
                     0.0
                 };
-                let wy = if s.text.contains('是') {
+                let wy = if s.has(SentenceTraits::COPULAR) {
                     table1::COPULAR
                 } else {
                     0.0
                 };
-                let wz = if INDICATIVE_MARKERS.iter().any(|m| s.text.contains(m)) {
+                let wz = if s.has(SentenceTraits::INDICATIVE) {
                     table1::INDICATIVE
                 } else {
                     0.0
                 };
-                let clauses = 1 + s.text.matches(['，', '；', '：', ',', ';']).count();
+                let clauses = s.clauses as usize;
                 let wn = if content.is_empty() {
                     0.0
                 } else {
-                    content
-                        .iter()
-                        .map(|&h| page_tf[&h] * self.chunk_df.idf_of(h))
-                        .sum::<f64>()
+                    content.iter().map(|&c| tf_idf[c as usize]).sum::<f64>()
                         / (content.len() * clauses) as f64
                 };
                 let weight = if declarative {
@@ -676,6 +900,9 @@ impl Detector for Semantic {
     /// Tags and chunks every page once, and counts chunk document
     /// frequencies for W(C).
     fn fit(&mut self, docs: &[Document]) -> bool {
+        if std::mem::take(&mut self.fitted_ahead) {
+            return false;
+        }
         self.capped = std::sync::OnceLock::new();
         // Pages sharing one extracted structure (identical inputs) are
         // tagged once: tagging is the expensive part.
@@ -692,8 +919,8 @@ impl Detector for Semantic {
             })
             .collect();
         let analysed = shared_analyses(&distinct, self.share_analyses);
-        let none = Arc::new(Analysis::default());
-        let by_page: HashMap<u32, Arc<Analysis>> = docs
+        let none = Analysis::default();
+        let by_page: HashMap<u32, Analysis> = docs
             .iter()
             .zip(&slots)
             .map(|(d, s)| {
@@ -708,7 +935,7 @@ impl Detector for Semantic {
             by_page
                 .get(&d.page)
                 .into_iter()
-                .flat_map(|a| a.chunks.iter().copied())
+                .flat_map(Analysis::chunk_hashes)
         });
         // A chunk missing from the counts weighs as one seen once, and
         // signing reads only chunks that were counted: those seen once
@@ -726,6 +953,15 @@ impl Detector for Semantic {
     /// Words come from tagging the structure's sentences.
     fn reads_tokens(&self) -> bool {
         false
+    }
+
+    /// Signing reads the analyses alone: the structures (about 2 KB a
+    /// page) can go before the signatures are made.
+    fn fit_ahead(&mut self, docs: &[Document]) -> bool {
+        self.fitted_ahead = false;
+        self.fit(docs);
+        self.fitted_ahead = true;
+        true
     }
 
     /// The analyses serve signing alone (the candidate search reads the
@@ -746,7 +982,9 @@ impl Detector for Semantic {
     }
 
     fn sign(&self, doc: &Document) -> Option<SemanticSignature> {
-        let structure = doc.structure.as_deref()?;
+        // Pages without a structure are not signed; signing reads the
+        // analysis alone.
+        doc.structure.as_deref()?;
         let analysis = {
             let mut slot = self.analyses.get(&doc.page)?.0.lock().ok()?;
             if self.share_analyses {
@@ -755,9 +993,10 @@ impl Detector for Semantic {
                 slot.take()?
             }
         };
-        let analysis = &*analysis;
+        let analysis = analysis.unpack();
+        let analysis = &analysis;
         let concepts = self.page_concepts(analysis);
-        let topics = self.topic_vector(self.weigh(structure, analysis, &concepts));
+        let topics = self.topic_vector(self.weigh(analysis, &concepts));
         if topics.is_empty() {
             return None;
         }
@@ -998,7 +1237,10 @@ mod tests {
             docs.iter().map(|d| d.structure.as_ref().unwrap()).collect();
         let first = analyses_kept_in(&slot, &structures, true);
         let again = analyses_kept_in(&slot, &structures, true);
-        assert!(first.iter().zip(&again).all(|(a, b)| Arc::ptr_eq(a, b)));
+        assert!(first
+            .iter()
+            .zip(&again)
+            .all(|(a, b)| Arc::ptr_eq(&a.0, &b.0)));
         // Other structures, even with the same text, are analysed anew.
         let copies = [
             doc(0, "江城地铁五号线开通", &["江城地铁五号线今天开通试运营。"]),
@@ -1012,19 +1254,28 @@ mod tests {
         let fresh = analyses_kept_in(&slot, &structures, true);
         // The last reader takes them out of the slot.
         let last = analyses_kept_in(&slot, &structures, false);
-        assert!(fresh.iter().zip(&last).all(|(a, b)| Arc::ptr_eq(a, b)));
+        assert!(fresh
+            .iter()
+            .zip(&last)
+            .all(|(a, b)| Arc::ptr_eq(&a.0, &b.0)));
         assert!(slot.lock().unwrap().is_none());
         let again = analyses_kept_in(&slot, &structures, false);
-        assert!(fresh.iter().zip(&again).all(|(a, b)| !Arc::ptr_eq(a, b)));
+        assert!(fresh
+            .iter()
+            .zip(&again)
+            .all(|(a, b)| !Arc::ptr_eq(&a.0, &b.0)));
         assert!(slot.lock().unwrap().is_none());
-        assert!(first.iter().zip(&fresh).all(|(a, b)| !Arc::ptr_eq(a, b)));
+        assert!(first
+            .iter()
+            .zip(&fresh)
+            .all(|(a, b)| !Arc::ptr_eq(&a.0, &b.0)));
         // The compact analysis reads back the words it was made of.
-        let a = &fresh[0];
+        let a = fresh[0].unpack();
         let title: Vec<&str> = a.title_words.iter().map(|&w| a.word(w)).collect();
         assert_eq!(title.concat(), "江城地铁五号线开通");
         let words: Vec<&str> = a
             .sentences()
-            .flat_map(|(_, w)| w)
+            .flat_map(|(_, _, w)| w)
             .map(|&w| a.word(w))
             .collect();
         assert!(
@@ -1032,7 +1283,46 @@ mod tests {
             "{words:?}"
         );
         assert_eq!(a.sentences().count(), 1);
-        assert!(a.sentences().all(|(chunks, _)| !chunks.is_empty()));
+        assert!(a.sentences().all(|(_, chunks, _)| !chunks.is_empty()));
+    }
+
+    #[test]
+    fn packed_analyses_read_back_what_was_packed() {
+        let traits = |flags, clauses| SentenceTraits { flags, clauses };
+        let sentences = vec![
+            (traits(0x7f, 1), vec![0, 1, 0], vec![0, 2, 300]),
+            (traits(0, u32::MAX), vec![], vec![]),
+            (traits(16, 300), vec![1], vec![300, 1]),
+        ];
+        let mut vocabulary: Vec<String> = vec!["江城".into(), "".into(), "地铁".into()];
+        vocabulary.extend((3..301).map(|i| format!("词{i}")));
+        let words: Vec<&str> = vocabulary.iter().map(String::as_str).collect();
+        let hashes = [u64::MAX, 0x0123_4567_89ab_cdef];
+        let a = Analysis::pack(&hashes, &words, &[2, 0], &[300], &sentences);
+        assert_eq!(a.chunk_hashes().collect::<Vec<_>>(), hashes);
+        let u = a.unpack();
+        assert_eq!(u.chunk_hashes, hashes);
+        assert_eq!(u.vocabulary, words);
+        assert_eq!(
+            (u.title_words.as_slice(), u.subtitle_words.as_slice()),
+            (&[2, 0][..], &[300][..])
+        );
+        let read: Vec<(SentenceTraits, Vec<u32>, Vec<u32>)> = u
+            .sentences()
+            .map(|(t, c, w)| (t, c.to_vec(), w.to_vec()))
+            .collect();
+        assert_eq!(read, sentences);
+        assert_eq!(u.word(300), "词300");
+        // Cut short or with ids past its lists, a buffer reads as a page
+        // of nothing rather than indexing out of its lists.
+        for cut in 0..a.0.len() {
+            let short = Analysis(Arc::from(&a.0[..cut]));
+            let u = short.unpack();
+            assert!(u.sentences().count() <= sentences.len());
+        }
+        let bad = Analysis::pack(&hashes, &words[..2], &[5], &[], &[]);
+        assert!(bad.unpack().vocabulary.is_empty());
+        assert_eq!(Analysis::default().unpack().sentences().count(), 0);
     }
 
     #[test]
@@ -1143,6 +1433,64 @@ mod tests {
         assert!(with.stored_pairs() > with.pairs.len() as u64);
         assert_eq!(with.listed_pairs(), without.listed_pairs());
         assert_eq!(with.unsigned, without.unsigned);
+    }
+
+    #[test]
+    fn fitted_ahead_pages_sign_the_same_without_their_structures() {
+        // The runner fits the last semantic run ahead, then swaps each
+        // structure for an empty stand-in (one per structure) before
+        // signing: pairs and scores must be those of the plain run.
+        use crate::algo::Algorithm;
+        use crate::eval::throughput::StageClock;
+        let body = [
+            "江城地铁五号线今天开通试运营。市民可以乘坐地铁前往机场。",
+            "这是城市交通的重要进展，因此备受关注！",
+        ];
+        let reprint = [
+            "江城地铁五号线今天开通试运营。市民能够乘坐地铁前往机场。",
+            "这是城市交通的重要进展，因此备受关注！",
+        ];
+        let mut docs = vec![
+            doc(0, "江城地铁五号线开通", &body),
+            doc(1, "江城地铁五号线开通", &reprint),
+            doc(2, "山区学校迎来新教师", &["山区学校今年迎来十名新教师。"]),
+        ];
+        let mut shared = docs[0].clone();
+        shared.page = 3;
+        docs.push(shared);
+        let method = || {
+            let mut m = Semantic::new(Cilin::embedded());
+            m.candidate_jaccard = 0.05;
+            m.floor = 0.0;
+            Detector::last_reader(&mut m);
+            m
+        };
+        let plain = Algorithm::run(&mut method(), &docs, "test", &mut StageClock::new(4, 100));
+        let mut m = method();
+        assert!(Algorithm::fit_ahead(&mut m, &docs));
+        let mut stand_ins: HashMap<*const DocumentStructure, Arc<DocumentStructure>> =
+            HashMap::new();
+        for d in &mut docs {
+            let s = d.structure.take().unwrap();
+            let stand_in = stand_ins
+                .entry(Arc::as_ptr(&s))
+                .or_insert_with(|| Arc::new(DocumentStructure::default()));
+            d.structure = Some(stand_in.clone());
+        }
+        assert!(Arc::ptr_eq(
+            docs[0].structure.as_ref().unwrap(),
+            docs[3].structure.as_ref().unwrap()
+        ));
+        let ahead = Algorithm::run(&mut m, &docs, "test", &mut StageClock::new(4, 100));
+        assert!(!plain.pairs.is_empty());
+        assert_eq!(plain.listed_pairs(), ahead.listed_pairs());
+        // Gate scores are NaN where a step is skipped: compared as bits.
+        let gates = |r: &crate::algo::AlgorithmRun| -> Vec<[u32; MAX_GATES]> {
+            r.gate_scores.iter().map(|g| g.map(f32::to_bits)).collect()
+        };
+        assert_eq!(gates(&plain), gates(&ahead));
+        assert_eq!(plain.stored_pairs(), ahead.stored_pairs());
+        assert_eq!(plain.unsigned, ahead.unsigned);
     }
 
     #[test]

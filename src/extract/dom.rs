@@ -759,7 +759,11 @@ mod tests {
         for text in &cases {
             let mut folded = String::new();
             fold_whitespace(text, &mut folded);
-            assert_eq!(folded, text.split_whitespace().collect::<Vec<_>>().join(" "), "{text:?}");
+            assert_eq!(
+                folded,
+                text.split_whitespace().collect::<Vec<_>>().join(" "),
+                "{text:?}"
+            );
             assert_eq!(is_blank(text), text.trim().is_empty(), "{text:?}");
         }
     }

@@ -183,9 +183,7 @@ pub(super) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
     let head = &hay[..hay.len().min(SHORT)];
     match head.iter().position(|&x| x == a || x == b || x == c) {
         Some(i) => Some(i),
-        None if hay.len() > SHORT => {
-            memchr::memchr3(a, b, c, &hay[SHORT..]).map(|i| i + SHORT)
-        }
+        None if hay.len() > SHORT => memchr::memchr3(a, b, c, &hay[SHORT..]).map(|i| i + SHORT),
         None => None,
     }
 }
@@ -498,19 +496,27 @@ mod tests {
 
     #[test]
     fn short_searches_find_what_memchr_finds() {
-        let hay: Vec<u8> = (0..200u32).map(|i| b"ab<\"'>x "[(i * 7 % 9) as usize % 8]).collect();
+        let hay: Vec<u8> = (0..200u32)
+            .map(|i| b"ab<\"'>x "[(i * 7 % 9) as usize % 8])
+            .collect();
         for from in 0..hay.len() {
             for to in from..hay.len().min(from + 40) {
                 let h = &hay[from..to];
                 assert_eq!(find(b'<', h), memchr::memchr(b'<', h));
                 assert_eq!(find2(b'&', b'x', h), memchr::memchr2(b'&', b'x', h));
-                assert_eq!(find3(b'>', b'"', b'\'', h), memchr::memchr3(b'>', b'"', b'\'', h));
+                assert_eq!(
+                    find3(b'>', b'"', b'\'', h),
+                    memchr::memchr3(b'>', b'"', b'\'', h)
+                );
             }
             let h = &hay[from..];
             assert_eq!(find(b'>', h), memchr::memchr(b'>', h));
             assert_eq!(find(b'z', h), None);
             assert_eq!(find2(b'z', b'\'', h), memchr::memchr2(b'z', b'\'', h));
-            assert_eq!(find3(b'z', b'y', b' ', h), memchr::memchr3(b'z', b'y', b' ', h));
+            assert_eq!(
+                find3(b'z', b'y', b' ', h),
+                memchr::memchr3(b'z', b'y', b' ', h)
+            );
         }
     }
 

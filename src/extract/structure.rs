@@ -401,7 +401,9 @@ mod tests {
                         j += n.len_utf8();
                     }
                 }
-                trimmed(text, start, if c == '\n' { i } else { j }, &mut |a, b| out.push((a, b)));
+                trimmed(text, start, if c == '\n' { i } else { j }, &mut |a, b| {
+                    out.push((a, b))
+                });
                 start = j;
                 i = j;
             } else {
@@ -425,7 +427,11 @@ mod tests {
             "no stop at all",
             "?!;.\n\n.",
         ] {
-            assert_eq!(split_sentences(text), sentences_char_by_char(text), "{text:?}");
+            assert_eq!(
+                split_sentences(text),
+                sentences_char_by_char(text),
+                "{text:?}"
+            );
         }
     }
 

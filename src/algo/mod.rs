@@ -41,6 +41,23 @@ pub struct Document {
     pub host: Option<std::sync::Arc<str>>,
 }
 
+/// Swaps each page's structure for an empty stand-in, one per structure so
+/// that pages of identical input (which share one) are still told apart,
+/// and lets the structures go: for an algorithm that fitted ahead and signs
+/// from what it kept ([`Detector::fit_ahead`]).
+pub fn stand_in_structures(docs: &mut [Document]) {
+    let mut stand_ins: HashMap<*const DocumentStructure, std::sync::Arc<DocumentStructure>> =
+        HashMap::new();
+    for doc in docs {
+        if let Some(s) = doc.structure.take() {
+            let stand_in = stand_ins
+                .entry(std::sync::Arc::as_ptr(&s))
+                .or_insert_with(|| std::sync::Arc::new(DocumentStructure::default()));
+            doc.structure = Some(stand_in.clone());
+        }
+    }
+}
+
 impl Document {
     /// Page `page`'s text tokenised; its language is `lang`, or decided by
     /// script when the corpus does not say.

@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use super::config::{ExperimentConfig, PreparedAlgorithm};
 use super::References;
-use crate::algo::{AlgorithmRun, Document};
+use crate::algo::{stand_in_structures, AlgorithmRun, Document};
 use crate::corpus::{Content, Corpus, Page};
 use crate::eval::curve::ThresholdCurve;
 use crate::eval::throughput::{
@@ -344,20 +344,8 @@ fn run_pages(
                         Stage::Fit,
                         &format!("{} [{variant}]", prepared.algorithm.label()),
                     );
-                    let mut stand_ins: HashMap<*const DocumentStructure, Arc<DocumentStructure>> =
-                        HashMap::new();
-                    let mut held = std::mem::take(&mut structures);
-                    for doc in &mut tokenized[at].1 {
-                        if let Some(s) = doc.structure.take() {
-                            let stand_in = stand_ins
-                                .entry(Arc::as_ptr(&s))
-                                .or_insert_with(|| Arc::new(DocumentStructure::default()));
-                            doc.structure = Some(stand_in.clone());
-                            held.push(s);
-                        }
-                    }
-                    drop(stand_ins);
-                    drop(held);
+                    drop(std::mem::take(&mut structures));
+                    stand_in_structures(&mut tokenized[at].1);
                     release_freed_memory();
                 }
             }

@@ -1392,29 +1392,29 @@ mod tests {
         assert_eq!(run.gated_pairs(&[f64::from(title), 0.6]).len(), 1);
     }
 
+    /// A story, its reprint (one word changed), an unrelated page, and page
+    /// 3 of input identical to page 0's (sharing its tokens and structure).
+    fn reprint_docs(second_paragraph: &str) -> Vec<Document> {
+        let first = "江城地铁五号线今天开通试运营。市民可以乘坐地铁前往机场。";
+        let reprinted = "江城地铁五号线今天开通试运营。市民能够乘坐地铁前往机场。";
+        let mut docs = vec![
+            doc(0, "江城地铁五号线开通", &[first, second_paragraph]),
+            doc(1, "江城地铁五号线开通", &[reprinted, second_paragraph]),
+            doc(2, "山区学校迎来新教师", &["山区学校今年迎来十名新教师。"]),
+        ];
+        let mut shared = docs[0].clone();
+        shared.page = 3;
+        docs.push(shared);
+        docs
+    }
+
     #[test]
     fn pages_without_their_tokens_score_the_same() {
         // The runner drops the tokens before the method runs (it says it
         // does not read them); pages must pair and score as with them.
         use crate::algo::Algorithm;
         use crate::eval::throughput::StageClock;
-        let body = [
-            "江城地铁五号线今天开通试运营。市民可以乘坐地铁前往机场。",
-            "这是城市交通的重要进展。",
-        ];
-        let reprint = [
-            "江城地铁五号线今天开通试运营。市民能够乘坐地铁前往机场。",
-            "这是城市交通的重要进展。",
-        ];
-        let mut docs = vec![
-            doc(0, "江城地铁五号线开通", &body),
-            doc(1, "江城地铁五号线开通", &reprint),
-            doc(2, "山区学校迎来新教师", &["山区学校今年迎来十名新教师。"]),
-        ];
-        // A page of identical input shares its slot's tokens and structure.
-        let mut shared = docs[0].clone();
-        shared.page = 3;
-        docs.push(shared);
+        let mut docs = reprint_docs("这是城市交通的重要进展。");
         let run = |docs: &[Document]| {
             let mut m = Semantic::new(Cilin::embedded());
             m.candidate_jaccard = 0.05;
@@ -1442,22 +1442,7 @@ mod tests {
         // signing: pairs and scores must be those of the plain run.
         use crate::algo::Algorithm;
         use crate::eval::throughput::StageClock;
-        let body = [
-            "江城地铁五号线今天开通试运营。市民可以乘坐地铁前往机场。",
-            "这是城市交通的重要进展，因此备受关注！",
-        ];
-        let reprint = [
-            "江城地铁五号线今天开通试运营。市民能够乘坐地铁前往机场。",
-            "这是城市交通的重要进展，因此备受关注！",
-        ];
-        let mut docs = vec![
-            doc(0, "江城地铁五号线开通", &body),
-            doc(1, "江城地铁五号线开通", &reprint),
-            doc(2, "山区学校迎来新教师", &["山区学校今年迎来十名新教师。"]),
-        ];
-        let mut shared = docs[0].clone();
-        shared.page = 3;
-        docs.push(shared);
+        let mut docs = reprint_docs("这是城市交通的重要进展，因此备受关注！");
         let method = || {
             let mut m = Semantic::new(Cilin::embedded());
             m.candidate_jaccard = 0.05;
@@ -1468,15 +1453,10 @@ mod tests {
         let plain = Algorithm::run(&mut method(), &docs, "test", &mut StageClock::new(4, 100));
         let mut m = method();
         assert!(Algorithm::fit_ahead(&mut m, &docs));
-        let mut stand_ins: HashMap<*const DocumentStructure, Arc<DocumentStructure>> =
-            HashMap::new();
-        for d in &mut docs {
-            let s = d.structure.take().unwrap();
-            let stand_in = stand_ins
-                .entry(Arc::as_ptr(&s))
-                .or_insert_with(|| Arc::new(DocumentStructure::default()));
-            d.structure = Some(stand_in.clone());
-        }
+        crate::algo::stand_in_structures(&mut docs);
+        assert!(docs
+            .iter()
+            .all(|d| d.structure.as_ref().unwrap().text().is_empty()));
         assert!(Arc::ptr_eq(
             docs[0].structure.as_ref().unwrap(),
             docs[3].structure.as_ref().unwrap()

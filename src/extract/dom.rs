@@ -455,10 +455,20 @@ impl Dom {
     /// Parses a page into the extractor's lean tree (see [`super::sink`])
     /// and flattens it.
     pub fn parse(html: impl Into<html5ever::tendril::StrTendril>) -> Dom {
-        use super::sink::{Data, Tree};
         let html = html.into();
         let page_bytes = html.len();
-        let tree = Tree::parse(html);
+        Dom::flatten(super::sink::Tree::parse(html), page_bytes)
+    }
+
+    /// Parses a page as [`Dom::parse`] parses what
+    /// [`super::nesting::for_parsing`] makes of it, without making it
+    /// (see [`super::sink::Tree::parse_page`]).
+    pub fn parse_page(html: &str, max_depth: usize) -> Dom {
+        Dom::flatten(super::sink::Tree::parse_page(html, max_depth), html.len())
+    }
+
+    fn flatten(tree: super::sink::Tree, page_bytes: usize) -> Dom {
+        use super::sink::Data;
         let mut builder = Builder::new(tree.nodes.len());
         // The text is a part of the page: reserved once rather than grown
         // (and copied) step by step.

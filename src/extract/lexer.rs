@@ -64,8 +64,63 @@ pub fn feed<S: TokenSink>(
         state: State::Data,
         last_start: None,
         every_attribute,
+        gate: None,
     };
     lexer.run()
+}
+
+/// Feeds the whole page as [`feed`] feeds what
+/// [`super::nesting::for_parsing`] makes of it, without making it: the
+/// pre-pass's pieces are read from the tokens as they come (comments,
+/// scripts, styles and the head's metadata skipped, nesting counted), so
+/// the page is read once instead of twice and never copied. Where the
+/// pre-pass's reading and the tokenizer's could part (a quote where no
+/// value opens, a dropped piece that would join what surrounds it into
+/// other markup, a raw-text element the pre-pass does not see as one,
+/// nesting past `max_depth`, a carriage return or byte order mark), it
+/// gives up with `Err`, the sink having seen part of the page: the
+/// caller then prepares the page and feeds that.
+pub fn feed_pruned<S: TokenSink>(
+    page: &StrTendril,
+    sink: &S,
+    max_depth: usize,
+) -> Result<(), Unsupported> {
+    if memchr::memchr(b'\r', page.as_bytes()).is_some() || page.starts_with('\u{feff}') {
+        return Err(Unsupported);
+    }
+    let mut lexer = Lexer {
+        page,
+        s: page,
+        b: page.as_bytes(),
+        sink,
+        state: State::Data,
+        last_start: None,
+        every_attribute: false,
+        gate: Some(Gate {
+            max_depth,
+            in_head: true,
+            ..Gate::default()
+        }),
+    };
+    lexer.run()
+}
+
+/// The pre-pass's state (see `nesting::prepare`) while [`feed_pruned`]
+/// reads the page itself.
+#[derive(Default)]
+struct Gate {
+    depth: usize,
+    max_depth: usize,
+    in_head: bool,
+    started: bool,
+    /// The pre-pass passes a raw-text element through whole: nothing in
+    /// `[.., opaque_until)` is dropped or counted.
+    opaque_until: usize,
+    /// The last start tag opened such an element (the tokenizer may then
+    /// switch to raw text).
+    raw_piece: bool,
+    /// Where the last dropped piece ended.
+    drop_end: usize,
 }
 
 struct Lexer<'a, S> {
@@ -77,6 +132,7 @@ struct Lexer<'a, S> {
     /// The last start tag's name, which alone ends raw text.
     last_start: Option<LocalName>,
     every_attribute: bool,
+    gate: Option<Gate>,
 }
 
 fn is_space(b: u8) -> bool {
@@ -295,6 +351,18 @@ impl<S: TokenSink> Lexer<'_, S> {
                         text.push_slice(&s[run..at]);
                         text
                     }
+                    // What `subtendril` checks, read from the page's
+                    // bytes directly (its own check classifies the
+                    // bytes around both ends, for every run of text).
+                    None if run <= at
+                        && self.s.is_char_boundary(run)
+                        && self.s.is_char_boundary(at) =>
+                    {
+                        // SAFETY: `run..at` lies within the page (at is a
+                        // boundary, so at most its length) and both ends
+                        // are character boundaries.
+                        unsafe { self.page.unsafe_subtendril(run as u32, (at - run) as u32) }
+                    }
                     None => self.page.subtendril(run as u32, (at - run) as u32),
                 };
                 if !text.is_empty() {
@@ -381,6 +449,7 @@ impl<S: TokenSink> Lexer<'_, S> {
                 i = lt + 1;
                 continue;
             }
+            self.gate_text(pos, lt)?;
             self.text(pos, lt, true, true);
             pos = self.markup(lt)?;
             i = pos;
@@ -388,8 +457,94 @@ impl<S: TokenSink> Lexer<'_, S> {
                 return Ok(pos);
             }
         }
+        self.gate_text(pos, b.len())?;
         self.text(pos, b.len(), true, true);
         Ok(b.len())
+    }
+
+    /// The pre-pass's view of the text `[from, to)`: while in the head,
+    /// only whitespace keeps it there.
+    fn gate_text(&mut self, from: usize, to: usize) -> Result<(), Unsupported> {
+        let Some(g) = self.gate.as_mut() else {
+            return Ok(());
+        };
+        let from = from.max(g.opaque_until);
+        if from >= to || (g.started && !g.in_head) {
+            return Ok(());
+        }
+        let text = &self.s[from..to];
+        let blank = text.trim_start().is_empty();
+        if g.in_head {
+            // The pre-pass reads a `<` that opens no markup as a piece of
+            // its own, which leaves the head as it was.
+            if memchr::memchr(b'<', text.as_bytes()).is_some() {
+                return Err(Unsupported);
+            }
+            g.in_head = blank;
+        }
+        g.started |= !blank;
+        Ok(())
+    }
+
+    /// Whether the pre-pass leaving out `[at, ..)` joins the text before
+    /// it to what follows as the tokenizer would read them apart: not
+    /// after a `<` (`<` and `/p>` would make a tag) or in what may be a
+    /// character reference (`&am` and `p;`).
+    fn joins_safely(&self, at: usize) -> bool {
+        let b = self.b;
+        if at == 0 || self.gate.as_ref().is_some_and(|g| g.drop_end == at) {
+            return true;
+        }
+        if b[at - 1] == b'<' || (at >= 2 && b[at - 2] == b'<') {
+            return false;
+        }
+        let mut j = at;
+        while j > 0 && (b[j - 1].is_ascii_alphanumeric() || b[j - 1] == b'#') {
+            j -= 1;
+        }
+        !(j > 0 && b[j - 1] == b'&')
+    }
+
+    /// Leaves out `[at, end)` as the pre-pass does, or gives up.
+    fn drop_piece(&mut self, at: usize, end: usize) -> Result<(), Unsupported> {
+        if !self.joins_safely(at) {
+            return Err(Unsupported);
+        }
+        if let Some(g) = self.gate.as_mut() {
+            g.drop_end = end;
+        }
+        Ok(())
+    }
+
+    /// Markup `[lt, end)` that the pre-pass keeps as a piece and that
+    /// leaves the head as it was: in a raw-text element it must end
+    /// there too.
+    fn gate_kept(&mut self, lt: usize, end: usize) -> Result<usize, Unsupported> {
+        if let Some(g) = self.gate.as_mut() {
+            if lt < g.opaque_until {
+                if end > g.opaque_until {
+                    return Err(Unsupported);
+                }
+            } else {
+                g.started = true;
+            }
+        }
+        Ok(end)
+    }
+
+    /// `</` not opening an end tag: the pre-pass reads its `<` as a piece
+    /// and the rest as text, which ends the head.
+    fn gate_stray_end(&mut self, lt: usize, end: usize) -> Result<usize, Unsupported> {
+        let b = self.b;
+        if let Some(g) = self.gate.as_mut() {
+            if lt >= g.opaque_until {
+                if memchr::memchr(b'<', &b[lt + 1..end]).is_some() {
+                    return Err(Unsupported);
+                }
+                g.in_head = false;
+            }
+        }
+        self.gate_kept(lt, end)
     }
 
     /// The markup at `lt` (a tag, comment or doctype); returns its end.
@@ -402,21 +557,31 @@ impl<S: TokenSink> Lexer<'_, S> {
         };
         match b[lt + 1] {
             b'/' => match b[lt + 2] {
-                c if c.is_ascii_alphabetic() => Ok(self.tag(lt + 2, TagKind::EndTag)),
-                b'>' => Ok(lt + 3),
-                _ => Ok(bogus_comment(lt + 2)),
+                c if c.is_ascii_alphabetic() => self.tag(lt + 2, TagKind::EndTag),
+                b'>' => self.gate_stray_end(lt, lt + 3),
+                _ => {
+                    let end = bogus_comment(lt + 2);
+                    self.gate_stray_end(lt, end)
+                }
             },
             b'!' => {
                 let rest = &b[lt + 2..];
                 if rest.starts_with(b"--") {
+                    let end = comment_end(self.s, lt);
+                    let gated = self.gate.as_ref().is_some_and(|g| lt >= g.opaque_until);
+                    // As the pre-pass: a comment that opens another stays.
+                    if gated && memchr::memmem::find(&b[lt + 1..end], b"<!--").is_none() {
+                        self.drop_piece(lt, end)?;
+                        return Ok(end);
+                    }
                     let _ = self.emit(Token::CommentToken(StrTendril::new()));
-                    Ok(comment_end(self.s, lt))
+                    self.gate_kept(lt, end)
                 } else if rest.len() >= 7 && rest[..7].eq_ignore_ascii_case(b"doctype") {
                     let end = memchr::memchr(b'>', rest).map_or(b.len(), |i| lt + 2 + i + 1);
                     if let Some(d) = doctype(&self.s[lt..end]) {
                         let _ = self.emit(Token::DoctypeToken(d));
                     }
-                    Ok(end)
+                    self.gate_kept(lt, end)
                 } else if rest.starts_with(b"[CDATA[")
                     && self
                         .sink
@@ -424,12 +589,84 @@ impl<S: TokenSink> Lexer<'_, S> {
                 {
                     Err(Unsupported)
                 } else {
-                    Ok(bogus_comment(lt + 2))
+                    let end = bogus_comment(lt + 2);
+                    self.gate_kept(lt, end)
                 }
             }
-            b'?' => Ok(bogus_comment(lt + 1)),
-            _ => Ok(self.tag(lt + 1, TagKind::StartTag)),
+            b'?' => {
+                let end = bogus_comment(lt + 1);
+                self.gate_kept(lt, end)
+            }
+            _ => self.tag(lt + 1, TagKind::StartTag),
         }
+    }
+
+    /// What the pre-pass does with the tag `[lt, end)`: `Some(to)` when it
+    /// leaves out `[lt, to)`.
+    fn gate_tag(
+        &mut self,
+        lt: usize,
+        end: usize,
+        kind: TagKind,
+        atom: &LocalName,
+    ) -> Result<Option<usize>, Unsupported> {
+        use super::nesting::{is_head, is_raw_text, is_void, markup_end, skip_raw_text};
+        let (s, b) = (self.s, self.b);
+        let Some(g) = self.gate.as_mut() else {
+            return Ok(None);
+        };
+        let piece = &s[lt..end];
+        if kind == TagKind::EndTag {
+            g.in_head = g.in_head
+                && piece
+                    .as_bytes()
+                    .get(..6)
+                    .is_some_and(|x| x.eq_ignore_ascii_case(b"</head"))
+                && !piece
+                    .as_bytes()
+                    .get(6)
+                    .is_some_and(u8::is_ascii_alphanumeric);
+            g.depth = g.depth.saturating_sub(1);
+            g.started = true;
+            return Ok(None);
+        }
+        let self_closing = end >= 2 && b[end - 2] == b'/';
+        if self_closing || is_void(atom) {
+            g.in_head = g.in_head && is_head(atom);
+            if g.started
+                && g.in_head
+                && matches!(*atom, local_name!("meta") | local_name!("link"))
+                && super::nesting::tag_ends_within(piece)
+            {
+                self.drop_piece(lt, end)?;
+                return Ok(Some(end));
+            }
+        } else if is_raw_text(atom) {
+            let close = skip_raw_text(s, end, atom);
+            let stop = if close < s.len() {
+                markup_end(s, close)
+            } else {
+                s.len()
+            };
+            if matches!(*atom, local_name!("script") | local_name!("style")) {
+                if memchr::memmem::find(&b[lt + 1..stop], b"<!--").is_none() {
+                    self.drop_piece(lt, stop)?;
+                    return Ok(Some(stop));
+                }
+            } else {
+                g.in_head = g.in_head && is_head(atom);
+            }
+            g.opaque_until = stop;
+            g.raw_piece = true;
+        } else {
+            g.in_head = g.in_head && is_head(atom);
+            g.depth += 1;
+            if g.depth > g.max_depth {
+                return Err(Unsupported);
+            }
+        }
+        g.started = true;
+        Ok(None)
     }
 
     /// Raw text from `pos` to its end tag (or the page's end), then the
@@ -461,10 +698,10 @@ impl<S: TokenSink> Lexer<'_, S> {
         }
         self.text(pos, end, self.state == State::Rcdata, false);
         self.state = State::Data;
-        Ok(match close {
+        match close {
             Some(lt) => self.tag(lt + 2, TagKind::EndTag),
-            None => b.len(),
-        })
+            None => Ok(b.len()),
+        }
     }
 
     /// A value from `from` to `to` as an attribute keeps it.
@@ -485,7 +722,7 @@ impl<S: TokenSink> Lexer<'_, S> {
     /// A start or end tag whose name starts at `name_start`: emitted, and
     /// the state set as the tree builder asks. Returns its end. A tag the
     /// page's end cuts is dropped, as the tokenizer does.
-    fn tag(&mut self, name_start: usize, kind: TagKind) -> usize {
+    fn tag(&mut self, name_start: usize, kind: TagKind) -> Result<usize, Unsupported> {
         #[derive(Clone, Copy)]
         enum At {
             BeforeName,
@@ -496,13 +733,12 @@ impl<S: TokenSink> Lexer<'_, S> {
             SelfClosing,
         }
         let b = self.b;
-        let len = b.len();
         let Some(name_end) = b[name_start..]
             .iter()
             .position(|&c| is_space(c) || c == b'/' || c == b'>')
             .map(|i| name_start + i)
         else {
-            return len;
+            return self.cut_tag(name_start, kind, false);
         };
         let name = local_name(&self.s[name_start..name_end]);
         let formatting = super::nesting::is_formatting(&name);
@@ -528,37 +764,50 @@ impl<S: TokenSink> Lexer<'_, S> {
         };
         let mut state = At::BeforeName;
         let mut self_closing = false;
+        // A quote that opens no value: the pre-pass, which guesses where
+        // tags end, may end this one elsewhere.
+        let mut irregular = false;
         let mut i = name_end;
         let end = loop {
-            let Some(&c) = b.get(i) else { return len };
+            let Some(&c) = b.get(i) else { break None };
             match state {
                 At::BeforeName | At::AfterName if is_space(c) => {}
                 At::BeforeName | At::Name | At::AfterName if c == b'/' => state = At::SelfClosing,
                 At::BeforeName | At::Name | At::AfterName | At::BeforeValue | At::AfterQuoted
                     if c == b'>' =>
                 {
-                    break i + 1
+                    break Some(i + 1)
                 }
                 At::Name if is_space(c) => state = At::AfterName,
                 At::Name | At::AfterName if c == b'=' => state = At::BeforeValue,
                 At::Name => {
+                    irregular |= c == b'"' || c == b'\'';
                     if let Some(a) = current.as_mut() {
                         a.1 = i + 1;
                     }
                 }
                 At::BeforeName | At::AfterName => {
                     finish(&mut current);
-                    // Multi-byte characters are read whole.
+                    // Multi-byte characters are read whole, and the rest
+                    // of the name (what the name state would read byte by
+                    // byte) in one loop.
                     let width = self.s[i..].chars().next().map_or(1, char::len_utf8);
-                    current = Some((i, i + width, StrTendril::new()));
+                    let mut j = i + width;
+                    while j < b.len()
+                        && !matches!(b[j], b'\t' | b'\n' | b'\x0c' | b' ' | b'/' | b'>' | b'=')
+                    {
+                        j += 1;
+                    }
+                    irregular |= b[i..j].iter().any(|&c| c == b'"' || c == b'\'');
+                    current = Some((i, j, StrTendril::new()));
                     state = At::Name;
-                    i += width;
+                    i = j;
                     continue;
                 }
                 At::BeforeValue if is_space(c) => {}
                 At::BeforeValue if c == b'"' || c == b'\'' => {
                     let Some(k) = super::nesting::find(c, &b[i + 1..]) else {
-                        return len;
+                        break None;
                     };
                     if let Some(a) = current.as_mut().filter(|a| keep(a.0, a.1)) {
                         a.2 = self.attribute_value(i + 1, i + 1 + k);
@@ -569,8 +818,9 @@ impl<S: TokenSink> Lexer<'_, S> {
                 }
                 At::BeforeValue => {
                     let Some(k) = b[i..].iter().position(|&c| is_space(c) || c == b'>') else {
-                        return len;
+                        break None;
                     };
+                    irregular |= b[i..i + k].iter().any(|&c| c == b'"' || c == b'\'');
                     if let Some(a) = current.as_mut().filter(|a| keep(a.0, a.1)) {
                         a.2 = self.attribute_value(i, i + k);
                     }
@@ -585,7 +835,7 @@ impl<S: TokenSink> Lexer<'_, S> {
                 }
                 At::SelfClosing if c == b'>' => {
                     self_closing = true;
-                    break i + 1;
+                    break Some(i + 1);
                 }
                 At::SelfClosing => {
                     state = At::BeforeName;
@@ -594,7 +844,25 @@ impl<S: TokenSink> Lexer<'_, S> {
             }
             i += 1;
         };
+        let Some(end) = end else {
+            return self.cut_tag(name_start, kind, irregular);
+        };
         finish(&mut current);
+        if let Some(opaque_until) = self.gate.as_ref().map(|g| g.opaque_until) {
+            let lt = tag_start(name_start, kind);
+            if lt < opaque_until {
+                if end > opaque_until {
+                    return Err(Unsupported);
+                }
+            } else {
+                if irregular && super::nesting::markup_end(self.s, lt) != end {
+                    return Err(Unsupported);
+                }
+                if let Some(to) = self.gate_tag(lt, end, kind, &name)? {
+                    return Ok(to);
+                }
+            }
+        }
         if kind == TagKind::StartTag {
             self.last_start = Some(name.clone());
         }
@@ -605,6 +873,7 @@ impl<S: TokenSink> Lexer<'_, S> {
             attrs,
             had_duplicate_attributes: duplicate,
         }));
+        let raw_piece = self.gate.as_mut().map(|g| std::mem::take(&mut g.raw_piece));
         self.state = match result {
             TokenSinkResult::RawData(RawKind::Rcdata) => State::Rcdata,
             TokenSinkResult::RawData(RawKind::Rawtext) => State::Rawtext,
@@ -617,11 +886,52 @@ impl<S: TokenSink> Lexer<'_, S> {
             TokenSinkResult::Script(_) | TokenSinkResult::EncodingIndicator(_)
                 if self.s[end..].starts_with('\u{feff}') =>
             {
-                return end + 3;
+                if self.gate.is_some() {
+                    return Err(Unsupported);
+                }
+                return Ok(end + 3);
             }
             _ => State::Data,
         };
-        end
+        // Raw text must be where the pre-pass passes an element through
+        // whole, and plaintext never ends where the pre-pass says it does.
+        match (raw_piece, self.state) {
+            (None, _)
+            | (_, State::Data)
+            | (Some(true), State::Rcdata | State::Rawtext | State::ScriptData) => Ok(end),
+            _ => Err(Unsupported),
+        }
+    }
+
+    /// A tag the page's end cuts: the tokenizer drops it, and so does
+    /// the pre-pass (a script's or style's) or it keeps it for the
+    /// tokenizer to drop, if both read it to the page's end.
+    fn cut_tag(
+        &mut self,
+        name_start: usize,
+        kind: TagKind,
+        irregular: bool,
+    ) -> Result<usize, Unsupported> {
+        let len = self.b.len();
+        if let Some(g) = self.gate.as_ref() {
+            let lt = tag_start(name_start, kind);
+            if (lt < g.opaque_until && len > g.opaque_until)
+                || (lt >= g.opaque_until
+                    && irregular
+                    && super::nesting::markup_end(self.s, lt) != len)
+            {
+                return Err(Unsupported);
+            }
+        }
+        Ok(len)
+    }
+}
+
+/// Where a tag whose name starts at `name_start` opens (its `<`).
+fn tag_start(name_start: usize, kind: TagKind) -> usize {
+    match kind {
+        TagKind::StartTag => name_start - 1,
+        TagKind::EndTag => name_start - 2,
     }
 }
 
@@ -807,6 +1117,36 @@ mod tests {
             feed(&StrTendril::from_slice(html), &sink, false).unwrap();
             assert_eq!(sink.0.into_inner(), html5ever_tokens(lean), "{html}");
         }
+    }
+
+    #[test]
+    fn the_pre_pass_is_read_from_the_tokens_unless_they_part() {
+        let pruned =
+            |html: &str| feed_pruned(&StrTendril::from_slice(html), &Record::default(), 512);
+        // Comments, scripts, styles and the head's metadata: read through.
+        let page = "<!doctype html><html><head><meta charset=utf-8><title>T</title>\
+            <script>var a = '<p>';</script><link rel=x></head><body><!-- c --><p class=a>x &amp; y\
+            <style>p{}</style></p></body></html>";
+        assert_eq!(pruned(page), Ok(()));
+        // Where the pre-pass would join text into markup, or nesting is
+        // past the cap, the caller prepares the page instead.
+        for html in [
+            "a&am<!-- c -->p;",
+            "<<!-- c -->p>",
+            "<a =\"x>\">",
+            "x\r\ny",
+            "<p>a</ <!-- -->",
+        ] {
+            assert_eq!(pruned(html), Err(Unsupported), "{html}");
+        }
+        assert_eq!(
+            feed_pruned(
+                &StrTendril::from_slice("<div><div><div>"),
+                &Record::default(),
+                2
+            ),
+            Err(Unsupported)
+        );
     }
 
     #[test]

@@ -12,11 +12,11 @@ use html5ever::tendril::StrTendril;
 
 pub const MAX_DEPTH: usize = 512;
 
-const VOID: [&str; 14] = [
+pub(super) const VOID: [&str; 14] = [
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
     "track", "wbr",
 ];
-const RAW_TEXT: [&str; 10] = [
+pub(super) const RAW_TEXT: [&str; 10] = [
     "script",
     "style",
     "textarea",
@@ -122,9 +122,15 @@ fn lex_tag(html: &str, pos: usize) -> (Tag<'_>, usize) {
     }
 }
 
+/// Where the markup item at `pos` (which holds `<`) ends, as this pre-pass
+/// reads it.
+pub(super) fn markup_end(html: &str, pos: usize) -> usize {
+    lex_tag(html, pos).1
+}
+
 /// Skips a raw-text element's content: to its end tag (`</name` followed
 /// by whitespace, `/` or `>`, in any case), or the end of the page.
-fn skip_raw_text(html: &str, from: usize, name: &str) -> usize {
+pub(super) fn skip_raw_text(html: &str, from: usize, name: &str) -> usize {
     let bytes = html.as_bytes();
     let mut at = from;
     while let Some(i) = memchr_lt(&bytes[at..]) {
@@ -194,7 +200,9 @@ pub(super) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
 /// pages. The parser builds the same tree from what is left (the lexer
 /// then skips the attributes the extractor never reads, see
 /// [`keeps_attribute`]). A script whose text opens a comment (`<!--`) is
-/// kept, as the parser may read its end differently.
+/// kept, as the parser may read its end differently. Most pages are not
+/// prepared: the lexer reads the same pieces from its tokens (see
+/// `lexer::feed_pruned`), and comes here only where the two could part.
 pub fn for_parsing(html: &str, max_depth: usize) -> StrTendril {
     // Written into a buffer the thread keeps from page to page, then
     // copied once into the parser's input, which the parsed tree's text
@@ -289,16 +297,76 @@ fn prepare(html: &str, max_depth: usize, lean: bool, out: &mut String) {
 }
 
 /// Elements a page's head holds; any other starts its body.
-const HEAD: [&str; 10] = [
+pub(super) const HEAD: [&str; 10] = [
     "html", "head", "title", "base", "meta", "link", "style", "script", "noscript", "template",
 ];
 
-fn named(list: &[&str], name: &str) -> bool {
+/// [`VOID`], [`RAW_TEXT`] and [`HEAD`] as the parser interns a tag's name
+/// (its bytes lower-cased: the lists' case-blind match), one integer
+/// comparison each.
+pub(super) fn is_void(name: &html5ever::LocalName) -> bool {
+    use html5ever::local_name;
+    matches!(
+        *name,
+        local_name!("area")
+            | local_name!("base")
+            | local_name!("br")
+            | local_name!("col")
+            | local_name!("embed")
+            | local_name!("hr")
+            | local_name!("img")
+            | local_name!("input")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("param")
+            | local_name!("source")
+            | local_name!("track")
+            | local_name!("wbr")
+    )
+}
+
+/// See [`is_void`].
+pub(super) fn is_raw_text(name: &html5ever::LocalName) -> bool {
+    use html5ever::local_name;
+    matches!(
+        *name,
+        local_name!("script")
+            | local_name!("style")
+            | local_name!("textarea")
+            | local_name!("title")
+            | local_name!("xmp")
+            | local_name!("noscript")
+            | local_name!("iframe")
+            | local_name!("noembed")
+            | local_name!("noframes")
+            | local_name!("plaintext")
+    )
+}
+
+/// See [`is_void`].
+pub(super) fn is_head(name: &html5ever::LocalName) -> bool {
+    use html5ever::local_name;
+    matches!(
+        *name,
+        local_name!("html")
+            | local_name!("head")
+            | local_name!("title")
+            | local_name!("base")
+            | local_name!("meta")
+            | local_name!("link")
+            | local_name!("style")
+            | local_name!("script")
+            | local_name!("noscript")
+            | local_name!("template")
+    )
+}
+
+pub(super) fn named(list: &[&str], name: &str) -> bool {
     list.iter().any(|x| x.eq_ignore_ascii_case(name))
 }
 
 /// The name of the start tag `piece` opens with, if it does.
-fn start_tag_name(piece: &str) -> Option<&str> {
+pub(super) fn start_tag_name(piece: &str) -> Option<&str> {
     let bytes = piece.as_bytes();
     if bytes.len() < 2 || bytes[0] != b'<' || !bytes[1].is_ascii_alphabetic() {
         return None;
@@ -371,7 +439,7 @@ pub(super) fn is_formatting(tag: &html5ever::LocalName) -> bool {
 
 /// Whether `piece` opens with a start tag that the HTML tokenizer ends
 /// within it (its end may differ from `lex_tag`'s, which is only a guess).
-fn tag_ends_within(piece: &str) -> bool {
+pub(super) fn tag_ends_within(piece: &str) -> bool {
     #[derive(Clone, Copy)]
     enum State {
         BeforeName,
@@ -533,6 +601,17 @@ mod tests {
         for name in ["href", "src", "style", "data-id", "classes", "i", "item"] {
             assert!(!keeps_attribute(false, name), "{name}");
             assert!(keeps_attribute(true, name), "{name}");
+        }
+    }
+
+    #[test]
+    fn interned_lists_match_the_named_ones() {
+        let names = VOID.iter().chain(&RAW_TEXT).chain(&HEAD).copied();
+        for name in names.chain(["p", "div", "a", "scripts", "met", "svg", "Title", "META"]) {
+            let atom = html5ever::LocalName::from(name.to_ascii_lowercase());
+            assert_eq!(is_void(&atom), named(&VOID, name), "{name}");
+            assert_eq!(is_raw_text(&atom), named(&RAW_TEXT, name), "{name}");
+            assert_eq!(is_head(&atom), named(&HEAD, name), "{name}");
         }
     }
 

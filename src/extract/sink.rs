@@ -63,6 +63,21 @@ impl Tree {
         }
     }
 
+    /// Parses a page as [`Tree::parse`] parses what
+    /// [`super::nesting::for_parsing`] makes of it (comments, scripts,
+    /// styles and the head's metadata left out, nesting capped at
+    /// `max_depth`), reading the page itself where it can (see
+    /// [`super::lexer::feed_pruned`]).
+    pub fn parse_page(html: &str, max_depth: usize) -> Tree {
+        let page = StrTendril::from_slice(html);
+        let builder = TreeBuilder::new(Sink::default(), TreeBuilderOpts::default());
+        if super::lexer::feed_pruned(&page, &builder, max_depth).is_ok() {
+            return builder.sink.finish();
+        }
+        builder.sink.finish().recycle();
+        Tree::parse(super::nesting::for_parsing(html, max_depth))
+    }
+
     /// Parses a whole page with html5ever's tokenizer and tree builder.
     pub fn parse_with_html5ever_tokenizer(html: impl Into<StrTendril>) -> Tree {
         html5ever::parse_document(Sink::default(), Default::default()).one(html)
@@ -393,7 +408,7 @@ pub(super) mod tests {
     use super::super::dom::Dom;
 
     /// Everything of a flat view but scraper's node ids.
-    fn summary(dom: &Dom) -> String {
+    pub(crate) fn summary(dom: &Dom) -> String {
         let elements: Vec<String> = dom
             .elements
             .iter()

@@ -216,6 +216,14 @@ fn count_text(text: &str, stats: &mut Stats) {
             }
             continue;
         }
+        // U+5000-U+9FFF: Han, none of them whitespace or punctuation
+        // (most of a Chinese page's text), without decoding.
+        if (0xE5..=0xE9).contains(&b) {
+            i += 3;
+            stats.chars += 1;
+            stats.han += 1;
+            continue;
+        }
         let Some(c) = text[i..].chars().next() else {
             break;
         };
@@ -748,6 +756,21 @@ mod tests {
         // no-break space, Han, CJK punctuation, an ideographic space.
         count_text("a,b.\u{0B}\u{0C}\u{A0}中文，。 x\u{3000}!é", &mut s);
         assert_eq!((s.chars, s.han, s.punct), (11, 2, 5));
+        // Every character around the Han blocks, against the rule read a
+        // character at a time.
+        let text: String = (0x2F00..0xA100_u32)
+            .chain(0xFF00..0xFF20)
+            .filter_map(char::from_u32)
+            .collect();
+        let mut s = Stats::default();
+        count_text(&text, &mut s);
+        let words: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let han = words.iter().filter(|&&c| is_han(c)).count() as u32;
+        let punct = words
+            .iter()
+            .filter(|&&c| !is_han(c) && matches!(c, '，' | '。' | '！' | '？' | '；' | '、'))
+            .count() as u32;
+        assert_eq!((s.chars, s.han, s.punct), (words.len() as u32, han, punct));
     }
 
     #[test]

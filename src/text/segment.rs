@@ -137,8 +137,9 @@ impl Hmm {
 /// search cannot do.
 struct DoubleArray {
     /// Each character's code (by frequency, the end marker 0), or
-    /// [`NO_CODE`].
-    codes: Vec<u32>,
+    /// [`NO_CODE16`]: two bytes a character, so that the Chinese block's
+    /// codes take half the cache they would as crawdad's u32s.
+    codes: Vec<u16>,
     /// `[base, check]`: the top bit of base marks a leaf, whose base is
     /// its value; the top bit of check marks a node with a leaf child
     /// (code 0), i.e. a key ending there with longer keys after it.
@@ -147,6 +148,8 @@ struct DoubleArray {
 
 /// A character of the dictionary's blocks that no word has.
 const NO_CODE: u32 = u32::MAX - 1;
+/// The same in the table of codes.
+const NO_CODE16: u16 = u16::MAX;
 /// A character outside the dictionary's blocks.
 const NOT_HAN: u32 = u32::MAX;
 const OFFSET_MASK: u32 = 0x7fff_ffff;
@@ -164,7 +167,18 @@ impl DoubleArray {
             .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
         let bad = || SegmentError::Trie("truncated".into());
         let table_len = words.next().ok_or_else(bad)? as usize;
-        let codes: Vec<u32> = words.by_ref().take(table_len).collect();
+        let codes: Vec<u16> = words
+            .by_ref()
+            .take(table_len)
+            .map(|code| match u16::try_from(code) {
+                Ok(code) if code != NO_CODE16 => Ok(code),
+                // crawdad marks characters no key has with u32::MAX.
+                _ if code >= NO_CODE => Ok(NO_CODE16),
+                _ => Err(SegmentError::Trie(format!(
+                    "character code {code} over 16 bits"
+                ))),
+            })
+            .collect::<Result<_, _>>()?;
         let _alphabet = words.next().ok_or_else(bad)?;
         let node_count = words.next().ok_or_else(bad)? as usize;
         let mut nodes = Vec::with_capacity(node_count);
@@ -186,9 +200,8 @@ impl DoubleArray {
 
     #[inline(always)]
     fn code(&self, c: char) -> u32 {
-        // crawdad marks characters no key has with u32::MAX.
         match self.codes.get(c as usize) {
-            Some(&code) if code < NO_CODE => code,
+            Some(&code) if code != NO_CODE16 => u32::from(code),
             _ => NO_CODE,
         }
     }
@@ -523,7 +536,10 @@ impl Segmenter {
                 route[idx] = (0.0, idx as u32 + 1, NO_WORD);
                 continue;
             }
-            let mut best: Option<(f64, u32, u32)> = None;
+            // No word yet: end 0 (every word ends after idx), so the
+            // first word is taken whatever its probability (-inf for a
+            // word of frequency 0), as jieba-rs takes it.
+            let (mut best_p, mut best_end, mut best_value) = (f64::NEG_INFINITY, 0u32, NO_WORD);
             let mut node = 0u32;
             let mut node_base = root_base;
             let mut k = idx;
@@ -551,12 +567,9 @@ impl Segmenter {
                 if let Some(value) = value {
                     let end = k as u32;
                     let p = self.weight[(value >> RANK_BITS) as usize] + route[k].0;
-                    best = match best {
-                        Some((bp, be, bv)) if !(p > bp || (p == bp && end > be)) => {
-                            Some((bp, be, bv))
-                        }
-                        _ => Some((p, end, value)),
-                    };
+                    if p > best_p || (p == best_p && end > best_end) {
+                        (best_p, best_end, best_value) = (p, end, value);
+                    }
                 }
                 if leaf {
                     break;
@@ -564,7 +577,11 @@ impl Segmenter {
                 node = child;
                 node_base = base & OFFSET_MASK;
             }
-            route[idx] = best.unwrap_or((self.unknown + route[idx + 1].0, idx as u32 + 1, NO_WORD));
+            route[idx] = if best_end == 0 {
+                (self.unknown + route[idx + 1].0, idx as u32 + 1, NO_WORD)
+            } else {
+                (best_p, best_end, best_value)
+            };
         }
     }
 

@@ -405,7 +405,10 @@ where
             (local, pages)
         })
         .collect();
-    let mut global = Builder::default();
+    // At least the largest run's tokens: sized once for them rather than
+    // doubled up to them.
+    let largest = runs.iter().map(|(local, _)| local.hashes.len()).max();
+    let mut global = Builder::with_capacity(largest.unwrap_or(0));
     let remaps: Vec<Vec<u32>> = runs
         .iter()
         .map(|(local, _)| {

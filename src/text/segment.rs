@@ -284,11 +284,10 @@ impl Segmenter {
         // The same sums as jieba-rs's route: (ln(freq) - ln(total)) + rest.
         let log_total = (total as f64).ln();
         let weight: Vec<f64> = freqs.map(|f| (f as f64).ln() - log_total).collect();
-        let class_start: Vec<u32> = WORDS
+        let mut class_start: Vec<u32> = WORDS
             .chunks_exact(4)
             .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
             .collect();
-        let mut class_start = class_start;
         if class_start.len() != weight.len() + 1 {
             return Err(SegmentError::Dict(format!(
                 "{} class starts for {} classes",
@@ -314,7 +313,9 @@ impl Segmenter {
     #[inline(always)]
     fn word(&self, value: u32) -> u32 {
         match self.class_start.get((value >> RANK_BITS) as usize) {
-            Some(&start) if value != NO_WORD => start + (value & RANK_MASK),
+            // Saturating, and the interner's table ends at the word count:
+            // a number out of range is looked up by its string instead.
+            Some(&start) if value != NO_WORD => start.saturating_add(value & RANK_MASK),
             _ => NO_WORD,
         }
     }

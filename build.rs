@@ -56,12 +56,20 @@ fn find(name: &str, file: &str, env: &str) -> PathBuf {
     path
 }
 
-/// Writes `jieba_trie.bin` (the serialised trie; a word's value is its
-/// frequency class) and `jieba_freqs.bin` (little-endian u64s: the total
-/// of all entries' frequencies, then each class's frequency) to `out`.
-/// A repeated word keeps its last entry and every entry counts in the
+/// Writes `jieba_trie.bin` (the serialised trie), `jieba_freqs.bin`
+/// (little-endian u64s: the total of all entries' frequencies, then each
+/// class's frequency) and `jieba_words.bin` (little-endian u32s: where
+/// each class's words start in the dictionary's word numbering, then the
+/// number of words) to `out`.
+/// Frequency classes go from the most frequent down, and a word's value
+/// is its class in the top bits ([`RANK_BITS`] below) and its rank within
+/// the class in the rest: the route reads the class, the interner a word
+/// number (`class start + rank`) that is small for common words. A
+/// repeated word keeps its last entry and every entry counts in the
 /// total, as jieba-rs loads the same file.
 fn build_dictionary(dict: &Path, out: &Path) {
+    /// Must match `RANK_BITS` in src/text/segment.rs.
+    const RANK_BITS: u32 = 18;
     let text =
         std::fs::read_to_string(dict).unwrap_or_else(|e| panic!("reading {}: {e}", dict.display()));
     let mut entries: Vec<(&str, usize, u64)> = Vec::new();
@@ -79,14 +87,25 @@ fn build_dictionary(dict: &Path, out: &Path) {
     entries.sort_by(|a, b| a.0.cmp(b.0).then(b.1.cmp(&a.1)));
     entries.dedup_by(|later, kept| later.0 == kept.0);
     let mut classes: Vec<u64> = entries.iter().map(|e| e.2).collect();
-    classes.sort_unstable();
+    classes.sort_unstable_by(|a, b| b.cmp(a));
     classes.dedup();
-    let records = entries.iter().map(|&(word, _, freq)| {
-        let class = classes
-            .binary_search(&freq)
-            .expect("every frequency has a class");
-        (word, class as u32)
-    });
+    let mut ranks = vec![0u32; classes.len()];
+    let records: Vec<(&str, u32)> = entries
+        .iter()
+        .map(|&(word, _, freq)| {
+            let class = classes
+                .binary_search_by(|c| freq.cmp(c))
+                .expect("every frequency has a class");
+            let rank = ranks[class];
+            ranks[class] += 1;
+            assert!(
+                rank < 1 << RANK_BITS && (class as u64) < 1 << (31 - RANK_BITS),
+                "{}: too many words or frequencies for a 31-bit value",
+                dict.display()
+            );
+            (word, (class as u32) << RANK_BITS | rank)
+        })
+        .collect();
     let trie = crawdad::Trie::from_records(records)
         .unwrap_or_else(|e| panic!("building the trie of {}: {e}", dict.display()));
     std::fs::write(out.join("jieba_trie.bin"), trie.serialize_to_vec())
@@ -96,6 +115,14 @@ fn build_dictionary(dict: &Path, out: &Path) {
         .flat_map(u64::to_le_bytes)
         .collect();
     std::fs::write(out.join("jieba_freqs.bin"), freqs).expect("OUT_DIR is writable");
+    let starts: Vec<u8> = std::iter::once(0)
+        .chain(ranks.iter().scan(0u32, |start, &n| {
+            *start += n;
+            Some(*start)
+        }))
+        .flat_map(u32::to_le_bytes)
+        .collect();
+    std::fs::write(out.join("jieba_words.bin"), starts).expect("OUT_DIR is writable");
 }
 
 fn main() {

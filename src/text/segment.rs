@@ -17,9 +17,21 @@ use std::cell::RefCell;
 use std::sync::LazyLock;
 
 /// Built by build.rs from jieba-rs's dictionary: the trie (a word's value
-/// is its frequency class) and the total and each class's frequency.
+/// is its frequency class, most frequent first, above [`RANK_BITS`] and
+/// its rank within the class below), the total and each class's
+/// frequency, and where each class's words start in the word numbering.
 static TRIE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jieba_trie.bin"));
 static FREQS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jieba_freqs.bin"));
+static WORDS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jieba_words.bin"));
+
+/// The bits of a trie value that rank a word within its frequency class
+/// (build.rs's `RANK_BITS`).
+const RANK_BITS: u32 = 18;
+const RANK_MASK: u32 = (1 << RANK_BITS) - 1;
+
+/// The word number [`cut_words`] hands over for a token that is not one
+/// dictionary word (or was not looked up as one).
+pub const NO_WORD: u32 = u32::MAX;
 static HMM_MODEL: &str = include_str!(env!("NEARDUP_JIEBA_HMM"));
 
 #[derive(Debug, thiserror::Error)]
@@ -125,8 +137,9 @@ impl Hmm {
 /// search cannot do.
 struct DoubleArray {
     /// Each character's code (by frequency, the end marker 0), or
-    /// [`NO_CODE`].
-    codes: Vec<u32>,
+    /// [`NO_CODE16`]: two bytes a character, so that the Chinese block's
+    /// codes take half the cache they would as crawdad's u32s.
+    codes: Vec<u16>,
     /// `[base, check]`: the top bit of base marks a leaf, whose base is
     /// its value; the top bit of check marks a node with a leaf child
     /// (code 0), i.e. a key ending there with longer keys after it.
@@ -135,6 +148,8 @@ struct DoubleArray {
 
 /// A character of the dictionary's blocks that no word has.
 const NO_CODE: u32 = u32::MAX - 1;
+/// The same in the table of codes.
+const NO_CODE16: u16 = u16::MAX;
 /// A character outside the dictionary's blocks.
 const NOT_HAN: u32 = u32::MAX;
 const OFFSET_MASK: u32 = 0x7fff_ffff;
@@ -152,7 +167,18 @@ impl DoubleArray {
             .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
         let bad = || SegmentError::Trie("truncated".into());
         let table_len = words.next().ok_or_else(bad)? as usize;
-        let codes: Vec<u32> = words.by_ref().take(table_len).collect();
+        let codes: Vec<u16> = words
+            .by_ref()
+            .take(table_len)
+            .map(|code| match u16::try_from(code) {
+                Ok(code) if code != NO_CODE16 => Ok(code),
+                // crawdad marks characters no key has with u32::MAX.
+                _ if code >= NO_CODE => Ok(NO_CODE16),
+                _ => Err(SegmentError::Trie(format!(
+                    "character code {code} over 16 bits"
+                ))),
+            })
+            .collect::<Result<_, _>>()?;
         let _alphabet = words.next().ok_or_else(bad)?;
         let node_count = words.next().ok_or_else(bad)? as usize;
         let mut nodes = Vec::with_capacity(node_count);
@@ -174,9 +200,8 @@ impl DoubleArray {
 
     #[inline(always)]
     fn code(&self, c: char) -> u32 {
-        // crawdad marks characters no key has with u32::MAX.
         match self.codes.get(c as usize) {
-            Some(&code) if code < NO_CODE => code,
+            Some(&code) if code != NO_CODE16 => u32::from(code),
             _ => NO_CODE,
         }
     }
@@ -228,10 +253,15 @@ impl DoubleArray {
 
 pub struct Segmenter {
     trie: DoubleArray,
-    /// `ln(freq) - ln(total)` of each frequency class (a trie value): a
-    /// few thousand classes, so the table stays in cache, where one entry
-    /// per word would not.
+    /// `ln(freq) - ln(total)` of each frequency class (a trie value's top
+    /// bits): a few thousand classes, so the table stays in cache, where
+    /// one entry per word would not.
     weight: Vec<f64>,
+    /// Each class's first word number: a word's number is its class's
+    /// start plus its rank, so that common words have small numbers.
+    class_start: Vec<u32>,
+    /// How many words the dictionary has (word numbers are below it).
+    words: u32,
     /// The same for a character the dictionary lacks (freq 1).
     unknown: f64,
     hmm: Hmm,
@@ -253,14 +283,48 @@ impl Segmenter {
         let total = freqs.next().expect("checked above");
         // The same sums as jieba-rs's route: (ln(freq) - ln(total)) + rest.
         let log_total = (total as f64).ln();
-        let weight = freqs.map(|f| (f as f64).ln() - log_total).collect();
+        let weight: Vec<f64> = freqs.map(|f| (f as f64).ln() - log_total).collect();
+        let mut class_start: Vec<u32> = WORDS
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+            .collect();
+        if class_start.len() != weight.len() + 1 {
+            return Err(SegmentError::Dict(format!(
+                "{} class starts for {} classes",
+                class_start.len(),
+                weight.len()
+            )));
+        }
+        // The last entry is where a class after the last would start.
+        let words = class_start.pop().unwrap_or(0);
         Ok(Segmenter {
             trie,
             weight,
+            class_start,
+            words,
             unknown: 0.0f64 - log_total,
             hmm: Hmm::parse(HMM_MODEL)?,
         })
     }
+}
+
+impl Segmenter {
+    /// The word number of a trie value (or [`NO_WORD`]).
+    #[inline(always)]
+    fn word(&self, value: u32) -> u32 {
+        match self.class_start.get((value >> RANK_BITS) as usize) {
+            // Saturating, and the interner's table ends at the word count:
+            // a number out of range is looked up by its string instead.
+            Some(&start) if value != NO_WORD => start.saturating_add(value & RANK_MASK),
+            _ => NO_WORD,
+        }
+    }
+}
+
+/// How many words the dictionary has: [`cut_words`]'s word numbers are
+/// below it.
+pub fn dictionary_words() -> usize {
+    segmenter().words as usize
 }
 
 static SEGMENTER: LazyLock<Segmenter> =
@@ -285,9 +349,11 @@ struct Scratch {
     /// them.
     blocks: Vec<(u32, u32, bool)>,
     /// Per character of the dictionary's blocks: the best route's
-    /// log-probability from there to its block's end, and the index after
-    /// its first word.
-    route: Vec<(f64, u32)>,
+    /// log-probability from there to its block's end, the index after
+    /// its first word and that word's trie value ([`NO_WORD`] for a
+    /// character the dictionary lacks). The value fills what would be
+    /// padding.
+    route: Vec<(f64, u32, u32)>,
     /// The HMM's chosen predecessor of each state at each step.
     prev: Vec<[u8; 4]>,
     path: Vec<u8>,
@@ -310,6 +376,15 @@ thread_local! {
 /// Cuts `text` as jieba-rs's `cut(text, true)` does, handing each token's
 /// byte span to `emit` in order. `emit` must not segment.
 pub fn cut(text: &str, mut emit: impl FnMut(usize, usize)) {
+    cut_words(text, |a, b, _| emit(a, b));
+}
+
+/// As [`cut`], with each token's number in the dictionary (below
+/// [`dictionary_words`], small for common words) when it is one word the
+/// route took from the dictionary, else [`NO_WORD`]. The same string may
+/// come with a number at one place and [`NO_WORD`] at another (e.g. from
+/// the HMM): the number only saves looking the string up.
+pub fn cut_words(text: &str, mut emit: impl FnMut(usize, usize, u32)) {
     let seg = segmenter();
     SCRATCH.with(|scratch| {
         let scratch = &mut *scratch.borrow_mut();
@@ -373,7 +448,7 @@ fn skip_match_len(bytes: &[u8], start: usize) -> usize {
 }
 
 impl Segmenter {
-    fn cut_with(&self, text: &str, s: &mut Scratch, emit: &mut impl FnMut(usize, usize)) {
+    fn cut_with(&self, text: &str, s: &mut Scratch, emit: &mut impl FnMut(usize, usize, u32)) {
         s.chars.clear();
         s.codes.clear();
         s.blocks.clear();
@@ -411,10 +486,10 @@ impl Segmenter {
                     let (offset, c) = chars[i];
                     let offset = offset as usize;
                     if c == '\r' && matches!(chars.get(i + 1), Some(&(_, '\n'))) {
-                        emit(offset, offset + 2);
+                        emit(offset, offset + 2, NO_WORD);
                         i += 2;
                     } else {
-                        emit(offset, offset + c.len_utf8());
+                        emit(offset, offset + c.len_utf8(), NO_WORD);
                         i += 1;
                     }
                 }
@@ -437,7 +512,7 @@ impl Segmenter {
         let nodes = &self.trie.nodes[..];
         let root_base = nodes[0][0] & OFFSET_MASK;
         route.clear();
-        route.resize(n + 1, (0.0, n as u32));
+        route.resize(n + 1, (0.0, n as u32, NO_WORD));
         // The index of the second node of a word starting at `p`, from its
         // first (the root's children, a few thousand by frequency, mostly
         // cached).
@@ -459,10 +534,13 @@ impl Segmenter {
             let code = codes[idx];
             if code == NOT_HAN {
                 // The end of the block before.
-                route[idx] = (0.0, idx as u32 + 1);
+                route[idx] = (0.0, idx as u32 + 1, NO_WORD);
                 continue;
             }
-            let mut best: Option<(f64, u32)> = None;
+            // No word yet: end 0 (every word ends after idx), so the
+            // first word is taken whatever its probability (-inf for a
+            // word of frequency 0), as jieba-rs takes it.
+            let (mut best_p, mut best_end, mut best_value) = (f64::NEG_INFINITY, 0u32, NO_WORD);
             let mut node = 0u32;
             let mut node_base = root_base;
             let mut k = idx;
@@ -489,11 +567,10 @@ impl Segmenter {
                 };
                 if let Some(value) = value {
                     let end = k as u32;
-                    let p = self.weight[value as usize] + route[k].0;
-                    best = match best {
-                        Some((bp, be)) if !(p > bp || (p == bp && end > be)) => Some((bp, be)),
-                        _ => Some((p, end)),
-                    };
+                    let p = self.weight[(value >> RANK_BITS) as usize] + route[k].0;
+                    if p > best_p || (p == best_p && end > best_end) {
+                        (best_p, best_end, best_value) = (p, end, value);
+                    }
                 }
                 if leaf {
                     break;
@@ -501,7 +578,11 @@ impl Segmenter {
                 node = child;
                 node_base = base & OFFSET_MASK;
             }
-            route[idx] = best.unwrap_or((self.unknown + route[idx + 1].0, idx as u32 + 1));
+            route[idx] = if best_end == 0 {
+                (self.unknown + route[idx + 1].0, idx as u32 + 1, NO_WORD)
+            } else {
+                (best_p, best_end, best_value)
+            };
         }
     }
 
@@ -514,7 +595,7 @@ impl Segmenter {
         end: usize,
         block_end: usize,
         s: &mut Scratch,
-        emit: &mut impl FnMut(usize, usize),
+        emit: &mut impl FnMut(usize, usize, u32),
     ) {
         let Scratch {
             chars,
@@ -524,24 +605,26 @@ impl Segmenter {
             ..
         } = s;
         let chars: &[(u32, char)] = &chars[start..end];
+        let route = &route[start..end];
         let n = chars.len();
         let byte_at = |i: usize| chars.get(i).map_or(block_end, |&(o, _)| o as usize);
         let mut x = 0;
         let mut left: Option<usize> = None;
         while x < n {
-            let y = route[start + x].1 as usize - start;
+            let (_, y, value) = route[x];
+            let y = y as usize - start;
             if y - x == 1 {
                 left.get_or_insert(x);
             } else {
                 if let Some(l) = left.take() {
-                    self.unjoined_run(text, chars, l, x, block_end, prev, path, &mut *emit);
+                    self.unjoined_run(text, chars, route, l, x, block_end, prev, path, &mut *emit);
                 }
-                emit(byte_at(x), byte_at(y));
+                emit(byte_at(x), byte_at(y), self.word(value));
             }
             x = y;
         }
         if let Some(l) = left {
-            self.unjoined_run(text, chars, l, n, block_end, prev, path, &mut *emit);
+            self.unjoined_run(text, chars, route, l, n, block_end, prev, path, &mut *emit);
         }
     }
 
@@ -553,16 +636,17 @@ impl Segmenter {
         &self,
         text: &str,
         chars: &[(u32, char)],
+        route: &[(f64, u32, u32)],
         x: usize,
         y: usize,
         block_end: usize,
         prev: &mut Vec<[u8; 4]>,
         path: &mut Vec<u8>,
-        emit: &mut impl FnMut(usize, usize),
+        emit: &mut impl FnMut(usize, usize, u32),
     ) {
         let byte_at = |i: usize| chars.get(i).map_or(block_end, |&(o, _)| o as usize);
         if y - x == 1 {
-            emit(byte_at(x), byte_at(y));
+            emit(byte_at(x), byte_at(y), self.word(route[x].2));
             return;
         }
         if self
@@ -571,11 +655,12 @@ impl Segmenter {
             .is_some()
         {
             for i in x..y {
-                emit(byte_at(i), byte_at(i + 1));
+                emit(byte_at(i), byte_at(i + 1), self.word(route[i].2));
             }
             return;
         }
         let run = &chars[x..y];
+        let emit = &mut |a: usize, b: usize| emit(a, b, NO_WORD);
         let mut i = 0;
         while i < run.len() {
             let matched = is_hmm_han(run[i].1);

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::normalize::{normalize, NormalizeOptions};
+use super::segment::NO_WORD;
 use super::shingle::{shingle_hashes, ShingleSet};
 use super::vocab::{Builder, Vocab};
 use crate::corpus::Lang;
@@ -189,9 +190,13 @@ pub fn tokenize(text: &str, lang: Lang, config: &TokenizerConfig) -> Tokens {
     )
 }
 
+/// A token as a byte span into its text and its dictionary word number
+/// (see [`super::segment::cut_words`]), or [`NO_WORD`].
+pub(crate) type Span = (u32, u32, u32);
+
 /// The normalised text (for `chars`, without whitespace) and its tokens
-/// as byte spans into it.
-pub(crate) fn split(text: &str, lang: Lang, config: &TokenizerConfig) -> (String, Vec<(u32, u32)>) {
+/// as spans into it.
+pub(crate) fn split(text: &str, lang: Lang, config: &TokenizerConfig) -> (String, Vec<Span>) {
     let normalized = normalize(text, &config.normalize);
     let kind = match (config.kind, lang) {
         (TokenKind::Auto, Lang::Zh) => TokenKind::Jieba,
@@ -203,7 +208,7 @@ pub(crate) fn split(text: &str, lang: Lang, config: &TokenizerConfig) -> (String
             // jieba-rs's `cut(text, true)`, token for token, only faster.
             let mut spans = Vec::with_capacity(normalized.len() / 4);
             let bytes = normalized.as_bytes();
-            super::segment::cut(&normalized, |a, b| {
+            super::segment::cut_words(&normalized, |a, b, word| {
                 // Most tokens start with a letter, a digit or a character
                 // of U+4E00..=U+9FFF (lead byte 0xE5..=0xE9, or 0xE4 then
                 // 0xB8 or more), all alphanumeric: no decoding for them.
@@ -216,7 +221,7 @@ pub(crate) fn split(text: &str, lang: Lang, config: &TokenizerConfig) -> (String
                         .chars()
                         .any(super::normalize::is_alphanumeric)
                 {
-                    spans.push((a as u32, b as u32));
+                    spans.push((a as u32, b as u32, word));
                 }
             });
             (normalized, spans)
@@ -224,7 +229,7 @@ pub(crate) fn split(text: &str, lang: Lang, config: &TokenizerConfig) -> (String
         TokenKind::Words | TokenKind::Auto => {
             let spans = normalized
                 .unicode_word_indices()
-                .map(|(start, w)| (start as u32, (start + w.len()) as u32))
+                .map(|(start, w)| (start as u32, (start + w.len()) as u32, NO_WORD))
                 .collect();
             (normalized, spans)
         }
@@ -236,13 +241,13 @@ pub(crate) fn split(text: &str, lang: Lang, config: &TokenizerConfig) -> (String
 /// order (a text shorter than n is one gram), without a vocabulary.
 pub fn each_char_ngram(text: &str, n: usize, mut f: impl FnMut(&str)) {
     let (compact, spans) = char_ngram_spans(text, n.max(1));
-    for (a, b) in spans {
+    for (a, b, _) in spans {
         f(&compact[a as usize..b as usize]);
     }
 }
 
 /// `text` with whitespace removed and its n-grams as byte spans into it.
-fn char_ngram_spans(text: &str, n: usize) -> (String, Vec<(u32, u32)>) {
+fn char_ngram_spans(text: &str, n: usize) -> (String, Vec<Span>) {
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     let bounds: Vec<usize> = compact
         .char_indices()
@@ -254,10 +259,10 @@ fn char_ngram_spans(text: &str, n: usize) -> (String, Vec<(u32, u32)>) {
         Vec::new()
     } else if chars < n {
         // A text shorter than one window is one token, not none.
-        vec![(0, compact.len() as u32)]
+        vec![(0, compact.len() as u32, NO_WORD)]
     } else {
         (0..=chars - n)
-            .map(|i| (bounds[i] as u32, bounds[i + n] as u32))
+            .map(|i| (bounds[i] as u32, bounds[i + n] as u32, NO_WORD))
             .collect()
     };
     (compact, spans)

@@ -8,14 +8,16 @@
 //! looking strings and hashes up, so results never depend on them.
 
 use std::any::Any;
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rayon::prelude::*;
 
 use super::lang::detect_lang;
+use super::segment::NO_WORD;
 use super::shingle::token_hash;
-use super::tokenize::{split, Tokens};
+use super::tokenize::{split, Span, Tokens};
 use super::{NormalizeOptions, TokenKind, TokenizerConfig};
 use crate::corpus::Lang;
 
@@ -155,6 +157,24 @@ pub(crate) struct Builder {
     /// linear probing over [`Slot`]s, at most half full (a power of two
     /// long, or empty).
     slots: Vec<Slot>,
+    /// While a run is tokenised ([`Builder::lend_words`]): each dictionary
+    /// word's id plus one by its word number, 0 until it is first seen.
+    /// A word the segmenter took from the dictionary is then one load in
+    /// a table where common words sit together, not a string hash and a
+    /// probe. The first sight goes through the slots, so a string seen
+    /// with and without a word number has one id, and ids still follow
+    /// first occurrence.
+    words: Vec<u32>,
+    /// The word numbers set in `words`, to clear before it is handed on.
+    seen_words: Vec<u32>,
+    /// Whether to borrow the thread's word table at the first word number.
+    borrow_words: bool,
+}
+
+thread_local! {
+    /// The thread's word table between runs (all zeros): 4 bytes a
+    /// dictionary word, once per thread rather than once per run.
+    static WORD_IDS: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A token of up to [`INLINE`] bytes is found by comparing its slot alone:
@@ -212,7 +232,43 @@ impl Builder {
             ends: Vec::with_capacity(tokens),
             hashes: Vec::with_capacity(tokens),
             slots: vec![0; (2 * tokens).next_power_of_two().max(16)],
+            words: Vec::new(),
+            seen_words: Vec::new(),
+            borrow_words: false,
         }
+    }
+
+    /// [`intern_spans`] takes the thread's word table (see `words`) when
+    /// it first meets a dictionary word number, until [`return_words`]
+    /// (a run tokenised inside another on the same thread makes one of
+    /// its own). Pages without Chinese never load the segmenter for it.
+    ///
+    /// [`intern_spans`]: Builder::intern_spans
+    /// [`return_words`]: Builder::return_words
+    pub(crate) fn lend_words(&mut self) {
+        self.borrow_words = true;
+    }
+
+    #[cold]
+    fn borrow_word_table(&mut self) {
+        self.borrow_words = false;
+        let mut words = WORD_IDS.with(|w| std::mem::take(&mut *w.borrow_mut()));
+        words.resize(super::segment::dictionary_words(), 0);
+        self.words = words;
+    }
+
+    /// Gives the word table back to the thread, cleared.
+    pub(crate) fn return_words(&mut self) {
+        self.borrow_words = false;
+        if self.words.is_empty() {
+            return;
+        }
+        let mut words = std::mem::take(&mut self.words);
+        for &w in &self.seen_words {
+            words[w as usize] = 0;
+        }
+        self.seen_words = Vec::new();
+        WORD_IDS.with(|w| *w.borrow_mut() = words);
     }
 
     /// The id of `token`, whose [`token_hash`] is `hash`, added if new.
@@ -259,12 +315,25 @@ impl Builder {
     }
 
     /// The ids of the tokens at `spans` (byte ranges) of `text`.
-    pub(crate) fn intern_spans(&mut self, text: &str, spans: &[(u32, u32)]) -> Vec<u32> {
+    pub(crate) fn intern_spans(&mut self, text: &str, spans: &[Span]) -> Vec<u32> {
         spans
             .iter()
-            .map(|&(a, b)| {
+            .map(|&(a, b, word)| {
+                let mut known = self.words.get(word as usize).copied();
+                if let Some(known @ 1..) = known {
+                    return known - 1;
+                }
+                if known.is_none() && self.borrow_words && word != NO_WORD {
+                    self.borrow_word_table();
+                    known = self.words.get(word as usize).copied();
+                }
                 let token = &text[a as usize..b as usize];
-                self.intern(token, token_hash(token))
+                let id = self.intern(token, token_hash(token));
+                if known.is_some() {
+                    self.words[word as usize] = id.wrapping_add(1);
+                    self.seen_words.push(word);
+                }
+                id
             })
             .collect()
     }
@@ -321,7 +390,8 @@ where
             // Room for a run's distinct tokens on most text, so that the
             // table is not rehashed as it grows.
             let mut local = Builder::with_capacity(16_384);
-            let pages = (run * RUN..((run + 1) * RUN).min(count))
+            local.lend_words();
+            let pages: Vec<Page> = (run * RUN..((run + 1) * RUN).min(count))
                 .map(|i| {
                     let (text, lang) = input(i);
                     let lang = lang.unwrap_or_else(|| detect_lang(&text));
@@ -331,10 +401,14 @@ where
                     (ids, keep_text.then(|| normalized.into_boxed_str()), lang)
                 })
                 .collect();
+            local.return_words();
             (local, pages)
         })
         .collect();
-    let mut global = Builder::default();
+    // At least the largest run's tokens: sized once for them rather than
+    // doubled up to them.
+    let largest = runs.iter().map(|(local, _)| local.hashes.len()).max();
+    let mut global = Builder::with_capacity(largest.unwrap_or(0));
     let remaps: Vec<Vec<u32>> = runs
         .iter()
         .map(|(local, _)| {
@@ -455,6 +529,69 @@ mod tests {
             next.max(id + 1)
         });
         assert!(seen > 1031);
+    }
+
+    #[test]
+    fn a_dictionary_word_has_one_id_with_or_without_its_number() {
+        let mut word = NO_WORD;
+        crate::text::segment::cut_words("北京", |_, _, w| word = w);
+        assert_ne!(word, NO_WORD, "北京 is a dictionary word");
+        let text = "北京北京北京上海";
+        for first in [NO_WORD, word] {
+            let spans = [
+                (0, 6, first),
+                (6, 12, word),
+                (12, 18, NO_WORD),
+                (18, 24, NO_WORD),
+            ];
+            let mut builder = Builder::default();
+            builder.lend_words();
+            let ids = builder.intern_spans(text, &spans);
+            assert_eq!(ids, [0, 0, 0, 1], "first with {first}");
+            builder.return_words();
+            assert!(builder.words.is_empty());
+            // The table goes back to the thread cleared.
+            WORD_IDS.with(|w| assert!(w.borrow().iter().all(|&id| id == 0)));
+        }
+    }
+
+    #[test]
+    fn chinese_ids_are_the_same_on_any_number_of_threads() {
+        let words = [
+            "北京", "大学", "上海", "经济", "发展", "人民", "今天", "记者",
+        ];
+        let texts: Vec<String> = (0..2 * RUN + 5)
+            .map(|i| {
+                let w = |k: usize| words[(i * k + k) % words.len()];
+                format!("{}{}，{}的{}{}年", w(1), w(3), w(5), w(7), i % 31)
+            })
+            .collect();
+        let config = TokenizerConfig::default();
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let (many, _) = tokenize_many(texts.len(), &config, false, |i| {
+                    (texts[i].clone(), Some(Lang::Zh))
+                });
+                many.iter()
+                    .map(|(t, _)| (t.ids().to_vec(), strings(t).join(" ")))
+                    .collect::<Vec<_>>()
+            })
+        };
+        let one = run(1);
+        assert_eq!(one, run(3));
+        for (i, (_, joined)) in one.iter().enumerate() {
+            let alone = super::super::tokenize(&texts[i], Lang::Zh, &config);
+            assert_eq!(*joined, strings(&alone).join(" "), "page {i}");
+        }
+        let seen = one.iter().flat_map(|(ids, _)| ids).fold(0u32, |next, &id| {
+            assert!(id <= next, "id {id} before {next}");
+            next.max(id + 1)
+        });
+        assert!(seen > 31);
     }
 
     #[test]

@@ -56,17 +56,7 @@ pub fn feed<S: TokenSink>(
         let normalised = page.replace("\r\n", "\n").replace('\r', "\n");
         return feed(&StrTendril::from_slice(&normalised), sink, every_attribute);
     }
-    let mut lexer = Lexer {
-        page,
-        s: page,
-        b: page.as_bytes(),
-        sink,
-        state: State::Data,
-        last_start: None,
-        every_attribute,
-        gate: None,
-    };
-    lexer.run()
+    Lexer::new(page, sink, every_attribute, None).run()
 }
 
 /// Feeds the whole page as [`feed`] feeds what
@@ -88,21 +78,12 @@ pub fn feed_pruned<S: TokenSink>(
     if memchr::memchr(b'\r', page.as_bytes()).is_some() || page.starts_with('\u{feff}') {
         return Err(Unsupported);
     }
-    let mut lexer = Lexer {
-        page,
-        s: page,
-        b: page.as_bytes(),
-        sink,
-        state: State::Data,
-        last_start: None,
-        every_attribute: false,
-        gate: Some(Gate {
-            max_depth,
-            in_head: true,
-            ..Gate::default()
-        }),
+    let gate = Gate {
+        max_depth,
+        in_head: true,
+        ..Gate::default()
     };
-    lexer.run()
+    Lexer::new(page, sink, false, Some(gate)).run()
 }
 
 /// The pre-pass's state (see `nesting::prepare`) while [`feed_pruned`]
@@ -310,6 +291,21 @@ fn local_name(raw: &str) -> LocalName {
         LocalName::from(lowered)
     } else {
         LocalName::from(raw)
+    }
+}
+
+impl<'a, S: TokenSink> Lexer<'a, S> {
+    fn new(page: &'a StrTendril, sink: &'a S, every_attribute: bool, gate: Option<Gate>) -> Self {
+        Lexer {
+            page,
+            s: page,
+            b: page.as_bytes(),
+            sink,
+            state: State::Data,
+            last_start: None,
+            every_attribute,
+            gate,
+        }
     }
 }
 

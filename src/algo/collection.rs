@@ -2,7 +2,7 @@
 //! frequencies of features, over the evaluated pages or a reference
 //! collection.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use rayon::prelude::*;
 
@@ -12,8 +12,9 @@ use super::Document;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DocumentFrequencies {
     pub documents: usize,
-    /// Feature hash -> number of documents holding it.
-    pub df: HashMap<u64, u32>,
+    /// Feature hash -> number of documents holding it (features are
+    /// hashes already, and every page's are counted: a fast hasher).
+    pub df: FxHashMap<u64, u32>,
 }
 
 impl DocumentFrequencies {
@@ -25,8 +26,8 @@ impl DocumentFrequencies {
     {
         let df = docs
             .par_iter()
-            .fold(HashMap::new, |mut df: HashMap<u64, u32>, doc| {
-                let mut seen = HashSet::new();
+            .fold(FxHashMap::default, |mut df: FxHashMap<u64, u32>, doc| {
+                let mut seen = FxHashSet::default();
                 for h in features(doc) {
                     if seen.insert(h) {
                         *df.entry(h).or_insert(0) += 1;
@@ -34,7 +35,7 @@ impl DocumentFrequencies {
                 }
                 df
             })
-            .reduce(HashMap::new, |mut a, b| {
+            .reduce(FxHashMap::default, |mut a, b| {
                 for (h, n) in b {
                     *a.entry(h).or_insert(0) += n;
                 }

@@ -6,7 +6,6 @@
 //! at a chosen depth, so that another thesaurus (WordNet synsets, say) can
 //! stand in.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -44,8 +43,9 @@ pub struct Group {
 #[derive(Debug, Clone, Default)]
 pub struct Cilin {
     pub groups: Vec<Group>,
-    /// Word → indices of the groups it belongs to.
-    index: HashMap<String, Vec<u32>>,
+    /// Word → indices of the groups it belongs to (looked up for every
+    /// word of every page the semantic method signs: a fast hasher).
+    index: rustc_hash::FxHashMap<String, Vec<u32>>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -12,44 +12,56 @@
 
 use crate::text::tokenize::jieba;
 
-/// A tag of the PKU (People's Daily) set.
-pub fn to_pku(jieba_tag: &str) -> String {
+/// A tag of the PKU (People's Daily) set: a literal where the sets
+/// differ, else jieba's own tag.
+pub fn to_pku(jieba_tag: &str) -> &str {
     match jieba_tag {
-        "uj" | "ul" | "uz" | "ug" | "uv" | "ud" => "u".into(),
-        "x" => "w".into(),
-        "eng" => "nx".into(),
-        "mq" => "m".into(),
-        "rr" | "rz" | "rg" => "r".into(),
-        "df" => "d".into(),
-        "zg" => "z".into(),
-        "yg" => "y".into(),
-        "vg" => "Vg".into(),
-        "ng" => "Ng".into(),
-        "ag" => "Ag".into(),
-        "dg" => "Dg".into(),
-        "tg" => "Tg".into(),
-        other => other.into(),
+        "uj" | "ul" | "uz" | "ug" | "uv" | "ud" => "u",
+        "x" => "w",
+        "eng" => "nx",
+        "mq" => "m",
+        "rr" | "rz" | "rg" => "r",
+        "df" => "d",
+        "zg" => "z",
+        "yg" => "y",
+        "vg" => "Vg",
+        "ng" => "Ng",
+        "ag" => "Ag",
+        "dg" => "Dg",
+        "tg" => "Tg",
+        other => other,
     }
 }
 
-/// A word with its PKU tag.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaggedWord {
-    pub word: String,
-    pub tag: String,
+/// A word with its PKU tag, borrowed from the text and the tagger (every
+/// sentence of every page is tagged: a string per word and per tag was
+/// most of the analysis' allocations).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaggedWord<'a> {
+    pub word: &'a str,
+    pub tag: &'a str,
 }
 
 /// Tags text with jieba (HMM on for unknown words), in PKU tags.
-pub fn tag(text: &str) -> Vec<TaggedWord> {
-    jieba()
-        .tag(text, true)
-        .into_iter()
-        .filter(|t| !t.word.trim().is_empty())
-        .map(|t| TaggedWord {
-            word: t.word.to_string(),
-            tag: to_pku(t.tag),
-        })
-        .collect()
+pub fn tag(text: &str) -> Vec<TaggedWord<'_>> {
+    let mut words = Vec::new();
+    tag_into(text, &mut words);
+    words
+}
+
+/// [`tag`] into a vector the caller keeps from sentence to sentence.
+pub fn tag_into<'a>(text: &'a str, words: &mut Vec<TaggedWord<'a>>) {
+    words.clear();
+    words.extend(
+        jieba()
+            .tag(text, true)
+            .into_iter()
+            .filter(|t| !t.word.trim().is_empty())
+            .map(|t| TaggedWord {
+                word: t.word,
+                tag: to_pku(t.tag),
+            }),
+    );
 }
 
 /// What a word or chunk is, for the rules.
@@ -123,61 +135,56 @@ impl ChunkKind {
     }
 }
 
+/// A run of a sentence's tagged words, `words` indexing them: the rules
+/// only ever join neighbours, so a chunk is a range and joining two is
+/// widening one (no word is copied, no vector made per chunk).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Chunk {
-    pub words: Vec<String>,
+    pub words: std::ops::Range<usize>,
     pub kind: ChunkKind,
 }
 
+type ChunkWords<'s, 'a> =
+    std::iter::Map<std::slice::Iter<'s, TaggedWord<'a>>, fn(&TaggedWord<'a>) -> &'a str>;
+
 impl Chunk {
-    pub fn text(&self) -> String {
-        self.words.concat()
+    /// The chunk's words, from the words it indexes.
+    pub fn words<'s, 'a>(&self, words: &'s [TaggedWord<'a>]) -> ChunkWords<'s, 'a> {
+        words[self.words.clone()].iter().map(|w| w.word)
+    }
+
+    pub fn text(&self, words: &[TaggedWord]) -> String {
+        self.words(words).collect()
     }
 }
 
-/// Merges `parts` into one chunk of `kind`, moving their words (the rules
-/// run on every sentence of every page: copying words was most of their
-/// allocations).
-fn merged(parts: &mut [Chunk], kind: ChunkKind) -> Chunk {
-    let mut words = Vec::with_capacity(parts.iter().map(|c| c.words.len()).sum());
-    for c in parts {
-        words.append(&mut c.words);
-    }
-    Chunk { words, kind }
-}
-
-/// Whether the chunk is one of `words`. Words are never empty, so a chunk
-/// of several words is none of them.
-fn is_word(c: &Chunk, words: &[&str]) -> bool {
-    matches!(&c.words[..], [w] if words.contains(&w.as_str()))
+/// Whether the chunk is one of `candidates`. Words are never empty, so a
+/// chunk of several words is none of them.
+fn is_word(c: &Chunk, words: &[TaggedWord], candidates: &[&str]) -> bool {
+    c.words.len() == 1 && candidates.contains(&words[c.words.start].word)
 }
 
 /// Rule (1): `X 和/与/跟 Y` with X and Y of one kind becomes one phrase of
 /// that kind.
-pub fn rule1_coordination(mut chunks: Vec<Chunk>) -> Vec<Chunk> {
+pub fn rule1_coordination(words: &[TaggedWord], chunks: Vec<Chunk>) -> Vec<Chunk> {
     let mut out: Vec<Chunk> = Vec::with_capacity(chunks.len());
     let mut i = 0;
     while i < chunks.len() {
         let c = &chunks[i];
-        let is_and =
-            c.kind == ChunkKind::Conjunction && is_word(c, &["和", "与", "跟", "同", "及"]);
+        let is_and = c.kind == ChunkKind::Conjunction
+            && is_word(c, words, &["和", "与", "跟", "同", "及"]);
         if is_and && i + 1 < chunks.len() {
             if let Some(prev) = out.last_mut() {
                 let next_kind = chunks[i + 1].kind;
                 if prev.kind == next_kind && prev.kind.is_content() {
-                    for part in &mut chunks[i..i + 2] {
-                        prev.words.append(&mut part.words);
-                    }
+                    prev.words.end = chunks[i + 1].words.end;
                     prev.kind = next_kind;
                     i += 2;
                     continue;
                 }
             }
         }
-        out.push(Chunk {
-            words: std::mem::take(&mut chunks[i].words),
-            kind: chunks[i].kind,
-        });
+        out.push(chunks[i].clone());
         i += 1;
     }
     out
@@ -191,10 +198,10 @@ fn merge_runs(
     kind: ChunkKind,
 ) -> Vec<Chunk> {
     let mut out: Vec<Chunk> = Vec::with_capacity(chunks.len());
-    for mut c in chunks {
+    for c in chunks {
         if let Some(prev) = out.last_mut() {
             if joins(prev.kind, c.kind) {
-                prev.words.append(&mut c.words);
+                prev.words.end = c.words.end;
                 prev.kind = kind;
                 continue;
             }
@@ -229,12 +236,12 @@ pub fn rule4_adjective_noun(chunks: Vec<Chunk>) -> Vec<Chunk> {
 
 /// Rule (5): `在`/`于` and the time or place after it form a base noun
 /// phrase of time or place.
-pub fn rule5_preposition_time_place(mut chunks: Vec<Chunk>) -> Vec<Chunk> {
+pub fn rule5_preposition_time_place(words: &[TaggedWord], chunks: Vec<Chunk>) -> Vec<Chunk> {
     let mut out: Vec<Chunk> = Vec::with_capacity(chunks.len());
     let mut i = 0;
     while i < chunks.len() {
         let c = &chunks[i];
-        let is_at = c.kind == ChunkKind::Preposition && is_word(c, &["在", "于"]);
+        let is_at = c.kind == ChunkKind::Preposition && is_word(c, words, &["在", "于"]);
         if is_at && i + 1 < chunks.len() {
             // The time or place, with the nouns that belong to it.
             let mut end = i + 1;
@@ -250,15 +257,15 @@ pub fn rule5_preposition_time_place(mut chunks: Vec<Chunk>) -> Vec<Chunk> {
                 .iter()
                 .any(|c| matches!(c.kind, ChunkKind::Time | ChunkKind::Place));
             if has_time_or_place {
-                out.push(merged(&mut chunks[i..end], ChunkKind::Bnp));
+                out.push(Chunk {
+                    words: c.words.start..chunks[end - 1].words.end,
+                    kind: ChunkKind::Bnp,
+                });
                 i = end;
                 continue;
             }
         }
-        out.push(Chunk {
-            words: std::mem::take(&mut chunks[i].words),
-            kind: chunks[i].kind,
-        });
+        out.push(c.clone());
         i += 1;
     }
     out
@@ -302,16 +309,17 @@ pub fn rule9_modifier_verb(chunks: Vec<Chunk>) -> Vec<Chunk> {
 pub fn chunk(words: &[TaggedWord]) -> Vec<Chunk> {
     let chunks: Vec<Chunk> = words
         .iter()
-        .map(|w| Chunk {
-            words: vec![w.word.clone()],
-            kind: ChunkKind::of_tag(&w.tag),
+        .enumerate()
+        .map(|(i, w)| Chunk {
+            words: i..i + 1,
+            kind: ChunkKind::of_tag(w.tag),
         })
         .collect();
-    let chunks = rule1_coordination(chunks);
+    let chunks = rule1_coordination(words, chunks);
     let chunks = rule2_nouns(chunks);
     let chunks = rule3_adjectives(chunks);
     let chunks = rule4_adjective_noun(chunks);
-    let chunks = rule5_preposition_time_place(chunks);
+    let chunks = rule5_preposition_time_place(words, chunks);
     let chunks = rule6_numeral_measure(chunks);
     let chunks = rule7_verbs(chunks);
     let chunks = rule8_adverbs(chunks);
@@ -351,7 +359,7 @@ impl TagAgreement {
                     self.same_tag += 1;
                 }
                 let class = |s: &str| s.chars().next().map(|c| c.to_ascii_lowercase());
-                if class(&ours) == class(gold_tag) {
+                if class(ours) == class(gold_tag) {
                     self.same_class += 1;
                 }
             }
@@ -432,49 +440,59 @@ impl TagAgreement {
 mod tests {
     use super::*;
 
-    fn words(spec: &[(&str, &str)]) -> Vec<Chunk> {
+    fn tagged(spec: &[(&'static str, &'static str)]) -> Vec<TaggedWord<'static>> {
         spec.iter()
-            .map(|(w, t)| Chunk {
-                words: vec![w.to_string()],
-                kind: ChunkKind::of_tag(t),
+            .map(|&(word, tag)| TaggedWord { word, tag })
+            .collect()
+    }
+
+    /// A chunk a word, as the rules start.
+    fn singles(words: &[TaggedWord]) -> Vec<Chunk> {
+        (0..words.len())
+            .map(|i| Chunk {
+                words: i..i + 1,
+                kind: ChunkKind::of_tag(words[i].tag),
             })
             .collect()
     }
 
-    fn shape(chunks: &[Chunk]) -> Vec<(String, ChunkKind)> {
-        chunks.iter().map(|c| (c.text(), c.kind)).collect()
+    fn shape(words: &[TaggedWord], chunks: &[Chunk]) -> Vec<(String, ChunkKind)> {
+        chunks.iter().map(|c| (c.text(words), c.kind)).collect()
     }
 
     use ChunkKind::*;
 
     #[test]
     fn rule1_joins_like_kinds_around_and() {
-        let c = rule1_coordination(words(&[
+        let w = tagged(&[
             ("老师", "n"),
             ("和", "c"),
             ("学生", "n"),
             ("来", "v"),
-        ]));
+        ]);
+        let c = rule1_coordination(&w, singles(&w));
         assert_eq!(
-            shape(&c),
+            shape(&w, &c),
             [("老师和学生".into(), Noun), ("来".into(), Verb)]
         );
         // Unlike kinds stay apart.
-        let c = rule1_coordination(words(&[("老师", "n"), ("和", "c"), ("跑", "v")]));
+        let w = tagged(&[("老师", "n"), ("和", "c"), ("跑", "v")]);
+        let c = rule1_coordination(&w, singles(&w));
         assert_eq!(c.len(), 3);
     }
 
     #[test]
     fn rule2_joins_adjacent_nouns() {
-        let c = rule2_nouns(words(&[
+        let w = tagged(&[
             ("北京", "ns"),
             ("地铁", "n"),
             ("公司", "n"),
             ("开通", "v"),
-        ]));
+        ]);
+        let c = rule2_nouns(singles(&w));
         // A place name is a place, not a noun, for rule 2.
         assert_eq!(
-            shape(&c),
+            shape(&w, &c),
             [
                 ("北京".into(), Place),
                 ("地铁公司".into(), Bnp),
@@ -485,51 +503,61 @@ mod tests {
 
     #[test]
     fn rule3_joins_adjacent_adjectives() {
-        let c = rule3_adjectives(words(&[("美丽", "a"), ("善良", "a"), ("的", "u")]));
-        assert_eq!(shape(&c)[0], ("美丽善良".into(), Badjp));
+        let w = tagged(&[("美丽", "a"), ("善良", "a"), ("的", "u")]);
+        let c = rule3_adjectives(singles(&w));
+        assert_eq!(shape(&w, &c)[0], ("美丽善良".into(), Badjp));
     }
 
     #[test]
     fn rule4_joins_adjective_and_noun() {
-        let c = rule4_adjective_noun(words(&[("新", "a"), ("世纪", "n")]));
-        assert_eq!(shape(&c), [("新世纪".into(), Bnp)]);
+        let w = tagged(&[("新", "a"), ("世纪", "n")]);
+        let c = rule4_adjective_noun(singles(&w));
+        assert_eq!(shape(&w, &c), [("新世纪".into(), Bnp)]);
     }
 
     #[test]
     fn rule5_joins_at_with_time_or_place() {
-        let c = rule5_preposition_time_place(words(&[("在", "p"), ("北京", "ns"), ("召开", "v")]));
-        assert_eq!(shape(&c), [("在北京".into(), Bnp), ("召开".into(), Verb)]);
-        let c = rule5_preposition_time_place(words(&[("于", "p"), ("昨天", "t"), ("下午", "t")]));
-        assert_eq!(shape(&c), [("于昨天下午".into(), Bnp)]);
+        let w = tagged(&[("在", "p"), ("北京", "ns"), ("召开", "v")]);
+        let c = rule5_preposition_time_place(&w, singles(&w));
+        assert_eq!(shape(&w, &c), [("在北京".into(), Bnp), ("召开".into(), Verb)]);
+        let w = tagged(&[("于", "p"), ("昨天", "t"), ("下午", "t")]);
+        let c = rule5_preposition_time_place(&w, singles(&w));
+        assert_eq!(shape(&w, &c), [("于昨天下午".into(), Bnp)]);
         // Not before an ordinary noun alone.
-        let c = rule5_preposition_time_place(words(&[("在", "p"), ("会议", "n")]));
+        let w = tagged(&[("在", "p"), ("会议", "n")]);
+        let c = rule5_preposition_time_place(&w, singles(&w));
         assert_eq!(c.len(), 2);
     }
 
     #[test]
     fn rule6_joins_numeral_and_measure() {
-        let c = rule6_numeral_measure(words(&[("三", "m"), ("个", "q"), ("人", "n")]));
-        assert_eq!(shape(&c)[0], ("三个".into(), Bmp));
+        let w = tagged(&[("三", "m"), ("个", "q"), ("人", "n")]);
+        let c = rule6_numeral_measure(singles(&w));
+        assert_eq!(shape(&w, &c)[0], ("三个".into(), Bmp));
     }
 
     #[test]
     fn rule7_joins_adjacent_verbs() {
-        let c = rule7_verbs(words(&[("研究", "v"), ("决定", "v"), ("。", "w")]));
-        assert_eq!(shape(&c)[0], ("研究决定".into(), Bvp));
+        let w = tagged(&[("研究", "v"), ("决定", "v"), ("。", "w")]);
+        let c = rule7_verbs(singles(&w));
+        assert_eq!(shape(&w, &c)[0], ("研究决定".into(), Bvp));
     }
 
     #[test]
     fn rule8_joins_adjacent_adverbs() {
-        let c = rule8_adverbs(words(&[("已经", "d"), ("基本", "d"), ("完成", "v")]));
-        assert_eq!(shape(&c)[0], ("已经基本".into(), Badvp));
+        let w = tagged(&[("已经", "d"), ("基本", "d"), ("完成", "v")]);
+        let c = rule8_adverbs(singles(&w));
+        assert_eq!(shape(&w, &c)[0], ("已经基本".into(), Badvp));
     }
 
     #[test]
     fn rule9_joins_modifier_and_verb() {
-        let c = rule9_modifier_verb(words(&[("积极", "a"), ("参加", "v")]));
-        assert_eq!(shape(&c), [("积极参加".into(), Bvp)]);
-        let c = rule9_modifier_verb(words(&[("不", "d"), ("同意", "v")]));
-        assert_eq!(shape(&c), [("不同意".into(), Bvp)]);
+        let w = tagged(&[("积极", "a"), ("参加", "v")]);
+        let c = rule9_modifier_verb(singles(&w));
+        assert_eq!(shape(&w, &c), [("积极参加".into(), Bvp)]);
+        let w = tagged(&[("不", "d"), ("同意", "v")]);
+        let c = rule9_modifier_verb(singles(&w));
+        assert_eq!(shape(&w, &c), [("不同意".into(), Bvp)]);
     }
 
     #[test]
@@ -543,6 +571,23 @@ mod tests {
             chunks.iter().any(|c| c.kind == Bvp || c.kind == Bnp),
             "{chunks:?}"
         );
+    }
+
+    #[test]
+    fn chunks_cover_the_words_in_order() {
+        let words = tag("在北京召开的会议上，老师和学生积极参加了三个研究项目的讨论。");
+        let chunks = chunk(&words);
+        let mut at = 0;
+        for c in &chunks {
+            assert_eq!(c.words.start, at, "{chunks:?}");
+            assert!(c.words.end > c.words.start, "{chunks:?}");
+            at = c.words.end;
+        }
+        assert_eq!(at, words.len());
+        let text: String = chunks.iter().map(|c| c.text(&words)).collect();
+        let all: String = words.iter().map(|w| w.word).collect();
+        assert_eq!(text, all);
+        assert!(chunks.len() < words.len(), "{chunks:?}");
     }
 
     #[test]

@@ -26,7 +26,6 @@
 pub mod chunks;
 pub mod config;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -39,7 +38,7 @@ use super::{Detector, Direction, Document, Gate, GateScores, ScoreScale, MAX_GAT
 use crate::extract::structure::{DocumentStructure, Sentence};
 use crate::text::cilin::Thesaurus;
 use crate::text::stopwords::is_stop_word;
-use chunks::{chunk, tag, Chunk, ChunkKind};
+use chunks::{chunk, tag, tag_into, Chunk, ChunkKind, TaggedWord};
 
 const CONCEPT_SEED: u64 = 0x636f_6e63_6570_7401;
 
@@ -116,7 +115,8 @@ pub struct ConceptVector {
 }
 
 impl ConceptVector {
-    pub fn from_weights(weights: HashMap<u64, f64>) -> Self {
+    /// From each concept's weight, given once per concept in any order.
+    pub fn from_weights(weights: impl IntoIterator<Item = (u64, f64)>) -> Self {
         let mut entries: Vec<(u64, f64)> = weights.into_iter().collect();
         entries.sort_unstable_by_key(|e| e.0);
         let norm = entries.iter().map(|e| e.1 * e.1).sum::<f64>().sqrt();
@@ -486,21 +486,20 @@ impl Clone for AnalysisSlot {
 /// Gives each distinct word of a page an id, and each distinct chunk an
 /// index, in order of first use.
 #[derive(Default)]
-struct PageVocabulary {
-    ids: HashMap<String, u32>,
-    words: Vec<String>,
-    chunk_ids: HashMap<u64, u32>,
+struct PageVocabulary<'a> {
+    ids: rustc_hash::FxHashMap<&'a str, u32>,
+    words: Vec<&'a str>,
+    chunk_ids: rustc_hash::FxHashMap<u64, u32>,
     chunk_hashes: Vec<u64>,
 }
 
-impl PageVocabulary {
-    fn id(&mut self, word: &str) -> u32 {
-        if let Some(&id) = self.ids.get(word) {
-            return id;
+impl<'a> PageVocabulary<'a> {
+    fn id(&mut self, word: &'a str) -> u32 {
+        let next = self.words.len() as u32;
+        let id = *self.ids.entry(word).or_insert(next);
+        if id == next {
+            self.words.push(word);
         }
-        let id = self.words.len() as u32;
-        self.words.push(word.to_string());
-        self.ids.insert(word.to_string(), id);
         id
     }
 
@@ -513,45 +512,47 @@ impl PageVocabulary {
         id
     }
 
-    fn content_words(&mut self, chunks: &[Chunk]) -> Vec<u32> {
+    fn content_words(&mut self, words: &[TaggedWord<'a>], chunks: &[Chunk]) -> Vec<u32> {
         chunks
             .iter()
             .filter(|c| c.kind.is_content() && c.kind != ChunkKind::Numeral)
-            .flat_map(|c| c.words.iter())
+            .flat_map(|c| c.words(words))
             .map(|w| self.id(w))
             .collect()
     }
 }
 
 fn analyse(structure: &DocumentStructure) -> Analysis {
+    let subtitles = structure.subtitles.join("。");
     let mut v = PageVocabulary::default();
-    let title_words = structure
-        .title
-        .as_deref()
-        .map(|t| v.content_words(&chunk(&tag(t))))
-        .unwrap_or_default();
-    let subtitle_words = v.content_words(&chunk(&tag(&structure.subtitles.join("。"))));
+    let mut title_words = Vec::new();
+    if let Some(t) = structure.title.as_deref() {
+        let words = tag(t);
+        title_words = v.content_words(&words, &chunk(&words));
+    }
+    let words = tag(&subtitles);
+    let subtitle_words = v.content_words(&words, &chunk(&words));
     let mut sentences = Vec::with_capacity(structure.sentence_count());
+    let mut words = Vec::new();
     for s in structure.sentences() {
-        let words = tag(s.text);
+        tag_into(s.text, &mut words);
         // Function words carry no topic: they stay out of the vectors
         // (and out of the candidate search's concept sets).
         let ids: Vec<u32> = words
             .iter()
-            .filter(|w| w.tag != "w" && !is_stop_word(&w.word))
-            .map(|w| v.id(&w.word))
+            .filter(|w| w.tag != "w" && !is_stop_word(w.word))
+            .map(|w| v.id(w.word))
             .collect();
         let chunks: Vec<u32> = chunk(&words)
             .iter()
             .filter(|c| c.kind.is_content())
-            .map(|c| v.chunk(chunk_hash(c)))
+            .map(|c| v.chunk(chunk_hash(&words, c)))
             .collect();
         sentences.push((SentenceTraits::of(&s), chunks, ids));
     }
-    let vocabulary: Vec<&str> = v.words.iter().map(String::as_str).collect();
     Analysis::pack(
         &v.chunk_hashes,
-        &vocabulary,
+        &v.words,
         &title_words,
         &subtitle_words,
         &sentences,
@@ -634,9 +635,9 @@ pub const DEFAULT_BUCKET_REACH: usize = 20;
 
 /// The hash of the chunk's text, its words fed in turn (the same hash as
 /// of their concatenation, without making it).
-fn chunk_hash(c: &Chunk) -> u64 {
+fn chunk_hash(words: &[TaggedWord], c: &Chunk) -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3::with_seed(CONCEPT_SEED ^ 1);
-    for w in &c.words {
+    for w in c.words(words) {
         h.update(w.as_bytes());
     }
     h.digest()
@@ -675,7 +676,7 @@ pub struct Semantic {
     /// left out with their pages, for the notes.
     capped: std::sync::OnceLock<(usize, usize, u64, u64)>,
     /// By page; each taken as its page is signed when not shared.
-    analyses: HashMap<u32, AnalysisSlot>,
+    analyses: rustc_hash::FxHashMap<u32, AnalysisSlot>,
     /// Whether the analyses stay shared for a later run on the same
     /// structures once this one has signed (see [`Detector::last_reader`]).
     share_analyses: bool,
@@ -718,7 +719,7 @@ impl Semantic {
             max_bucket: 0,
             bucket_reach: DEFAULT_BUCKET_REACH,
             capped: std::sync::OnceLock::new(),
-            analyses: HashMap::new(),
+            analyses: Default::default(),
             share_analyses: true,
             fitted_ahead: false,
             chunk_df: DocumentFrequencies::default(),
@@ -743,7 +744,8 @@ impl Semantic {
     }
 
     fn concept_vector(&self, words: &[u32], concepts: &[Vec<(u64, f64)>]) -> ConceptVector {
-        let mut weights: HashMap<u64, f64> = HashMap::new();
+        // The sums follow the words' order; the map's order is sorted away.
+        let mut weights: rustc_hash::FxHashMap<u64, f64> = Default::default();
         for &w in words {
             for &(concept, share) in &concepts[w as usize] {
                 *weights.entry(concept).or_insert(0.0) += share;
@@ -906,7 +908,7 @@ impl Detector for Semantic {
         self.capped = std::sync::OnceLock::new();
         // Pages sharing one extracted structure (identical inputs) are
         // tagged once: tagging is the expensive part.
-        let mut slot_of: HashMap<usize, usize> = HashMap::new();
+        let mut slot_of: rustc_hash::FxHashMap<usize, usize> = Default::default();
         let mut distinct: Vec<&Arc<DocumentStructure>> = Vec::new();
         let slots: Vec<Option<usize>> = docs
             .iter()
@@ -920,7 +922,7 @@ impl Detector for Semantic {
             .collect();
         let analysed = shared_analyses(&distinct, self.share_analyses);
         let none = Analysis::default();
-        let by_page: HashMap<u32, Analysis> = docs
+        let by_page: rustc_hash::FxHashMap<u32, Analysis> = docs
             .iter()
             .zip(&slots)
             .map(|(d, s)| {
@@ -968,7 +970,7 @@ impl Detector for Semantic {
     /// sketches, verification the concept vectors): at a million pages
     /// they are about 2 KB a page, held through the search's peak.
     fn signed(&mut self) {
-        self.analyses = HashMap::new();
+        self.analyses = Default::default();
         // W(C) is read while signing alone.
         self.chunk_df = DocumentFrequencies::default();
         if !self.share_analyses {
@@ -1143,7 +1145,7 @@ mod tests {
     use crate::text::TokenizerConfig;
 
     fn vector(weights: &[(u64, f64)]) -> ConceptVector {
-        ConceptVector::from_weights(weights.iter().copied().collect())
+        ConceptVector::from_weights(weights.iter().copied())
     }
 
     #[test]
@@ -1475,12 +1477,16 @@ mod tests {
 
     #[test]
     fn chunk_hashes_are_hashes_of_the_chunk_text() {
+        let words: Vec<TaggedWord> = ["在", "江城", "地铁", "五号线"]
+            .into_iter()
+            .map(|word| TaggedWord { word, tag: "n" })
+            .collect();
         let c = Chunk {
-            words: vec!["江城".into(), "地铁".into(), "五号线".into()],
+            words: 1..4,
             kind: ChunkKind::Bnp,
         };
         assert_eq!(
-            chunk_hash(&c),
+            chunk_hash(&words, &c),
             xxh3_64_with_seed("江城地铁五号线".as_bytes(), CONCEPT_SEED ^ 1)
         );
     }

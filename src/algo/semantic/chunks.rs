@@ -171,8 +171,8 @@ pub fn rule1_coordination(words: &[TaggedWord], chunks: Vec<Chunk>) -> Vec<Chunk
     let mut i = 0;
     while i < chunks.len() {
         let c = &chunks[i];
-        let is_and = c.kind == ChunkKind::Conjunction
-            && is_word(c, words, &["和", "与", "跟", "同", "及"]);
+        let is_and =
+            c.kind == ChunkKind::Conjunction && is_word(c, words, &["和", "与", "跟", "同", "及"]);
         if is_and && i + 1 < chunks.len() {
             if let Some(prev) = out.last_mut() {
                 let next_kind = chunks[i + 1].kind;
@@ -464,12 +464,7 @@ mod tests {
 
     #[test]
     fn rule1_joins_like_kinds_around_and() {
-        let w = tagged(&[
-            ("老师", "n"),
-            ("和", "c"),
-            ("学生", "n"),
-            ("来", "v"),
-        ]);
+        let w = tagged(&[("老师", "n"), ("和", "c"), ("学生", "n"), ("来", "v")]);
         let c = rule1_coordination(&w, singles(&w));
         assert_eq!(
             shape(&w, &c),
@@ -483,12 +478,7 @@ mod tests {
 
     #[test]
     fn rule2_joins_adjacent_nouns() {
-        let w = tagged(&[
-            ("北京", "ns"),
-            ("地铁", "n"),
-            ("公司", "n"),
-            ("开通", "v"),
-        ]);
+        let w = tagged(&[("北京", "ns"), ("地铁", "n"), ("公司", "n"), ("开通", "v")]);
         let c = rule2_nouns(singles(&w));
         // A place name is a place, not a noun, for rule 2.
         assert_eq!(
@@ -519,7 +509,10 @@ mod tests {
     fn rule5_joins_at_with_time_or_place() {
         let w = tagged(&[("在", "p"), ("北京", "ns"), ("召开", "v")]);
         let c = rule5_preposition_time_place(&w, singles(&w));
-        assert_eq!(shape(&w, &c), [("在北京".into(), Bnp), ("召开".into(), Verb)]);
+        assert_eq!(
+            shape(&w, &c),
+            [("在北京".into(), Bnp), ("召开".into(), Verb)]
+        );
         let w = tagged(&[("于", "p"), ("昨天", "t"), ("下午", "t")]);
         let c = rule5_preposition_time_place(&w, singles(&w));
         assert_eq!(shape(&w, &c), [("于昨天下午".into(), Bnp)]);

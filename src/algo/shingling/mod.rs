@@ -281,22 +281,92 @@ impl ExactJaccard {
 }
 
 /// Shingle -> the pages holding it, for shingles on two pages or more and
-/// at most the cap.
+/// at most the cap. Both directions are flat arrays with offsets: a
+/// vector per shingle and per page was a few million allocations on
+/// character bigrams.
 struct InvertedIndex {
-    /// Per page, the ids of its shared shingles.
-    page_shingles: Vec<Vec<u32>>,
-    /// Per shingle id, its pages in ascending order.
-    postings: Vec<Vec<u32>>,
+    /// Per page, the ids of its shared shingles ascending:
+    /// `page_shingles[page_ends[p]..page_ends[p + 1]]`.
+    page_shingles: Vec<u32>,
+    page_ends: Vec<usize>,
+    /// Per shingle id, its pages ascending:
+    /// `posting_pages[posting_ends[s]..posting_ends[s + 1]]`.
+    posting_pages: Vec<u32>,
+    posting_ends: Vec<usize>,
     /// Per page, its shingles under the cap: the size Jaccard divides by.
     counted: Vec<usize>,
     left_out: LeftOut,
 }
 
+/// The postings of one range of shingle values (their top byte).
+#[derive(Default)]
+struct PostingPart {
+    pages: Vec<u32>,
+    /// Each shingle's end in `pages`.
+    ends: Vec<usize>,
+    shingles: usize,
+    capped: usize,
+    capped_postings: u64,
+}
+
 impl InvertedIndex {
     fn new(sets: &[&[u64]], cap: usize) -> Self {
-        let mut page_shingles = vec![Vec::new(); sets.len()];
-        let mut postings = Vec::new();
-        let mut counted: Vec<usize> = sets.iter().map(|s| s.len()).collect();
+        use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+        let counted: Vec<AtomicUsize> = sets.iter().map(|s| AtomicUsize::new(s.len())).collect();
+        // The (shingle, page) entries are sorted a range of shingle values
+        // (their top byte) at a time: only a few 256ths of them are held at
+        // once (all of them took 16 bytes a posting, the run's peak on
+        // character bigrams), and ids come out in the ranges' order, the
+        // order of one sort of all entries. Each page's set is sorted, so
+        // one cursor a page deals its entries to the ranges of a batch in a
+        // single forward pass; the batch's ranges are then sorted and
+        // grouped side by side on the threads.
+        const BATCH: usize = 8;
+        let top = |h: u64| (h >> 56) as usize;
+        let mut cursor = vec![0usize; sets.len()];
+        let mut batch: Vec<Vec<(u64, u32)>> = vec![Vec::new(); BATCH];
+        let mut parts: Vec<PostingPart> = Vec::with_capacity(256);
+        for first in (0..256).step_by(BATCH) {
+            for entries in &mut batch {
+                entries.clear();
+            }
+            for (page, set) in sets.iter().enumerate() {
+                let mut at = cursor[page];
+                while let Some(&h) = set.get(at) {
+                    if top(h) >= first + BATCH {
+                        break;
+                    }
+                    batch[top(h) - first].push((h, page as u32));
+                    at += 1;
+                }
+                cursor[page] = at;
+            }
+            let grouped: Vec<PostingPart> = batch
+                .par_iter_mut()
+                .map(|entries| {
+                    entries.sort_unstable();
+                    let mut out = PostingPart::default();
+                    for run in entries.chunk_by(|x, y| x.0 == y.0) {
+                        out.shingles += 1;
+                        if run.len() > cap {
+                            out.capped += 1;
+                            out.capped_postings += run.len() as u64;
+                            for &(_, page) in run {
+                                counted[page as usize].fetch_sub(1, Relaxed);
+                            }
+                            continue;
+                        }
+                        if run.len() < 2 {
+                            continue;
+                        }
+                        out.pages.extend(run.iter().map(|&(_, page)| page));
+                        out.ends.push(out.pages.len());
+                    }
+                    out
+                })
+                .collect();
+            parts.extend(grouped);
+        }
         let mut left_out = LeftOut {
             cap,
             pages: sets.len(),
@@ -305,46 +375,41 @@ impl InvertedIndex {
             postings: 0,
             of_postings: sets.iter().map(|s| s.len() as u64).sum(),
         };
-        // The (shingle, page) entries are sorted a range of shingle values
-        // at a time (each page's set is sorted, so its part of a range is
-        // a run): ids come out in the same order as from one sort of all
-        // entries, while only a 256th of them is held at once (all of them
-        // took 16 bytes a posting, the run's peak on character bigrams).
-        let mut cursor = vec![0usize; sets.len()];
-        let mut entries: Vec<(u64, u32)> = Vec::new();
-        for part in 0..=u8::MAX {
-            entries.clear();
-            for (page, set) in sets.iter().enumerate() {
-                let from = cursor[page];
-                let to = from + set[from..].partition_point(|&h| (h >> 56) as u8 <= part);
-                entries.extend(set[from..to].iter().map(|&h| (h, page as u32)));
-                cursor[page] = to;
-            }
-            entries.par_sort_unstable();
-            for run in entries.chunk_by(|x, y| x.0 == y.0) {
-                left_out.of_shingles += 1;
-                if run.len() > cap {
-                    left_out.shingles += 1;
-                    left_out.postings += run.len() as u64;
-                    for &(_, page) in run {
-                        counted[page as usize] -= 1;
-                    }
-                    continue;
-                }
-                if run.len() < 2 {
-                    continue;
-                }
-                let id = postings.len() as u32;
-                for &(_, page) in run {
-                    page_shingles[page as usize].push(id);
-                }
-                postings.push(run.iter().map(|&(_, page)| page).collect());
+        let total: usize = parts.iter().map(|p| p.pages.len()).sum();
+        let ids: usize = parts.iter().map(|p| p.ends.len()).sum();
+        let mut posting_pages = Vec::with_capacity(total);
+        let mut posting_ends = Vec::with_capacity(ids + 1);
+        posting_ends.push(0);
+        for part in parts {
+            let base = posting_pages.len();
+            posting_pages.extend_from_slice(&part.pages);
+            posting_ends.extend(part.ends.iter().map(|e| base + e));
+            left_out.of_shingles += part.shingles;
+            left_out.shingles += part.capped;
+            left_out.postings += part.capped_postings;
+        }
+        // Each page's shingle ids, in id order: counted, then placed.
+        let mut page_ends = vec![0usize; sets.len() + 1];
+        for &page in &posting_pages {
+            page_ends[page as usize + 1] += 1;
+        }
+        for p in 0..sets.len() {
+            page_ends[p + 1] += page_ends[p];
+        }
+        let mut next = page_ends[..sets.len()].to_vec();
+        let mut page_shingles = vec![0u32; total];
+        for (id, range) in posting_ends.windows(2).enumerate() {
+            for &page in &posting_pages[range[0]..range[1]] {
+                page_shingles[next[page as usize]] = id as u32;
+                next[page as usize] += 1;
             }
         }
         InvertedIndex {
             page_shingles,
-            postings,
-            counted,
+            page_ends,
+            posting_pages,
+            posting_ends,
+            counted: counted.into_iter().map(AtomicUsize::into_inner).collect(),
             left_out,
         }
     }
@@ -361,8 +426,13 @@ impl InvertedIndex {
             .map_init(
                 || (vec![0u32; n], Vec::new()),
                 |(counts, touched), i| {
-                    for &s in &self.page_shingles[i as usize] {
-                        let posting = &self.postings[s as usize];
+                    let i_at = i as usize;
+                    let shingles =
+                        &self.page_shingles[self.page_ends[i_at]..self.page_ends[i_at + 1]];
+                    for &s in shingles {
+                        let s = s as usize;
+                        let posting =
+                            &self.posting_pages[self.posting_ends[s]..self.posting_ends[s + 1]];
                         let later = posting.partition_point(|&p| p <= i);
                         for &j in &posting[later..] {
                             if counts[j as usize] == 0 {

@@ -120,6 +120,27 @@ fn is_space(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | b'\x0c' | b' ')
 }
 
+/// How an attribute name's bytes after its first read (see [`NAME_BYTE`]).
+const NAME_END: u8 = 1;
+const NAME_QUOTE: u8 = 2;
+
+/// Per byte: whether it ends an attribute name (whitespace, `/`, `>`,
+/// `=`) or is a quote, which the name keeps but the pre-pass may read
+/// as opening a value.
+static NAME_BYTE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = match i as u8 {
+            b'\t' | b'\n' | b'\x0c' | b' ' | b'/' | b'>' | b'=' => NAME_END,
+            b'"' | b'\'' => NAME_QUOTE,
+            _ => 0,
+        };
+        i += 1;
+    }
+    t
+};
+
 /// A decoded character reference and the byte after it.
 struct CharRef {
     chars: [char; 2],
@@ -743,10 +764,11 @@ impl<S: TokenSink> Lexer<'_, S> {
         };
         let mut attrs: Vec<Attribute> = Vec::new();
         let mut duplicate = false;
-        // The attribute being read: its name's span, and its value.
+        // The attribute being read, if it is kept: its name's span, and
+        // its value (whether to keep it is decided once, from its name).
         let mut current: Option<(usize, usize, StrTendril)> = None;
         let mut finish = |current: &mut Option<(usize, usize, StrTendril)>| {
-            if let Some((from, to, value)) = current.take().filter(|a| keep(a.0, a.1)) {
+            if let Some((from, to, value)) = current.take() {
                 let name = local_name(&self.s[from..to]);
                 if attrs.iter().any(|a| a.name.local == name) {
                     duplicate = true;
@@ -789,13 +811,18 @@ impl<S: TokenSink> Lexer<'_, S> {
                     // byte) in one loop.
                     let width = self.s[i..].chars().next().map_or(1, char::len_utf8);
                     let mut j = i + width;
-                    while j < b.len()
-                        && !matches!(b[j], b'\t' | b'\n' | b'\x0c' | b' ' | b'/' | b'>' | b'=')
-                    {
+                    // One pass for the name's end and any quote in it.
+                    let mut quote = c == b'"' || c == b'\'';
+                    while let Some(&d) = b.get(j) {
+                        match NAME_BYTE[d as usize] {
+                            NAME_END => break,
+                            NAME_QUOTE => quote = true,
+                            _ => {}
+                        }
                         j += 1;
                     }
-                    irregular |= b[i..j].iter().any(|&c| c == b'"' || c == b'\'');
-                    current = Some((i, j, StrTendril::new()));
+                    irregular |= quote;
+                    current = keep(i, j).then(|| (i, j, StrTendril::new()));
                     state = At::Name;
                     i = j;
                     continue;
@@ -805,7 +832,7 @@ impl<S: TokenSink> Lexer<'_, S> {
                     let Some(k) = super::nesting::find(c, &b[i + 1..]) else {
                         break None;
                     };
-                    if let Some(a) = current.as_mut().filter(|a| keep(a.0, a.1)) {
+                    if let Some(a) = current.as_mut() {
                         a.2 = self.attribute_value(i + 1, i + 1 + k);
                     }
                     i += k + 2;
@@ -817,7 +844,7 @@ impl<S: TokenSink> Lexer<'_, S> {
                         break None;
                     };
                     irregular |= b[i..i + k].iter().any(|&c| c == b'"' || c == b'\'');
-                    if let Some(a) = current.as_mut().filter(|a| keep(a.0, a.1)) {
+                    if let Some(a) = current.as_mut() {
                         a.2 = self.attribute_value(i, i + k);
                     }
                     i += k;

@@ -338,9 +338,43 @@ impl<S: TokenSink> Lexer<'_, S> {
     /// Emits the text `[from, to)`: character references decoded if
     /// `refs`, NUL as its own token if `nul_token`, else as U+FFFD.
     fn text(&self, from: usize, to: usize, refs: bool, nul_token: bool) {
+        // Most runs have nothing to decode: one slice of the page, without
+        // the decoder's plumbing.
+        if let Some(slice) = self.plain(from, to, refs) {
+            if !slice.is_empty() {
+                let _ = self.emit(Token::CharacterTokens(slice));
+            }
+            return;
+        }
         self.decode(from, to, refs, false, nul_token, &mut |token| {
             let _ = self.emit(token);
         });
+    }
+
+    /// `[from, to)` as a slice of the page, as [`Self::decode`] gives it,
+    /// if it holds nothing to decode (no NUL, and no `&` if `refs`).
+    fn plain(&self, from: usize, to: usize, refs: bool) -> Option<StrTendril> {
+        if from >= to {
+            return Some(StrTendril::new());
+        }
+        let run = &self.b[from..to];
+        let special = if refs {
+            super::nesting::find2(b'&', 0, run)
+        } else {
+            super::nesting::find(0, run)
+        };
+        if special.is_some() {
+            return None;
+        }
+        Some(
+            if self.s.is_char_boundary(from) && self.s.is_char_boundary(to) {
+                // SAFETY: `from..to` lies within the page (`to` indexed
+                // it above) and both ends are character boundaries.
+                unsafe { self.page.unsafe_subtendril(from as u32, (to - from) as u32) }
+            } else {
+                self.page.subtendril(from as u32, (to - from) as u32)
+            },
+        )
     }
 
     /// The text `[from, to)` as tokens to `out`: one slice of the page
@@ -723,6 +757,9 @@ impl<S: TokenSink> Lexer<'_, S> {
 
     /// A value from `from` to `to` as an attribute keeps it.
     fn attribute_value(&self, from: usize, to: usize) -> StrTendril {
+        if let Some(slice) = self.plain(from, to, true) {
+            return slice;
+        }
         let mut value = StrTendril::new();
         self.decode(from, to, true, true, false, &mut |token| {
             if let Token::CharacterTokens(text) = token {

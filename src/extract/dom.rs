@@ -226,7 +226,10 @@ fn ascii16(bytes: &[u8], at: usize) -> Option<(u32, u32)> {
             let low = _mm_cmpeq_epi8(_mm_min_epu8(shifted, _mm_set1_epi8(4)), shifted);
             let space = _mm_or_si128(low, eq(b' '));
             let punct = _mm_or_si128(
-                _mm_or_si128(_mm_or_si128(eq(b','), eq(b'.')), _mm_or_si128(eq(b'!'), eq(b'?'))),
+                _mm_or_si128(
+                    _mm_or_si128(eq(b','), eq(b'.')),
+                    _mm_or_si128(eq(b'!'), eq(b'?')),
+                ),
                 eq(b';'),
             );
             Some((
@@ -834,9 +837,31 @@ mod tests {
         // end inside multi-byte characters (blank and folded text ride
         // along, against their plain definitions).
         let pieces = [
-            "a", "word ", ",", ".", "!", "?", ";", ":", " ", "\t", "\n", "\u{0B}", "\u{0C}",
-            "\r", "\u{A0}", "中", "，", "é", "\u{3000}", "\u{85}", "0123456789abcdef",
-            "                ", "\u{1F600}", "\u{7F}", "\u{8}",
+            "a",
+            "word ",
+            ",",
+            ".",
+            "!",
+            "?",
+            ";",
+            ":",
+            " ",
+            "\t",
+            "\n",
+            "\u{0B}",
+            "\u{0C}",
+            "\r",
+            "\u{A0}",
+            "中",
+            "，",
+            "é",
+            "\u{3000}",
+            "\u{85}",
+            "0123456789abcdef",
+            "                ",
+            "\u{1F600}",
+            "\u{7F}",
+            "\u{8}",
         ];
         let mut seed = 0x2545_F491_4F6C_DD1D_u64;
         for _ in 0..3000 {
@@ -853,14 +878,27 @@ mod tests {
             let words: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
             let punct = words
                 .iter()
-                .filter(|&&c| matches!(c, ',' | '.' | '!' | '?' | ';' | '，' | '。' | '！' | '？' | '；' | '、'))
+                .filter(|&&c| {
+                    matches!(
+                        c,
+                        ',' | '.' | '!' | '?' | ';' | '，' | '。' | '！' | '？' | '；' | '、'
+                    )
+                })
                 .count() as u32;
             let han = words.iter().filter(|&&c| is_han(c)).count() as u32;
-            assert_eq!((fast.chars, fast.han, fast.punct), (words.len() as u32, han, punct), "{text:?}");
+            assert_eq!(
+                (fast.chars, fast.han, fast.punct),
+                (words.len() as u32, han, punct),
+                "{text:?}"
+            );
             assert_eq!(is_blank(&text), text.trim().is_empty(), "{text:?}");
             let mut folded = String::new();
             fold_whitespace(&text, &mut folded);
-            assert_eq!(folded, text.split_whitespace().collect::<Vec<_>>().join(" "), "{text:?}");
+            assert_eq!(
+                folded,
+                text.split_whitespace().collect::<Vec<_>>().join(" "),
+                "{text:?}"
+            );
         }
     }
 

@@ -346,7 +346,10 @@ impl TreeSink for Sink {
         prev_element: &NodeId,
         child: NodeOrText<NodeId>,
     ) {
-        let has_parent = self.tree.borrow().nodes[*element as usize].parent.get().is_some();
+        let has_parent = self.tree.borrow().nodes[*element as usize]
+            .parent
+            .get()
+            .is_some();
         if has_parent {
             self.append_before_sibling(element, child)
         } else {

@@ -120,6 +120,27 @@ fn is_space(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | b'\x0c' | b' ')
 }
 
+/// How an attribute name's bytes after its first read (see [`NAME_BYTE`]).
+const NAME_END: u8 = 1;
+const NAME_QUOTE: u8 = 2;
+
+/// Per byte: whether it ends an attribute name (whitespace, `/`, `>`,
+/// `=`) or is a quote, which the name keeps but the pre-pass may read
+/// as opening a value.
+static NAME_BYTE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = match i as u8 {
+            b'\t' | b'\n' | b'\x0c' | b' ' | b'/' | b'>' | b'=' => NAME_END,
+            b'"' | b'\'' => NAME_QUOTE,
+            _ => 0,
+        };
+        i += 1;
+    }
+    t
+};
+
 /// A decoded character reference and the byte after it.
 struct CharRef {
     chars: [char; 2],
@@ -317,9 +338,43 @@ impl<S: TokenSink> Lexer<'_, S> {
     /// Emits the text `[from, to)`: character references decoded if
     /// `refs`, NUL as its own token if `nul_token`, else as U+FFFD.
     fn text(&self, from: usize, to: usize, refs: bool, nul_token: bool) {
+        // Most runs have nothing to decode: one slice of the page, without
+        // the decoder's plumbing.
+        if let Some(slice) = self.plain(from, to, refs) {
+            if !slice.is_empty() {
+                let _ = self.emit(Token::CharacterTokens(slice));
+            }
+            return;
+        }
         self.decode(from, to, refs, false, nul_token, &mut |token| {
             let _ = self.emit(token);
         });
+    }
+
+    /// `[from, to)` as a slice of the page, as [`Self::decode`] gives it,
+    /// if it holds nothing to decode (no NUL, and no `&` if `refs`).
+    fn plain(&self, from: usize, to: usize, refs: bool) -> Option<StrTendril> {
+        if from >= to {
+            return Some(StrTendril::new());
+        }
+        let run = &self.b[from..to];
+        let special = if refs {
+            super::nesting::find2(b'&', 0, run)
+        } else {
+            super::nesting::find(0, run)
+        };
+        if special.is_some() {
+            return None;
+        }
+        Some(
+            if self.s.is_char_boundary(from) && self.s.is_char_boundary(to) {
+                // SAFETY: `from..to` lies within the page (`to` indexed
+                // it above) and both ends are character boundaries.
+                unsafe { self.page.unsafe_subtendril(from as u32, (to - from) as u32) }
+            } else {
+                self.page.subtendril(from as u32, (to - from) as u32)
+            },
+        )
     }
 
     /// The text `[from, to)` as tokens to `out`: one slice of the page
@@ -702,6 +757,9 @@ impl<S: TokenSink> Lexer<'_, S> {
 
     /// A value from `from` to `to` as an attribute keeps it.
     fn attribute_value(&self, from: usize, to: usize) -> StrTendril {
+        if let Some(slice) = self.plain(from, to, true) {
+            return slice;
+        }
         let mut value = StrTendril::new();
         self.decode(from, to, true, true, false, &mut |token| {
             if let Token::CharacterTokens(text) = token {
@@ -743,10 +801,11 @@ impl<S: TokenSink> Lexer<'_, S> {
         };
         let mut attrs: Vec<Attribute> = Vec::new();
         let mut duplicate = false;
-        // The attribute being read: its name's span, and its value.
+        // The attribute being read, if it is kept: its name's span, and
+        // its value (whether to keep it is decided once, from its name).
         let mut current: Option<(usize, usize, StrTendril)> = None;
         let mut finish = |current: &mut Option<(usize, usize, StrTendril)>| {
-            if let Some((from, to, value)) = current.take().filter(|a| keep(a.0, a.1)) {
+            if let Some((from, to, value)) = current.take() {
                 let name = local_name(&self.s[from..to]);
                 if attrs.iter().any(|a| a.name.local == name) {
                     duplicate = true;
@@ -789,13 +848,18 @@ impl<S: TokenSink> Lexer<'_, S> {
                     // byte) in one loop.
                     let width = self.s[i..].chars().next().map_or(1, char::len_utf8);
                     let mut j = i + width;
-                    while j < b.len()
-                        && !matches!(b[j], b'\t' | b'\n' | b'\x0c' | b' ' | b'/' | b'>' | b'=')
-                    {
+                    // One pass for the name's end and any quote in it.
+                    let mut quote = c == b'"' || c == b'\'';
+                    while let Some(&d) = b.get(j) {
+                        match NAME_BYTE[d as usize] {
+                            NAME_END => break,
+                            NAME_QUOTE => quote = true,
+                            _ => {}
+                        }
                         j += 1;
                     }
-                    irregular |= b[i..j].iter().any(|&c| c == b'"' || c == b'\'');
-                    current = Some((i, j, StrTendril::new()));
+                    irregular |= quote;
+                    current = keep(i, j).then(|| (i, j, StrTendril::new()));
                     state = At::Name;
                     i = j;
                     continue;
@@ -805,7 +869,7 @@ impl<S: TokenSink> Lexer<'_, S> {
                     let Some(k) = super::nesting::find(c, &b[i + 1..]) else {
                         break None;
                     };
-                    if let Some(a) = current.as_mut().filter(|a| keep(a.0, a.1)) {
+                    if let Some(a) = current.as_mut() {
                         a.2 = self.attribute_value(i + 1, i + 1 + k);
                     }
                     i += k + 2;
@@ -817,7 +881,7 @@ impl<S: TokenSink> Lexer<'_, S> {
                         break None;
                     };
                     irregular |= b[i..i + k].iter().any(|&c| c == b'"' || c == b'\'');
-                    if let Some(a) = current.as_mut().filter(|a| keep(a.0, a.1)) {
+                    if let Some(a) = current.as_mut() {
                         a.2 = self.attribute_value(i, i + k);
                     }
                     i += k;

@@ -14,7 +14,7 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::{
     ElementFlags, NodeOrText, QuirksMode, TreeBuilder, TreeBuilderOpts, TreeSink,
 };
-use html5ever::{local_name, Attribute, QualName};
+use html5ever::{local_name, ns, Attribute, QualName};
 
 pub type NodeId = u32;
 
@@ -34,13 +34,31 @@ pub enum Data {
     Other,
 }
 
+/// A link to a node, or none: four bytes where `Option<NodeId>` takes
+/// eight (a page has thousands of nodes, each with five links, and the
+/// tree builder's every insertion touches three or four of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Link(u32);
+
+impl Link {
+    const NONE: Link = Link(u32::MAX);
+
+    fn to(id: NodeId) -> Link {
+        Link(id)
+    }
+
+    pub fn get(self) -> Option<NodeId> {
+        (self.0 != u32::MAX).then_some(self.0)
+    }
+}
+
 #[derive(Debug)]
 pub struct Node {
-    pub parent: Option<NodeId>,
-    pub first_child: Option<NodeId>,
-    pub last_child: Option<NodeId>,
-    pub prev: Option<NodeId>,
-    pub next: Option<NodeId>,
+    pub parent: Link,
+    pub first_child: Link,
+    pub last_child: Link,
+    pub prev: Link,
+    pub next: Link,
     pub data: Data,
 }
 
@@ -85,11 +103,11 @@ impl Tree {
 
     fn push(&mut self, data: Data) -> NodeId {
         self.nodes.push(Node {
-            parent: None,
-            first_child: None,
-            last_child: None,
-            prev: None,
-            next: None,
+            parent: Link::NONE,
+            first_child: Link::NONE,
+            last_child: Link::NONE,
+            prev: Link::NONE,
+            next: Link::NONE,
             data,
         });
         (self.nodes.len() - 1) as NodeId
@@ -99,15 +117,15 @@ impl Tree {
         let (parent, prev, next) = {
             let n = &mut self.nodes[id as usize];
             let links = (n.parent, n.prev, n.next);
-            (n.parent, n.prev, n.next) = (None, None, None);
+            (n.parent, n.prev, n.next) = (Link::NONE, Link::NONE, Link::NONE);
             links
         };
-        let Some(parent) = parent else { return };
-        match prev {
+        let Some(parent) = parent.get() else { return };
+        match prev.get() {
             Some(p) => self.nodes[p as usize].next = next,
             None => self.nodes[parent as usize].first_child = next,
         }
-        match next {
+        match next.get() {
             Some(n) => self.nodes[n as usize].prev = prev,
             None => self.nodes[parent as usize].last_child = prev,
         }
@@ -118,14 +136,14 @@ impl Tree {
         let last = self.nodes[parent as usize].last_child;
         {
             let c = &mut self.nodes[child as usize];
-            c.parent = Some(parent);
+            c.parent = Link::to(parent);
             c.prev = last;
         }
-        match last {
-            Some(l) => self.nodes[l as usize].next = Some(child),
-            None => self.nodes[parent as usize].first_child = Some(child),
+        match last.get() {
+            Some(l) => self.nodes[l as usize].next = Link::to(child),
+            None => self.nodes[parent as usize].first_child = Link::to(child),
         }
-        self.nodes[parent as usize].last_child = Some(child);
+        self.nodes[parent as usize].last_child = Link::to(child);
     }
 
     fn insert_before(&mut self, sibling: NodeId, child: NodeId) {
@@ -138,22 +156,22 @@ impl Tree {
             let c = &mut self.nodes[child as usize];
             c.parent = parent;
             c.prev = prev;
-            c.next = Some(sibling);
+            c.next = Link::to(sibling);
         }
-        self.nodes[sibling as usize].prev = Some(child);
-        match prev {
-            Some(p) => self.nodes[p as usize].next = Some(child),
+        self.nodes[sibling as usize].prev = Link::to(child);
+        match prev.get() {
+            Some(p) => self.nodes[p as usize].next = Link::to(child),
             None => {
-                if let Some(parent) = parent {
-                    self.nodes[parent as usize].first_child = Some(child);
+                if let Some(parent) = parent.get() {
+                    self.nodes[parent as usize].first_child = Link::to(child);
                 }
             }
         }
     }
 
     /// Appends `text` to the text node `to`, if it is one.
-    fn merge_text(&mut self, to: Option<NodeId>, text: &StrTendril) -> bool {
-        match to.map(|t| &mut self.nodes[t as usize].data) {
+    fn merge_text(&mut self, to: Link, text: &StrTendril) -> bool {
+        match to.get().map(|t| &mut self.nodes[t as usize].data) {
             Some(Data::Text(t)) => {
                 t.push_tendril(text);
                 true
@@ -169,7 +187,7 @@ impl Tree {
         let mut at = 0;
         loop {
             f(at, true);
-            if let Some(child) = self.nodes[at as usize].first_child {
+            if let Some(child) = self.nodes[at as usize].first_child.get() {
                 at = child;
                 continue;
             }
@@ -178,11 +196,11 @@ impl Tree {
                 if at == 0 {
                     return;
                 }
-                if let Some(next) = self.nodes[at as usize].next {
+                if let Some(next) = self.nodes[at as usize].next.get() {
                     at = next;
                     break;
                 }
-                match self.nodes[at as usize].parent {
+                match self.nodes[at as usize].parent.get() {
                     Some(parent) => at = parent,
                     None => return,
                 }
@@ -245,7 +263,8 @@ impl Default for Sink {
 fn read_attributes(attrs: Vec<Attribute>) -> [Option<StrTendril>; 3] {
     let mut out: [Option<StrTendril>; 3] = [None, None, None];
     for a in attrs {
-        if !a.name.ns.is_empty() {
+        // Compared as atoms: `is_empty` would read a static atom's text.
+        if a.name.ns != ns!() {
             continue;
         }
         let slot = match a.name.local {
@@ -327,7 +346,10 @@ impl TreeSink for Sink {
         prev_element: &NodeId,
         child: NodeOrText<NodeId>,
     ) {
-        let has_parent = self.tree.borrow().nodes[*element as usize].parent.is_some();
+        let has_parent = self.tree.borrow().nodes[*element as usize]
+            .parent
+            .get()
+            .is_some();
         if has_parent {
             self.append_before_sibling(element, child)
         } else {
@@ -344,6 +366,7 @@ impl TreeSink for Sink {
     fn get_template_contents(&self, target: &NodeId) -> NodeId {
         self.tree.borrow().nodes[*target as usize]
             .first_child
+            .get()
             .expect("a template element has its contents")
     }
 
@@ -358,7 +381,7 @@ impl TreeSink for Sink {
         if let NodeOrText::AppendNode(id) = new_node {
             tree.detach(id);
         }
-        if tree.nodes[*sibling as usize].parent.is_none() {
+        if tree.nodes[*sibling as usize].parent.get().is_none() {
             return;
         }
         match new_node {
@@ -397,7 +420,7 @@ impl TreeSink for Sink {
 
     fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
         let mut tree = self.tree.borrow_mut();
-        while let Some(child) = tree.nodes[*node as usize].first_child {
+        while let Some(child) = tree.nodes[*node as usize].first_child.get() {
             tree.append(*new_parent, child);
         }
     }

@@ -99,41 +99,103 @@ pub fn containment(a: &[u64], b: &[u64]) -> f64 {
 
 /// |A∩B| of two sorted, deduplicated sets, by merging.
 pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut shared) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    shared
+    // Nothing is out of reach of a need of 0.
+    intersection_at_least(a, b, 0).unwrap_or(0)
 }
 
 /// |A∩B| of two sorted, deduplicated sets when it is at least `need`,
 /// else `None`. The merge stops as soon as the elements one side has left
 /// could not make up the difference: most candidate pairs a banding
 /// proposes are far from the floor, and boilerplate makes the sets long.
-/// Branch-free steps, since which side advances is unpredictable.
 pub fn intersection_at_least(a: &[u64], b: &[u64], need: usize) -> Option<usize> {
     // Elements of each side that may miss before `need` is out of reach.
-    let slack_a = a.len().checked_sub(need)?;
-    let slack_b = b.len().checked_sub(need)?;
-    let (mut i, mut j, mut shared) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        let (x, y) = (a[i], b[j]);
-        shared += usize::from(x == y);
-        i += usize::from(x <= y);
-        j += usize::from(y <= x);
-        if i - shared > slack_a || j - shared > slack_b {
-            return None;
-        }
+    let slack = (a.len().checked_sub(need)?, b.len().checked_sub(need)?);
+    let mut merge = Merge::default();
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has the feature the function is compiled for.
+        unsafe { merge.blocks_avx2(a, b, slack)? };
     }
-    (shared >= need).then_some(shared)
+    merge.elements(a, b, slack)?;
+    (merge.shared >= need).then_some(merge.shared)
+}
+
+/// Where a merge of two sorted sets stands: `i` and `j` elements of each
+/// passed over, `shared` matches counted.
+#[derive(Default)]
+struct Merge {
+    i: usize,
+    j: usize,
+    shared: usize,
+}
+
+impl Merge {
+    /// Whether one side has passed over more unmatched elements than its
+    /// slack. A match counted in a block may pair an element not yet passed
+    /// over, so `shared` can only overstate the matches of those passed:
+    /// the test never gives up on a pair that reaches the need.
+    #[inline(always)]
+    fn out_of_reach(i: usize, j: usize, shared: usize, slack: (usize, usize)) -> bool {
+        i > shared + slack.0 || j > shared + slack.1
+    }
+
+    /// The merge one element at a time, to the end of either set. Branch
+    /// free, since which side advances is unpredictable.
+    #[inline(always)]
+    fn elements(&mut self, a: &[u64], b: &[u64], slack: (usize, usize)) -> Option<()> {
+        let (mut i, mut j, mut shared) = (self.i, self.j, self.shared);
+        while i < a.len() && j < b.len() {
+            let (x, y) = (a[i], b[j]);
+            shared += usize::from(x == y);
+            i += usize::from(x <= y);
+            j += usize::from(y <= x);
+            if Self::out_of_reach(i, j, shared, slack) {
+                return None;
+            }
+        }
+        *self = Merge { i, j, shared };
+        Some(())
+    }
+
+    /// The merge four elements of each side at a time while both have four
+    /// left: all sixteen pairs compared at once, then the block whose last
+    /// element is smaller (or both) passed over. The element merge waits on
+    /// each step's load and compare before the next; this waits once per
+    /// block. Every match lies in a pair of blocks that meet: a block is
+    /// passed over only when the other side's current block reaches past it.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn blocks_avx2(&mut self, a: &[u64], b: &[u64], slack: (usize, usize)) -> Option<()> {
+        use std::arch::x86_64::*;
+        let (mut i, mut j, mut shared) = (self.i, self.j, self.shared);
+        while i + 4 <= a.len() && j + 4 <= b.len() {
+            // SAFETY: both blocks lie inside their sets (the loop's test).
+            let (va, vb) = unsafe {
+                (
+                    _mm256_loadu_si256(a.as_ptr().add(i).cast::<__m256i>()),
+                    _mm256_loadu_si256(b.as_ptr().add(j).cast::<__m256i>()),
+                )
+            };
+            // b's block turned by one, two and three places.
+            let b1 = _mm256_permute4x64_epi64::<0b00_11_10_01>(vb);
+            let b2 = _mm256_permute4x64_epi64::<0b01_00_11_10>(vb);
+            let b3 = _mm256_permute4x64_epi64::<0b10_01_00_11>(vb);
+            let equal = _mm256_or_si256(
+                _mm256_or_si256(_mm256_cmpeq_epi64(va, vb), _mm256_cmpeq_epi64(va, b1)),
+                _mm256_or_si256(_mm256_cmpeq_epi64(va, b2), _mm256_cmpeq_epi64(va, b3)),
+            );
+            // Each element of a's block matches at most one of b's.
+            shared += _mm256_movemask_pd(_mm256_castsi256_pd(equal)).count_ones() as usize;
+            let (x, y) = (a[i + 3], b[j + 3]);
+            i += 4 * usize::from(x <= y);
+            j += 4 * usize::from(y <= x);
+            if Self::out_of_reach(i, j, shared, slack) {
+                return None;
+            }
+        }
+        *self = Merge { i, j, shared };
+        Some(())
+    }
 }
 
 #[cfg(test)]
@@ -192,16 +254,22 @@ mod tests {
             let mut s: Vec<u64> = (0..len)
                 .map(|_| {
                     state = fmix64(state.wrapping_add(1));
-                    state % 60
+                    state % 120
                 })
                 .collect();
             s.sort_unstable();
             s.dedup();
             s
         };
-        for round in 0..300 {
-            let (a, b) = (set(round % 40), set((round * 7) % 45));
-            let shared = intersection_size(&a, &b);
+        // Long enough for several blocks of four, with every tail length.
+        for round in 0..600 {
+            let (a, b) = (set(round % 80), set((round * 7) % 90));
+            let shared = a.iter().filter(|x| b.binary_search(x).is_ok()).count();
+            assert_eq!(intersection_size(&a, &b), shared, "{a:?} {b:?}");
+            // The element merge alone, as on a CPU without AVX2.
+            let mut merge = Merge::default();
+            assert!(merge.elements(&a, &b, (a.len(), b.len())).is_some());
+            assert_eq!(merge.shared, shared);
             for need in 0..=a.len().max(b.len()) + 1 {
                 let expected = (shared >= need).then_some(shared);
                 assert_eq!(

@@ -281,21 +281,31 @@ impl ExactJaccard {
 }
 
 /// Shingle -> the pages holding it, for shingles on two pages or more and
-/// at most the cap. Both directions are flat arrays with offsets: a
-/// vector per shingle and per page was a few million allocations on
-/// character bigrams.
+/// at most the cap. Both directions are flat arrays: a vector per shingle
+/// and per page was a few million allocations on character bigrams.
 struct InvertedIndex {
-    /// Per page, the ids of its shared shingles ascending:
-    /// `page_shingles[page_ends[p]..page_ends[p + 1]]`.
-    page_shingles: Vec<u32>,
-    page_ends: Vec<usize>,
-    /// Per shingle id, its pages ascending:
-    /// `posting_pages[posting_ends[s]..posting_ends[s + 1]]`.
+    /// Each shingle's pages ascending, then [`END_OF_POSTING`].
     posting_pages: Vec<u32>,
-    posting_ends: Vec<usize>,
+    /// Per page, where it stands in each of its shingles' postings (an
+    /// offset into `posting_pages`), ascending:
+    /// `entries[page_ends[p]..page_ends[p + 1]]`. The pages after it in a
+    /// posting are the ones it counts overlaps with, so they start right
+    /// there, with no search.
+    entries: PageEntries,
+    page_ends: Vec<usize>,
     /// Per page, its shingles under the cap: the size Jaccard divides by.
     counted: Vec<usize>,
     left_out: LeftOut,
+}
+
+/// Ends each posting in [`InvertedIndex::posting_pages`] (page ids are
+/// smaller).
+const END_OF_POSTING: u32 = u32::MAX;
+
+/// Offsets into the postings: 4 bytes while they allow.
+enum PageEntries {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
 }
 
 /// The postings of one range of shingle values (their top byte).
@@ -375,40 +385,38 @@ impl InvertedIndex {
             postings: 0,
             of_postings: sets.iter().map(|s| s.len() as u64).sum(),
         };
-        let total: usize = parts.iter().map(|p| p.pages.len()).sum();
-        let ids: usize = parts.iter().map(|p| p.ends.len()).sum();
+        let total: usize = parts.iter().map(|p| p.pages.len() + p.ends.len()).sum();
         let mut posting_pages = Vec::with_capacity(total);
-        let mut posting_ends = Vec::with_capacity(ids + 1);
-        posting_ends.push(0);
         for part in parts {
-            let base = posting_pages.len();
-            posting_pages.extend_from_slice(&part.pages);
-            posting_ends.extend(part.ends.iter().map(|e| base + e));
+            let mut start = 0;
+            for &end in &part.ends {
+                posting_pages.extend_from_slice(&part.pages[start..end]);
+                posting_pages.push(END_OF_POSTING);
+                start = end;
+            }
             left_out.of_shingles += part.shingles;
             left_out.shingles += part.capped;
             left_out.postings += part.capped_postings;
         }
-        // Each page's shingle ids, in id order: counted, then placed.
+        // Each page's entries in posting order: counted, then placed.
         let mut page_ends = vec![0usize; sets.len() + 1];
         for &page in &posting_pages {
-            page_ends[page as usize + 1] += 1;
+            if page != END_OF_POSTING {
+                page_ends[page as usize + 1] += 1;
+            }
         }
         for p in 0..sets.len() {
             page_ends[p + 1] += page_ends[p];
         }
-        let mut next = page_ends[..sets.len()].to_vec();
-        let mut page_shingles = vec![0u32; total];
-        for (id, range) in posting_ends.windows(2).enumerate() {
-            for &page in &posting_pages[range[0]..range[1]] {
-                page_shingles[next[page as usize]] = id as u32;
-                next[page as usize] += 1;
-            }
-        }
+        let entries = if u32::try_from(posting_pages.len()).is_ok() {
+            PageEntries::Narrow(place_entries(&posting_pages, &page_ends, |g| g as u32))
+        } else {
+            PageEntries::Wide(place_entries(&posting_pages, &page_ends, |g| g as u64))
+        };
         InvertedIndex {
-            page_shingles,
-            page_ends,
             posting_pages,
-            posting_ends,
+            entries,
+            page_ends,
             counted: counted.into_iter().map(AtomicUsize::into_inner).collect(),
             left_out,
         }
@@ -420,29 +428,42 @@ impl InvertedIndex {
     /// postings, so the cost is the number of (page, page, shared shingle)
     /// triples, never all pairs.
     fn pairs_at_least(&self, floor: f64, score: SetScore) -> Vec<(u32, u32, f32)> {
+        match &self.entries {
+            PageEntries::Narrow(entries) => self.pairs_from(entries, floor, score),
+            PageEntries::Wide(entries) => self.pairs_from(entries, floor, score),
+        }
+    }
+
+    fn pairs_from<O>(&self, entries: &[O], floor: f64, score: SetScore) -> Vec<(u32, u32, f32)>
+    where
+        O: Copy + Into<u64> + Sync,
+    {
         let n = self.counted.len();
         (0..n as u32)
             .into_par_iter()
             .map_init(
-                || (vec![0u32; n], Vec::new()),
-                |(counts, touched), i| {
+                || (vec![0u32; n], vec![0u32; n], vec![0u64; n.div_ceil(64)]),
+                |(counts, touched, bits), i| {
                     let i_at = i as usize;
-                    let shingles =
-                        &self.page_shingles[self.page_ends[i_at]..self.page_ends[i_at + 1]];
-                    for &s in shingles {
-                        let s = s as usize;
-                        let posting =
-                            &self.posting_pages[self.posting_ends[s]..self.posting_ends[s + 1]];
-                        let later = posting.partition_point(|&p| p <= i);
-                        for &j in &posting[later..] {
-                            if counts[j as usize] == 0 {
-                                touched.push(j);
+                    // Pages met for the first time are written at `met` and
+                    // kept by moving it on: no branch on whether they were.
+                    let mut met = 0;
+                    for &entry in &entries[self.page_ends[i_at]..self.page_ends[i_at + 1]] {
+                        let mut at = entry.into() as usize + 1;
+                        loop {
+                            let j = self.posting_pages[at];
+                            if j == END_OF_POSTING {
+                                break;
                             }
+                            touched[met] = j;
+                            met += usize::from(counts[j as usize] == 0);
                             counts[j as usize] += 1;
+                            at += 1;
                         }
                     }
-                    touched.sort_unstable();
-                    let size_i = self.counted[i as usize];
+                    let touched = &mut touched[..met];
+                    sort_pages(touched, &mut bits[(i_at + 1) / 64..], (i_at + 1) / 64 * 64);
+                    let size_i = self.counted[i_at];
                     let mut pairs = Vec::new();
                     for &j in touched.iter() {
                         let shared = counts[j as usize] as usize;
@@ -452,13 +473,56 @@ impl InvertedIndex {
                             pairs.push((i, j, similarity as f32));
                         }
                     }
-                    touched.clear();
                     pairs
                 },
             )
             .flatten_iter()
             .collect()
     }
+}
+
+/// Sorts distinct page ids, all at least `base`. When there are as many as
+/// `bits` has words, by setting their bits and reading them back in
+/// order: a scan of the words then costs no more than the ids already
+/// did, and less than sorting them (a boilerplate-heavy page meets
+/// thousands).
+fn sort_pages(pages: &mut [u32], bits: &mut [u64], base: usize) {
+    if pages.len() < bits.len() {
+        pages.sort_unstable();
+        return;
+    }
+    for &p in pages.iter() {
+        let at = p as usize - base;
+        bits[at / 64] |= 1 << (at % 64);
+    }
+    let mut sorted = 0;
+    for (w, word) in bits.iter_mut().enumerate() {
+        let mut left = std::mem::take(word);
+        while left != 0 {
+            pages[sorted] = (base + w * 64 + left.trailing_zeros() as usize) as u32;
+            sorted += 1;
+            left &= left - 1;
+        }
+    }
+}
+
+/// Each page's entries (offsets `g` into `posting_pages`, as `narrow`
+/// makes them), laid out by `page_ends`, each page's in posting order.
+fn place_entries<O: Copy + Default>(
+    posting_pages: &[u32],
+    page_ends: &[usize],
+    narrow: impl Fn(usize) -> O,
+) -> Vec<O> {
+    let pages = page_ends.len() - 1;
+    let mut next = page_ends[..pages].to_vec();
+    let mut entries = vec![O::default(); page_ends[pages]];
+    for (g, &page) in posting_pages.iter().enumerate() {
+        if page != END_OF_POSTING {
+            entries[next[page as usize]] = narrow(g);
+            next[page as usize] += 1;
+        }
+    }
+    entries
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -899,13 +963,19 @@ mod tests {
                     }
                 }
             }
-            let indexed =
-                InvertedIndex::new(&refs, usize::MAX).pairs_at_least(floor, SetScore::Jaccard);
+            let mut index = InvertedIndex::new(&refs, usize::MAX);
+            let indexed = index.pairs_at_least(floor, SetScore::Jaccard);
             assert_eq!(
                 indexed.iter().map(|&(i, j, _)| (i, j)).collect::<Vec<_>>(),
                 brute,
                 "floor {floor}"
             );
+            // Offsets of 8 bytes, as postings past 4G take, find the same.
+            let PageEntries::Narrow(narrow) = &index.entries else {
+                panic!("a small index has 4-byte offsets")
+            };
+            index.entries = PageEntries::Wide(narrow.iter().map(|&g| u64::from(g)).collect());
+            assert_eq!(index.pairs_at_least(floor, SetScore::Jaccard), indexed);
             for (i, j, score) in indexed {
                 assert_eq!(score, jaccard(&sets[i as usize], &sets[j as usize]) as f32);
             }
@@ -927,6 +997,36 @@ mod tests {
                         f64::from(c) > jaccard(&sets[i as usize], &sets[j as usize])
                     })
             );
+        }
+    }
+
+    #[test]
+    fn pages_sort_by_bits_or_by_comparison_alike() {
+        let mut state = 7u64;
+        for round in 0..200usize {
+            let base = round % 130;
+            let span = 1 + round * 3;
+            let mut pages: Vec<u32> = (0..round % 90)
+                .map(|_| {
+                    state = crate::text::shingle::fmix64(state.wrapping_add(1));
+                    (base + (state % span as u64) as usize) as u32
+                })
+                .collect();
+            pages.sort_unstable();
+            pages.dedup();
+            let sorted = pages.clone();
+            // Shuffled, then sorted with a bitset too small and one large
+            // enough to take the bits.
+            for words in [0, 1, 4, (base + span).div_ceil(64) + 1] {
+                let words = words.max((base + span).div_ceil(64) - base / 64);
+                let mut shuffled = pages.clone();
+                shuffled.reverse();
+                shuffled.rotate_left(round % (pages.len().max(1)));
+                let mut bits = vec![0u64; words];
+                sort_pages(&mut shuffled, &mut bits, base / 64 * 64);
+                assert_eq!(shuffled, sorted, "round {round}, {words} words");
+                assert!(bits.iter().all(|&w| w == 0), "the bits are left clear");
+            }
         }
     }
 

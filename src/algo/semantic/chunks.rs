@@ -64,6 +64,107 @@ pub fn tag_into<'a>(text: &'a str, words: &mut Vec<TaggedWord<'a>>) {
     );
 }
 
+/// Tags `text` and finds its content chunks (rules applied, kinds that
+/// carry a topic), as [`tag_into`] and [`chunk`] would, and hands both to
+/// `read`. A sentence met lately on this thread is not tagged again: a
+/// site's navigation and footer, and the copies a corpus of near-duplicates
+/// holds, repeat sentences on many pages, and tagging is most of the
+/// method's analysis. The answer depends on the text alone, so a hit
+/// changes nothing but time.
+pub fn with_tagged_sentence<'t, R>(
+    text: &'t str,
+    read: impl FnOnce(&[TaggedWord<'t>], &[Chunk]) -> R,
+) -> R {
+    if text.len() > RECENT_LONGEST {
+        let mut words = Vec::new();
+        tag_into(text, &mut words);
+        let content = content_chunks(&words);
+        return read(&words, &content);
+    }
+    RECENT_SENTENCES.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        let slots = &mut recent.slots;
+        if slots.is_empty() {
+            slots.resize_with(RECENT_SLOTS, || None);
+        }
+        let slot = &mut slots[xxhash_rust::xxh3::xxh3_64(text.as_bytes()) as usize % RECENT_SLOTS];
+        if let Some(sentence) = slot.as_deref().filter(|s| &*s.text == text) {
+            let words: Vec<TaggedWord<'t>> = sentence
+                .words
+                .iter()
+                .map(|&((start, end), tag)| TaggedWord {
+                    word: &text[start as usize..end as usize],
+                    tag,
+                })
+                .collect();
+            return read(&words, &sentence.content);
+        }
+        let mut words = Vec::new();
+        tag_into(text, &mut words);
+        let content = content_chunks(&words);
+        *slot = TaggedSentence::of(text, &words, &content).map(Box::new);
+        read(&words, &content)
+    })
+}
+
+/// Sentences kept per thread: a few megabytes, enough for a site's
+/// template to stay between its pages.
+const RECENT_SLOTS: usize = 1 << 14;
+/// Longer texts are tagged each time (one such text is rarely repeated,
+/// and would hold much memory).
+const RECENT_LONGEST: usize = 2048;
+
+#[derive(Default)]
+struct RecentSentences {
+    /// By the text's hash: the last sentence to land there.
+    slots: Vec<Option<Box<TaggedSentence>>>,
+}
+
+thread_local! {
+    static RECENT_SENTENCES: std::cell::RefCell<RecentSentences> = Default::default();
+}
+
+/// A tagged sentence held for reuse: each word's byte range and its tag.
+struct TaggedSentence {
+    text: Box<str>,
+    words: Vec<((u32, u32), &'static str)>,
+    content: Vec<Chunk>,
+}
+
+impl TaggedSentence {
+    /// `None` when a tag is not one of [`TAGS`] (then it is not kept).
+    fn of(text: &str, words: &[TaggedWord], content: &[Chunk]) -> Option<Self> {
+        let words = words
+            .iter()
+            .map(|w| {
+                let start = w.word.as_ptr() as usize - text.as_ptr() as usize;
+                let tag = TAGS.iter().find(|&&t| t == w.tag)?;
+                Some(((start as u32, (start + w.word.len()) as u32), *tag))
+            })
+            .collect::<Option<_>>()?;
+        Some(TaggedSentence {
+            text: text.into(),
+            words,
+            content: content.to_vec(),
+        })
+    }
+}
+
+/// The tags [`to_pku`] hands out for jieba's dictionary and its guesses.
+const TAGS: [&str; 61] = [
+    "n", "nr", "v", "i", "l", "ns", "m", "nz", "nrt", "z", "nt", "a", "vn", "d", "t", "j", "b",
+    "g", "r", "s", "c", "nrfg", "w", "f", "Ng", "o", "q", "Vg", "p", "ad", "y", "Ag", "an", "e",
+    "u", "Tg", "vq", "vi", "k", "vd", "mg", "h", "Dg", "nx", "x", "ng", "vg", "ag", "dg", "tg",
+    "zg", "mq", "rr", "rz", "rg", "df", "uj", "ul", "eng", "yg", "ud",
+];
+
+fn content_chunks(words: &[TaggedWord]) -> Vec<Chunk> {
+    chunk(words)
+        .into_iter()
+        .filter(|c| c.kind.is_content())
+        .collect()
+}
+
 /// What a word or chunk is, for the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ChunkKind {
@@ -461,6 +562,36 @@ mod tests {
     }
 
     use ChunkKind::*;
+
+    #[test]
+    fn a_sentence_met_again_reads_as_when_first_tagged() {
+        let sentences = [
+            "新华社北京1月5日电，国务院总理今天在人民大会堂会见了来访的客人。",
+            "首页 | 新闻中心 | 国际新闻 | 联系我们",
+            "他说：“经济增长的势头良好，2024年GDP增长5.2%。”",
+            "IBM和微软的工程师在上海开会",
+        ];
+        fn expected(text: &str) -> (Vec<TaggedWord<'_>>, Vec<Chunk>) {
+            let words = tag(text);
+            let content: Vec<Chunk> = chunk(&words)
+                .into_iter()
+                .filter(|c| c.kind.is_content())
+                .collect();
+            (words, content)
+        }
+        // Each twice (the second read is a hit), the first again after the others.
+        for text in sentences.iter().chain(&sentences).chain(&sentences[..1]) {
+            // A copy, so a hit must rebuild the words on this text.
+            let owned = text.to_string();
+            let (words, content) = with_tagged_sentence(&owned, |w, c| (w.to_vec(), c.to_vec()));
+            assert_eq!((words, content), expected(&owned), "{text}");
+        }
+        let long = sentences.concat().repeat(20);
+        assert!(long.len() > RECENT_LONGEST);
+        let read = with_tagged_sentence(&long, |w, c| (w.len(), c.len()));
+        let (words, content) = expected(&long);
+        assert_eq!(read, (words.len(), content.len()));
+    }
 
     #[test]
     fn rule1_joins_like_kinds_around_and() {

@@ -38,7 +38,7 @@ use super::{Detector, Direction, Document, Gate, GateScores, ScoreScale, MAX_GAT
 use crate::extract::structure::{DocumentStructure, Sentence};
 use crate::text::cilin::Thesaurus;
 use crate::text::stopwords::is_stop_word;
-use chunks::{chunk, tag, tag_into, Chunk, ChunkKind, TaggedWord};
+use chunks::{chunk, tag, with_tagged_sentence, Chunk, ChunkKind, TaggedWord};
 
 const CONCEPT_SEED: u64 = 0x636f_6e63_6570_7401;
 
@@ -533,21 +533,21 @@ fn analyse(structure: &DocumentStructure) -> Analysis {
     let words = tag(&subtitles);
     let subtitle_words = v.content_words(&words, &chunk(&words));
     let mut sentences = Vec::with_capacity(structure.sentence_count());
-    let mut words = Vec::new();
     for s in structure.sentences() {
-        tag_into(s.text, &mut words);
-        // Function words carry no topic: they stay out of the vectors
-        // (and out of the candidate search's concept sets).
-        let ids: Vec<u32> = words
-            .iter()
-            .filter(|w| w.tag != "w" && !is_stop_word(w.word))
-            .map(|w| v.id(w.word))
-            .collect();
-        let chunks: Vec<u32> = chunk(&words)
-            .iter()
-            .filter(|c| c.kind.is_content())
-            .map(|c| v.chunk(chunk_hash(&words, c)))
-            .collect();
+        let (chunks, ids) = with_tagged_sentence(s.text, |words, content| {
+            // Function words carry no topic: they stay out of the vectors
+            // (and out of the candidate search's concept sets).
+            let ids: Vec<u32> = words
+                .iter()
+                .filter(|w| w.tag != "w" && !is_stop_word(w.word))
+                .map(|w| v.id(w.word))
+                .collect();
+            let chunks: Vec<u32> = content
+                .iter()
+                .map(|c| v.chunk(chunk_hash(words, c)))
+                .collect();
+            (chunks, ids)
+        });
         sentences.push((SentenceTraits::of(&s), chunks, ids));
     }
     Analysis::pack(

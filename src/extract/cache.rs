@@ -36,13 +36,14 @@ const HEADER: usize = 8 + 4 + 16 + 8;
 /// What the extractor's output depends on: its code and the versions of
 /// the crates it calls (html5ever, encoding_rs, chardetng). Any change to
 /// them gives another fingerprint, so every page is extracted again.
-const EXTRACTOR: [&str; 11] = [
+const EXTRACTOR: [&str; 12] = [
     include_str!("mod.rs"),
     include_str!("dom.rs"),
     include_str!("main_content.rs"),
     include_str!("nesting.rs"),
     include_str!("sink.rs"),
     include_str!("lexer.rs"),
+    include_str!("builder.rs"),
     include_str!("decode.rs"),
     include_str!("structure.rs"),
     include_str!("skeleton.rs"),

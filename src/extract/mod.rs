@@ -6,6 +6,7 @@
 //! thousand levels deep cannot overflow the stack.
 
 pub mod boilerplate;
+mod builder;
 pub mod cache;
 pub mod decode;
 pub mod dom;

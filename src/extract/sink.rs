@@ -88,6 +88,16 @@ impl Tree {
     /// [`super::lexer::feed_pruned`]).
     pub fn parse_page(html: &str, max_depth: usize) -> Tree {
         let page = StrTendril::from_slice(html);
+        // Most pages need none of html5ever's harder repairs: our builder
+        // makes their tree, and gives the rest back.
+        let fast = super::builder::Builder::new();
+        if super::lexer::feed_pruned(&page, &fast, max_depth).is_ok() {
+            if let Some(tree) = fast.finish() {
+                return tree;
+            }
+        } else if let Some(tree) = fast.finish() {
+            tree.recycle();
+        }
         let builder = TreeBuilder::new(Sink::default(), TreeBuilderOpts::default());
         if super::lexer::feed_pruned(&page, &builder, max_depth).is_ok() {
             return builder.sink.finish();
@@ -101,7 +111,7 @@ impl Tree {
         html5ever::parse_document(Sink::default(), Default::default()).one(html)
     }
 
-    fn push(&mut self, data: Data) -> NodeId {
+    pub(super) fn push(&mut self, data: Data) -> NodeId {
         self.nodes.push(Node {
             parent: Link::NONE,
             first_child: Link::NONE,
@@ -131,7 +141,7 @@ impl Tree {
         }
     }
 
-    fn append(&mut self, parent: NodeId, child: NodeId) {
+    pub(super) fn append(&mut self, parent: NodeId, child: NodeId) {
         self.detach(child);
         let last = self.nodes[parent as usize].last_child;
         {
@@ -164,6 +174,44 @@ impl Tree {
             None => {
                 if let Some(parent) = parent.get() {
                     self.nodes[parent as usize].first_child = Link::to(child);
+                }
+            }
+        }
+    }
+
+    /// An element with the attributes the extractor reads, not yet linked.
+    pub(super) fn element(&mut self, name: QualName, attrs: Vec<Attribute>) -> NodeId {
+        let [class, id, itemprop] = read_attributes(attrs);
+        self.push(Data::Element {
+            name,
+            class,
+            id,
+            itemprop,
+        })
+    }
+
+    /// Appends text to `parent`, merged into its last child if that is text.
+    pub(super) fn append_text(&mut self, parent: NodeId, text: StrTendril) {
+        let last = self.nodes[parent as usize].last_child;
+        if !self.merge_text(last, &text) {
+            let id = self.push(Data::Text(text));
+            self.append(parent, id);
+        }
+    }
+
+    /// Gives `target` the attributes it lacks (a second `<html>` or `<body>`).
+    pub(super) fn add_attributes(&mut self, target: NodeId, attrs: Vec<Attribute>) {
+        let [class, id, itemprop] = read_attributes(attrs);
+        if let Data::Element {
+            class: c,
+            id: i,
+            itemprop: p,
+            ..
+        } = &mut self.nodes[target as usize].data
+        {
+            for (slot, value) in [(c, class), (i, id), (p, itemprop)] {
+                if slot.is_none() {
+                    *slot = value;
                 }
             }
         }
@@ -210,7 +258,7 @@ impl Tree {
 }
 
 #[derive(Debug)]
-struct Sink {
+pub(super) struct Sink {
     tree: RefCell<Tree>,
 }
 
@@ -240,8 +288,9 @@ impl Tree {
     }
 }
 
-impl Default for Sink {
-    fn default() -> Self {
+impl Tree {
+    /// A tree holding only the document, in the thread's kept vector.
+    pub(super) fn fresh() -> Tree {
         let mut nodes = NODES
             .try_with(|kept| kept.try_borrow_mut().map(|mut k| std::mem::take(&mut *k)))
             .ok()
@@ -252,8 +301,14 @@ impl Default for Sink {
         }
         let mut tree = Tree { nodes };
         tree.push(Data::Document);
+        tree
+    }
+}
+
+impl Default for Sink {
+    fn default() -> Self {
         Sink {
-            tree: RefCell::new(tree),
+            tree: RefCell::new(Tree::fresh()),
         }
     }
 }
@@ -330,13 +385,7 @@ impl TreeSink for Sink {
         let mut tree = self.tree.borrow_mut();
         match child {
             NodeOrText::AppendNode(id) => tree.append(*parent, id),
-            NodeOrText::AppendText(text) => {
-                let last = tree.nodes[*parent as usize].last_child;
-                if !tree.merge_text(last, &text) {
-                    let id = tree.push(Data::Text(text));
-                    tree.append(*parent, id);
-                }
-            }
+            NodeOrText::AppendText(text) => tree.append_text(*parent, text),
         }
     }
 
@@ -397,21 +446,7 @@ impl TreeSink for Sink {
     }
 
     fn add_attrs_if_missing(&self, target: &NodeId, attrs: Vec<Attribute>) {
-        let [class, id, itemprop] = read_attributes(attrs);
-        let mut tree = self.tree.borrow_mut();
-        if let Data::Element {
-            class: c,
-            id: i,
-            itemprop: p,
-            ..
-        } = &mut tree.nodes[*target as usize].data
-        {
-            for (slot, value) in [(c, class), (i, id), (p, itemprop)] {
-                if slot.is_none() {
-                    *slot = value;
-                }
-            }
-        }
+        self.tree.borrow_mut().add_attributes(*target, attrs);
     }
 
     fn remove_from_parent(&self, target: &NodeId) {

@@ -16,7 +16,7 @@ use neardup::eval::{evaluate_at, Truth};
 use neardup::extract::decode::decode_html;
 use neardup::extract::{extract_html, page_text, Extraction};
 use neardup::text::lang::detect_lang;
-use neardup::text::shingle::shingles;
+use neardup::text::shingle::{intersection_size, shingles};
 use neardup::text::{tokenize, TokenizerConfig};
 
 /// A fixed-seed xorshift, so that every run benchmarks the same data.
@@ -139,12 +139,14 @@ fn bench_tui_threshold_move(c: &mut Criterion) {
             candidates: Default::default(),
             candidate_stage: Default::default(),
             unsigned_by_slice: Vec::new(),
+            fitted: None,
         }],
         truth,
         throughput: Vec::new(),
         wall_seconds: 0.0,
         cpu_seconds: 0.0,
         peak_memory_bytes: None,
+        extract_cache: Vec::new(),
     };
     let config = ExperimentConfig::parse(
         std::path::Path::new("synthetic.yaml"),
@@ -433,6 +435,35 @@ fn bench_shingling(c: &mut Criterion) {
         format!("lsh {}x{} candidates", banding.bands, banding.rows),
         |b| b.iter(|| banding.candidates(&refs).len()),
     );
+    // Exact verification's merge, once a page: with the next page (little
+    // shared) and with a copy missing every fifth shingle (a near-duplicate,
+    // J 0.8).
+    let copies: Vec<Vec<u64>> = sets
+        .iter()
+        .map(|s| {
+            s.iter()
+                .copied()
+                .step_by(5)
+                .collect::<std::collections::HashSet<u64>>()
+        })
+        .zip(&sets)
+        .map(|(dropped, s)| s.iter().copied().filter(|h| !dropped.contains(h)).collect())
+        .collect();
+    group.bench_function("exact intersection, next page", |b| {
+        b.iter(|| {
+            sets.windows(2)
+                .map(|w| intersection_size(black_box(&w[0]), black_box(&w[1])))
+                .sum::<usize>()
+        })
+    });
+    group.bench_function("exact intersection, near copy", |b| {
+        b.iter(|| {
+            sets.iter()
+                .zip(&copies)
+                .map(|(a, b)| intersection_size(black_box(a), black_box(b)))
+                .sum::<usize>()
+        })
+    });
     group.finish();
 }
 

@@ -157,6 +157,9 @@ pub struct Gate {
     pub threshold: f64,
 }
 
+/// Candidate pairs verified between two counts of the progress shown.
+const TICK_PAIRS: usize = 1024;
+
 /// Most gates a detector may have; fixed so that a pair's gate scores sit
 /// beside it without an allocation.
 pub const MAX_GATES: usize = 2;
@@ -769,7 +772,6 @@ impl<D: Detector> Algorithm for D {
             }
         };
         let keep = |i: u32, j: u32, score: f32| -> Option<Kept> {
-            ticker.tick(1);
             if !scale.passes(score, scale.floor) {
                 return None;
             }
@@ -779,25 +781,28 @@ impl<D: Detector> Algorithm for D {
             );
             Some((i, j, score, gate_scores))
         };
+        // Pairs are counted a chunk at a time: a count per pair, on every
+        // thread, was a contended cache line whenever a bar or the
+        // workbench's gauge listened.
         let mut kept: Vec<Kept> = match &scored {
             Some(scored) => scored
-                .par_iter()
-                .filter_map(|&(i, j, score)| keep(i, j, score))
+                .par_chunks(TICK_PAIRS)
+                .flat_map_iter(|chunk| {
+                    ticker.tick(chunk.len() as u64);
+                    chunk.iter().filter_map(|&(i, j, score)| keep(i, j, score))
+                })
                 .collect(),
             None => candidates
-                .par_iter()
-                .filter_map(|&(i, j)| {
-                    let (sa, sb) = (
-                        signatures[i as usize].as_ref()?,
-                        signatures[j as usize].as_ref()?,
-                    );
-                    match this.score_within(sa, sb, &scale) {
-                        Some(score) => keep(i, j, score),
-                        None => {
-                            ticker.tick(1);
-                            None
-                        }
-                    }
+                .par_chunks(TICK_PAIRS)
+                .flat_map_iter(|chunk| {
+                    ticker.tick(chunk.len() as u64);
+                    chunk.iter().filter_map(|&(i, j)| {
+                        let (sa, sb) = (
+                            signatures[i as usize].as_ref()?,
+                            signatures[j as usize].as_ref()?,
+                        );
+                        keep(i, j, this.score_within(sa, sb, &scale)?)
+                    })
                 })
                 .collect(),
         };

@@ -586,6 +586,12 @@ mod tests {
             let (words, content) = with_tagged_sentence(&owned, |w, c| (w.to_vec(), c.to_vec()));
             assert_eq!((words, content), expected(&owned), "{text}");
         }
+        // The sentences were kept, so the second reads were hits.
+        RECENT_SENTENCES.with(|recent| {
+            let recent = recent.borrow();
+            let kept = |text: &str| recent.slots.iter().flatten().any(|s| &*s.text == text);
+            assert!(sentences.iter().all(|s| kept(s)));
+        });
         let long = sentences.concat().repeat(20);
         assert!(long.len() > RECENT_LONGEST);
         let read = with_tagged_sentence(&long, |w, c| (w.len(), c.len()));

@@ -60,6 +60,9 @@ pub enum IdfBand {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lexicon {
     terms: HashSet<u64>,
+    /// Tells this lexicon's terms apart from another's, for the bitset of
+    /// ids a vocabulary keeps for it (see [`IMatch::lexicon_terms`]).
+    key: u64,
     /// Extra lexicon k keeps a main term when its k-th random rank is at
     /// least `cuts[k]`: exactly the lowest-ranked fraction p is dropped.
     cuts: Vec<u64>,
@@ -105,6 +108,9 @@ impl Lexicon {
             .collect();
         let mut sorted: Vec<u64> = terms.iter().copied().collect();
         sorted.sort_unstable();
+        let key = sorted.iter().fold(sorted.len() as u64, |key, &h| {
+            fmix64(key.rotate_left(17) ^ h)
+        });
         let dropped = (drop * sorted.len() as f64).round() as usize;
         let cuts = (0..extra)
             .map(|k| {
@@ -121,6 +127,7 @@ impl Lexicon {
             .collect();
         Lexicon {
             terms,
+            key,
             cuts,
             seed,
             idf_range: (low, high),
@@ -229,9 +236,33 @@ impl IMatch {
     /// The page's unique main-lexicon terms with their hashes, sorted.
     fn lexicon_terms<'a>(&self, lexicon: &Lexicon, doc: &'a Document) -> Vec<(&'a str, u64)> {
         let vocab = doc.tokens.vocab();
-        let mut terms: Vec<(&str, u64)> = page_terms(doc, self.stop_words)
-            .filter(|(_, h)| lexicon.terms.contains(h))
-            .map(|(id, h)| (vocab.str(id), h))
+        let hashes = vocab.derived("imatch term", |t| (term_hash(t), is_stop_word(t)));
+        let stop_words = self.stop_words;
+        // The lexicon as a bitset of the run's ids, made once per run: a
+        // token is tested there (a bit an id, the page's own words near
+        // each other) instead of being probed in the lexicon's hash set,
+        // which grows with the corpus and missed the cache more often the
+        // larger it was (signing grew as pages^1.25 from 300,000 to a
+        // million pages).
+        let kept = vocab.derived_whole(
+            "imatch lexicon",
+            fmix64(lexicon.key ^ u64::from(stop_words)),
+            |_| {
+                let mut bits = vec![0u64; hashes.len().div_ceil(64)];
+                for (id, &(hash, stop)) in hashes.iter().enumerate() {
+                    if !(stop_words && stop) && lexicon.terms.contains(&hash) {
+                        bits[id / 64] |= 1 << (id % 64);
+                    }
+                }
+                bits
+            },
+        );
+        let mut terms: Vec<(&str, u64)> = doc
+            .tokens
+            .ids()
+            .iter()
+            .filter(|&&id| kept[id as usize / 64] >> (id % 64) & 1 == 1)
+            .map(|&id| (vocab.str(id), hashes[id as usize].0))
             .collect();
         terms.sort_unstable();
         terms.dedup();
@@ -584,6 +615,80 @@ mod tests {
         assert!(m.fit(&docs));
         assert_eq!(m.lexicon().unwrap().len(), n);
         m
+    }
+
+    /// Signatures by the definition: the page's distinct tokens whose
+    /// hash is in the lexicon (stop words left out when asked), sorted.
+    fn signed_by_definition(m: &IMatch, doc: &Document) -> Option<[u8; 20]> {
+        let lexicon = m.lexicon().unwrap();
+        let mut terms: Vec<&str> = doc
+            .tokens
+            .iter()
+            .filter(|t| !(m.stop_words && is_stop_word(t)))
+            .filter(|t| lexicon.terms.contains(&term_hash(t)))
+            .collect();
+        terms.sort_unstable();
+        terms.dedup();
+        (terms.len() >= m.min_terms.max(1)).then(|| terms_digest(terms.into_iter()))
+    }
+
+    #[test]
+    fn lexicons_sharing_a_vocabulary_each_sign_by_their_own_terms() {
+        // Pages of one run share a vocabulary, which keeps each lexicon's
+        // bitset of ids: detectors with different lexicons (and stop-word
+        // settings) signing in turn must each read their own.
+        let texts: Vec<String> = (0..60)
+            .map(|p| {
+                (0..40)
+                    .map(|i| format!("t{} the of", (p * 7 + i * 13) % 97))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let docs = Document::many(texts.len(), &TokenizerConfig::default(), |i| {
+            (texts[i].clone(), Some(Lang::En))
+        });
+        let detector = |low: f64, high: f64, stop_words: bool| {
+            let mut m = IMatch::new(
+                None,
+                IdfBand::Percentiles { low, high },
+                2,
+                stop_words,
+                3,
+                0,
+                0.0,
+            );
+            assert!(m.fit(&docs));
+            m
+        };
+        let detectors = [
+            detector(0.0, 0.5, false),
+            detector(0.5, 1.0, false),
+            detector(0.0, 1.0, true),
+            detector(0.0, 1.0, false),
+        ];
+        let mut signed = 0;
+        for round in 0..2 {
+            for (d, m) in detectors.iter().enumerate() {
+                for doc in &docs {
+                    let got = m.sign(doc).map(|s| s[0].unwrap());
+                    assert_eq!(
+                        got,
+                        signed_by_definition(m, doc),
+                        "round {round}, detector {d}, page {}",
+                        doc.page
+                    );
+                    signed += usize::from(got.is_some());
+                }
+            }
+        }
+        assert!(
+            signed > 300,
+            "only {signed} signatures: the test would not tell"
+        );
+        // The stop words' setting matters on these pages ("the", "of").
+        let (with, without) = (&detectors[2], &detectors[3]);
+        assert_ne!(with.sign(&docs[0]), without.sign(&docs[0]));
     }
 
     #[test]

@@ -21,9 +21,10 @@ use super::tokenize::{split, Span, Tokens};
 use super::{NormalizeOptions, TokenKind, TokenizerConfig};
 use crate::corpus::Lang;
 
-/// Per-id values an algorithm derived from the strings (SimHash's 128-bit
-/// feature hashes), by the name it gave them.
-type Derived = Vec<(&'static str, Arc<dyn Any + Send + Sync>)>;
+/// Values an algorithm derived from the strings (SimHash's 128-bit
+/// feature hashes by id, I-Match's lexicon as a bitset of ids), by the
+/// name it gave them and the key of what else they depend on.
+type Derived = Vec<(&'static str, u64, Arc<dyn Any + Send + Sync>)>;
 
 /// The distinct tokens of a run's pages under one tokeniser.
 pub struct Vocab {
@@ -104,18 +105,35 @@ impl Vocab {
         T: Send + Sync + 'static,
         F: Fn(&str) -> T,
     {
+        let values = self.derived_whole(name, 0, |vocab| {
+            (0..vocab.len() as u32)
+                .map(|id| f(vocab.str(id)))
+                .collect::<Arc<[T]>>()
+        });
+        (*values).clone()
+    }
+
+    /// A value made from the whole vocabulary, kept under `name` and `key`
+    /// as [`Vocab::derived`]'s are (`key` tells apart what else it depends
+    /// on; a new key replaces the name's value). `make` runs under the
+    /// lock, so it must not ask this vocabulary for derived values itself.
+    pub fn derived_whole<T, F>(&self, name: &'static str, key: u64, make: F) -> Arc<T>
+    where
+        T: Send + Sync + 'static,
+        F: FnOnce(&Vocab) -> T,
+    {
         let mut derived = self.derived.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(values) = derived
+        if let Some(value) = derived
             .iter()
-            .find(|(n, _)| *n == name)
-            .and_then(|(_, v)| v.clone().downcast::<Arc<[T]>>().ok())
+            .find(|(n, k, _)| *n == name && *k == key)
+            .and_then(|(_, _, v)| v.clone().downcast::<T>().ok())
         {
-            return (*values).clone();
+            return value;
         }
-        let values: Arc<[T]> = (0..self.len() as u32).map(|id| f(self.str(id))).collect();
-        derived.retain(|(n, _)| *n != name);
-        derived.push((name, Arc::new(values.clone())));
-        values
+        let value = Arc::new(make(self));
+        derived.retain(|(n, _, _)| *n != name);
+        derived.push((name, key, value.clone()));
+        value
     }
 
     /// Drops the values [`Vocab::derived`] made (the run calls this after

@@ -954,7 +954,14 @@ impl<S: TokenSink, F: Fn() -> bool> Lexer<'_, S, F> {
                     // Multi-byte characters are read whole, and the rest
                     // of the name (what the name state would read byte by
                     // byte) in one loop.
-                    let width = self.s[i..].chars().next().map_or(1, char::len_utf8);
+                    // (`i` is a character boundary: the bytes before it
+                    // that ended a state were ASCII.)
+                    let width = match c {
+                        0..=0x7f => 1,
+                        0xf0.. => 4,
+                        0xe0.. => 3,
+                        _ => 2,
+                    };
                     let mut j = i + width;
                     // One pass for the name's end and any quote in it.
                     let mut quote = c == b'"' || c == b'\'';
@@ -1020,7 +1027,9 @@ impl<S: TokenSink, F: Fn() -> bool> Lexer<'_, S, F> {
         let Some(end) = end else {
             return self.cut_tag(name_start, kind, irregular);
         };
-        finish(&mut current);
+        if current.is_some() {
+            finish(&mut current);
+        }
         if let Some(opaque_until) = self.gate.as_ref().map(|g| g.opaque_until) {
             let lt = tag_start(name_start, kind);
             if lt < opaque_until {

@@ -200,6 +200,12 @@ impl Builder {
         }
     }
 
+    /// Whether the page needs html5ever's builder: the rest of its tokens
+    /// would be dropped.
+    pub fn gave_up(&self) -> bool {
+        self.state.borrow().failed
+    }
+
     /// The tree, or `None` if the page needed html5ever's builder.
     pub fn finish(self) -> Option<Tree> {
         let state = self.state.into_inner();

@@ -56,7 +56,7 @@ pub fn feed<S: TokenSink>(
         let normalised = page.replace("\r\n", "\n").replace('\r', "\n");
         return feed(&StrTendril::from_slice(&normalised), sink, every_attribute);
     }
-    Lexer::new(page, sink, every_attribute, None).run()
+    Lexer::new(page, sink, every_attribute, None, &|| false).run()
 }
 
 /// Feeds the whole page as [`feed`] feeds what
@@ -75,6 +75,18 @@ pub fn feed_pruned<S: TokenSink>(
     sink: &S,
     max_depth: usize,
 ) -> Result<(), Unsupported> {
+    feed_pruned_until(page, sink, max_depth, || false)
+}
+
+/// [`feed_pruned`], stopping with `Err` after the first markup at which
+/// `stop` holds: a tree builder that has given up on the page (its tree
+/// will not be used) need not be fed the rest.
+pub fn feed_pruned_until<S: TokenSink>(
+    page: &StrTendril,
+    sink: &S,
+    max_depth: usize,
+    stop: impl Fn() -> bool,
+) -> Result<(), Unsupported> {
     if memchr::memchr(b'\r', page.as_bytes()).is_some() || page.starts_with('\u{feff}') {
         return Err(Unsupported);
     }
@@ -83,7 +95,7 @@ pub fn feed_pruned<S: TokenSink>(
         in_head: true,
         ..Gate::default()
     };
-    Lexer::new(page, sink, false, Some(gate)).run()
+    Lexer::new(page, sink, false, Some(gate), &stop).run()
 }
 
 /// The pre-pass's state (see `nesting::prepare`) while [`feed_pruned`]
@@ -104,7 +116,7 @@ struct Gate {
     drop_end: usize,
 }
 
-struct Lexer<'a, S> {
+struct Lexer<'a, S, F> {
     page: &'a StrTendril,
     s: &'a str,
     b: &'a [u8],
@@ -114,6 +126,7 @@ struct Lexer<'a, S> {
     last_start: Option<LocalName>,
     every_attribute: bool,
     gate: Option<Gate>,
+    stop: &'a F,
 }
 
 fn is_space(b: u8) -> bool {
@@ -140,6 +153,69 @@ static NAME_BYTE: [u8; 256] = {
     }
     t
 };
+
+/// How far [`find_any`] reads 16 bytes at a time before handing the rest
+/// to memchr, whose wider loop is cheaper on long runs (a paragraph) but
+/// whose call and set-up cost more than the few loads most searches in
+/// markup need (the quote that closes `class="a"`, the `<` after a
+/// newline).
+const VECTOR_HEAD: usize = 64;
+
+/// The first byte of `hay` equal to one of `needles` (one to three; a
+/// search for fewer repeats one), as `memchr`, `memchr2` or `memchr3`
+/// finds it: 16 bytes a step with SSE2 (part of every x86-64), the last
+/// step overlapping the one before where fewer than 16 bytes are left.
+#[inline(always)]
+fn find_any<const N: usize>(needles: [u8; N], hay: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8,
+        };
+        let len = hay.len();
+        if len >= 16 {
+            let at = |i: usize| -> u32 {
+                // SAFETY: callers pass `i + 16 <= len`; the load is unaligned.
+                unsafe {
+                    let v = _mm_loadu_si128(hay.as_ptr().add(i) as *const __m128i);
+                    let mut m = _mm_cmpeq_epi8(v, _mm_set1_epi8(needles[0] as i8));
+                    for &n in &needles[1..] {
+                        m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8(n as i8)));
+                    }
+                    _mm_movemask_epi8(m) as u32
+                }
+            };
+            let mut i = 0;
+            while i + 16 <= len {
+                if i >= VECTOR_HEAD {
+                    return memchr_any(needles, &hay[i..]).map(|k| i + k);
+                }
+                let mask = at(i);
+                if mask != 0 {
+                    return Some(i + mask.trailing_zeros() as usize);
+                }
+                i += 16;
+            }
+            if i == len {
+                return None;
+            }
+            // The last 16 bytes, less those already read.
+            let mask = at(len - 16) >> (i + 16 - len);
+            return (mask != 0).then(|| i + mask.trailing_zeros() as usize);
+        }
+    }
+    hay.iter().position(|x| needles.contains(x))
+}
+
+#[inline(always)]
+fn memchr_any<const N: usize>(needles: [u8; N], hay: &[u8]) -> Option<usize> {
+    match N {
+        1 => memchr::memchr(needles[0], hay),
+        2 => memchr::memchr2(needles[0], needles[1], hay),
+        _ => memchr::memchr3(needles[0], needles[1], needles[N - 1], hay),
+    }
+}
 
 /// A decoded character reference and the byte after it.
 struct CharRef {
@@ -315,8 +391,14 @@ fn local_name(raw: &str) -> LocalName {
     }
 }
 
-impl<'a, S: TokenSink> Lexer<'a, S> {
-    fn new(page: &'a StrTendril, sink: &'a S, every_attribute: bool, gate: Option<Gate>) -> Self {
+impl<'a, S: TokenSink, F: Fn() -> bool> Lexer<'a, S, F> {
+    fn new(
+        page: &'a StrTendril,
+        sink: &'a S,
+        every_attribute: bool,
+        gate: Option<Gate>,
+        stop: &'a F,
+    ) -> Self {
         Lexer {
             page,
             s: page,
@@ -326,11 +408,12 @@ impl<'a, S: TokenSink> Lexer<'a, S> {
             last_start: None,
             every_attribute,
             gate,
+            stop,
         }
     }
 }
 
-impl<S: TokenSink> Lexer<'_, S> {
+impl<S: TokenSink, F: Fn() -> bool> Lexer<'_, S, F> {
     fn emit(&self, token: Token) -> TokenSinkResult<S::Handle> {
         self.sink.process_token(token, 1)
     }
@@ -338,11 +421,18 @@ impl<S: TokenSink> Lexer<'_, S> {
     /// Emits the text `[from, to)`: character references decoded if
     /// `refs`, NUL as its own token if `nul_token`, else as U+FFFD.
     fn text(&self, from: usize, to: usize, refs: bool, nul_token: bool) {
+        let special = from < to && self.has_special(from, to, refs);
+        self.scanned_text(from, to, refs, nul_token, special);
+    }
+
+    /// [`Self::text`] where the caller has read the run: `special` says
+    /// whether it holds a NUL (or an `&`, if `refs`).
+    fn scanned_text(&self, from: usize, to: usize, refs: bool, nul_token: bool, special: bool) {
         // Most runs have nothing to decode: one slice of the page, without
         // the decoder's plumbing.
-        if let Some(slice) = self.plain(from, to, refs) {
-            if !slice.is_empty() {
-                let _ = self.emit(Token::CharacterTokens(slice));
+        if !special {
+            if from < to {
+                let _ = self.emit(Token::CharacterTokens(self.slice(from, to)));
             }
             return;
         }
@@ -351,30 +441,38 @@ impl<S: TokenSink> Lexer<'_, S> {
         });
     }
 
+    /// Whether `[from, to)` holds a NUL, or an `&` if `refs`.
+    fn has_special(&self, from: usize, to: usize, refs: bool) -> bool {
+        let run = &self.b[from..to];
+        if refs {
+            find_any([b'&', 0], run).is_some()
+        } else {
+            find_any([0], run).is_some()
+        }
+    }
+
+    /// `[from, to)` (not empty) as a slice of the page, sharing its buffer.
+    fn slice(&self, from: usize, to: usize) -> StrTendril {
+        if self.s.is_char_boundary(from) && self.s.is_char_boundary(to) {
+            // SAFETY: `from..to` lies within the page (`to` is a boundary,
+            // so at most its length) and both ends are character
+            // boundaries.
+            unsafe { self.page.unsafe_subtendril(from as u32, (to - from) as u32) }
+        } else {
+            self.page.subtendril(from as u32, (to - from) as u32)
+        }
+    }
+
     /// `[from, to)` as a slice of the page, as [`Self::decode`] gives it,
     /// if it holds nothing to decode (no NUL, and no `&` if `refs`).
     fn plain(&self, from: usize, to: usize, refs: bool) -> Option<StrTendril> {
         if from >= to {
             return Some(StrTendril::new());
         }
-        let run = &self.b[from..to];
-        let special = if refs {
-            super::nesting::find2(b'&', 0, run)
-        } else {
-            super::nesting::find(0, run)
-        };
-        if special.is_some() {
+        if self.has_special(from, to, refs) {
             return None;
         }
-        Some(
-            if self.s.is_char_boundary(from) && self.s.is_char_boundary(to) {
-                // SAFETY: `from..to` lies within the page (`to` indexed
-                // it above) and both ends are character boundaries.
-                unsafe { self.page.unsafe_subtendril(from as u32, (to - from) as u32) }
-            } else {
-                self.page.subtendril(from as u32, (to - from) as u32)
-            },
-        )
+        Some(self.slice(from, to))
     }
 
     /// The text `[from, to)` as tokens to `out`: one slice of the page
@@ -425,9 +523,9 @@ impl<S: TokenSink> Lexer<'_, S> {
             };
         loop {
             let found = if refs {
-                super::nesting::find2(b'&', 0, &b[i..])
+                find_any([b'&', 0], &b[i..])
             } else {
-                super::nesting::find(0, &b[i..])
+                find_any([0], &b[i..])
             };
             let Some(k) = found else { break };
             let at = i + k;
@@ -487,8 +585,16 @@ impl<S: TokenSink> Lexer<'_, S> {
     fn data(&mut self, mut pos: usize) -> Result<usize, Unsupported> {
         let b = self.b;
         let mut i = pos;
-        while let Some(k) = super::nesting::find(b'<', &b[i..]) {
+        // Whether the text from `pos` holds an `&` or NUL, read in the same
+        // pass that finds its end.
+        let mut special = false;
+        while let Some(k) = find_any([b'<', b'&', 0], &b[i..]) {
             let lt = i + k;
+            if b[lt] != b'<' {
+                special = true;
+                i = lt + 1;
+                continue;
+            }
             let markup = match b.get(lt + 1) {
                 Some(c) if c.is_ascii_alphabetic() => true,
                 Some(b'!' | b'?') => true,
@@ -501,15 +607,19 @@ impl<S: TokenSink> Lexer<'_, S> {
                 continue;
             }
             self.gate_text(pos, lt)?;
-            self.text(pos, lt, true, true);
+            self.scanned_text(pos, lt, true, true, special);
+            special = false;
             pos = self.markup(lt)?;
             i = pos;
+            if (self.stop)() {
+                return Err(Unsupported);
+            }
             if self.state != State::Data {
                 return Ok(pos);
             }
         }
         self.gate_text(pos, b.len())?;
-        self.text(pos, b.len(), true, true);
+        self.scanned_text(pos, b.len(), true, true, special);
         Ok(b.len())
     }
 
@@ -666,17 +776,13 @@ impl<S: TokenSink> Lexer<'_, S> {
         let Some(g) = self.gate.as_mut() else {
             return Ok(None);
         };
-        let piece = &s[lt..end];
         if kind == TagKind::EndTag {
+            let piece = &b[lt..end];
             g.in_head = g.in_head
                 && piece
-                    .as_bytes()
                     .get(..6)
                     .is_some_and(|x| x.eq_ignore_ascii_case(b"</head"))
-                && !piece
-                    .as_bytes()
-                    .get(6)
-                    .is_some_and(u8::is_ascii_alphanumeric);
+                && !piece.get(6).is_some_and(u8::is_ascii_alphanumeric);
             g.depth = g.depth.saturating_sub(1);
             g.started = true;
             return Ok(None);
@@ -687,7 +793,7 @@ impl<S: TokenSink> Lexer<'_, S> {
             if g.started
                 && g.in_head
                 && matches!(*atom, local_name!("meta") | local_name!("link"))
-                && super::nesting::tag_ends_within(piece)
+                && super::nesting::tag_ends_within(&s[lt..end])
             {
                 self.drop_piece(lt, end)?;
                 return Ok(Some(end));
@@ -728,7 +834,7 @@ impl<S: TokenSink> Lexer<'_, S> {
         let name = name.as_bytes();
         let mut i = pos;
         let mut close = None;
-        while let Some(k) = super::nesting::find(b'<', &b[i..]) {
+        while let Some(k) = find_any([b'<'], &b[i..]) {
             let lt = i + k;
             let name_at = lt + 2;
             if b.get(lt + 1) == Some(&b'/')
@@ -842,20 +948,34 @@ impl<S: TokenSink> Lexer<'_, S> {
                     }
                 }
                 At::BeforeName | At::AfterName => {
-                    finish(&mut current);
+                    if current.is_some() {
+                        finish(&mut current);
+                    }
                     // Multi-byte characters are read whole, and the rest
                     // of the name (what the name state would read byte by
                     // byte) in one loop.
-                    let width = self.s[i..].chars().next().map_or(1, char::len_utf8);
+                    // (`i` is a character boundary: the bytes before it
+                    // that ended a state were ASCII.)
+                    let width = match c {
+                        0..=0x7f => 1,
+                        0xf0.. => 4,
+                        0xe0.. => 3,
+                        _ => 2,
+                    };
                     let mut j = i + width;
                     // One pass for the name's end and any quote in it.
                     let mut quote = c == b'"' || c == b'\'';
-                    while let Some(&d) = b.get(j) {
-                        match NAME_BYTE[d as usize] {
-                            NAME_END => break,
-                            NAME_QUOTE => quote = true,
-                            _ => {}
+                    loop {
+                        let Some(k) = b[j..].iter().position(|&d| NAME_BYTE[d as usize] != 0)
+                        else {
+                            j = b.len();
+                            break;
+                        };
+                        j += k;
+                        if NAME_BYTE[b[j] as usize] == NAME_END {
+                            break;
                         }
+                        quote = true;
                         j += 1;
                     }
                     irregular |= quote;
@@ -866,7 +986,7 @@ impl<S: TokenSink> Lexer<'_, S> {
                 }
                 At::BeforeValue if is_space(c) => {}
                 At::BeforeValue if c == b'"' || c == b'\'' => {
-                    let Some(k) = super::nesting::find(c, &b[i + 1..]) else {
+                    let Some(k) = find_any([c], &b[i + 1..]) else {
                         break None;
                     };
                     if let Some(a) = current.as_mut() {
@@ -907,7 +1027,9 @@ impl<S: TokenSink> Lexer<'_, S> {
         let Some(end) = end else {
             return self.cut_tag(name_start, kind, irregular);
         };
-        finish(&mut current);
+        if current.is_some() {
+            finish(&mut current);
+        }
         if let Some(opaque_until) = self.gate.as_ref().map(|g| g.opaque_until) {
             let lt = tag_start(name_start, kind);
             if lt < opaque_until {
@@ -1207,6 +1329,84 @@ mod tests {
             ),
             Err(Unsupported)
         );
+    }
+
+    #[test]
+    fn vector_searches_find_what_memchr_finds() {
+        // Needles sparse enough that some searches run past the vector
+        // head into memchr, at every start and length.
+        let hay: Vec<u8> = (0..300u32)
+            .map(|i| match i * 37 % 101 {
+                0 => b'<',
+                1 => b'&',
+                2 => 0,
+                _ => b"ab c\xe4\xb8\xad"[(i % 7) as usize],
+            })
+            .collect();
+        for from in 0..hay.len() {
+            for to in from..=hay.len() {
+                let h = &hay[from..to];
+                assert_eq!(find_any([b'<'], h), memchr::memchr(b'<', h));
+                assert_eq!(find_any([b'&', 0], h), memchr::memchr2(b'&', 0, h));
+                assert_eq!(
+                    find_any([b'<', b'&', 0], h),
+                    memchr::memchr3(b'<', b'&', 0, h)
+                );
+                assert_eq!(find_any([b'z'], h), None);
+            }
+        }
+    }
+
+    #[test]
+    fn text_runs_read_alike_wherever_markup_falls() {
+        // A run long enough for the vector head and memchr, with a piece
+        // that ends it, decodes in it or must be normalised put at every
+        // character boundary.
+        let run = "Plain words, then 中文的段落 and more text to pass sixty-four bytes, \
+                   and a second line\nwith a tab\tin it";
+        let pieces = [
+            "<b>",
+            "</b>",
+            "<!-- c -->",
+            "&amp;",
+            "&amp",
+            "&am",
+            "&#x41;",
+            "&",
+            "\0",
+            "\r\n",
+            "\r",
+            "<",
+            "</",
+            "<p class='a&amp;b'>",
+            "&lt;&gt;",
+        ];
+        for piece in pieces {
+            for at in (0..=run.len()).filter(|&i| run.is_char_boundary(i)) {
+                let html = format!("<p>{}{piece}{}</p>", &run[..at], &run[at..]);
+                assert_eq!(
+                    lexer_tokens(&html).as_ref(),
+                    Ok(&html5ever_tokens(&html)),
+                    "{html:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lexing_stops_where_asked() {
+        let page =
+            StrTendril::from_slice("<p>a</p><table><tr><td>b</td></tr></table><p>c &amp; d</p>");
+        let sink = Record::default();
+        let stop = || sink.0.borrow().iter().any(|t| t.contains("table"));
+        assert_eq!(feed_pruned_until(&page, &sink, 512, stop), Err(Unsupported));
+        let tokens = sink.0.into_inner();
+        assert!(tokens.last().unwrap().contains("table"), "{tokens:?}");
+        assert!(!tokens.iter().any(|t| t.contains("eof")), "{tokens:?}");
+        // Never asked: the whole page.
+        let sink = Record::default();
+        assert_eq!(feed_pruned_until(&page, &sink, 512, || false), Ok(()));
+        assert!(sink.0.into_inner().last().unwrap().contains("eof"));
     }
 
     #[test]

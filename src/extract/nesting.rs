@@ -172,17 +172,6 @@ pub(super) fn find(needle: u8, hay: &[u8]) -> Option<usize> {
     }
 }
 
-/// The first `a` or `b` in `hay`, as `memchr::memchr2` finds it.
-#[inline]
-pub(super) fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
-    let head = &hay[..hay.len().min(SHORT)];
-    match head.iter().position(|&x| x == a || x == b) {
-        Some(i) => Some(i),
-        None if hay.len() > SHORT => memchr::memchr2(a, b, &hay[SHORT..]).map(|i| i + SHORT),
-        None => None,
-    }
-}
-
 /// The first `a`, `b` or `c` in `hay`, as `memchr::memchr3` finds it.
 #[inline]
 pub(super) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
@@ -571,7 +560,6 @@ mod tests {
             for to in from..hay.len().min(from + 40) {
                 let h = &hay[from..to];
                 assert_eq!(find(b'<', h), memchr::memchr(b'<', h));
-                assert_eq!(find2(b'&', b'x', h), memchr::memchr2(b'&', b'x', h));
                 assert_eq!(
                     find3(b'>', b'"', b'\'', h),
                     memchr::memchr3(b'>', b'"', b'\'', h)
@@ -580,7 +568,6 @@ mod tests {
             let h = &hay[from..];
             assert_eq!(find(b'>', h), memchr::memchr(b'>', h));
             assert_eq!(find(b'z', h), None);
-            assert_eq!(find2(b'z', b'\'', h), memchr::memchr2(b'z', b'\'', h));
             assert_eq!(
                 find3(b'z', b'y', b' ', h),
                 memchr::memchr3(b'z', b'y', b' ', h)

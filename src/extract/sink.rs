@@ -91,7 +91,9 @@ impl Tree {
         // Most pages need none of html5ever's harder repairs: our builder
         // makes their tree, and gives the rest back.
         let fast = super::builder::Builder::new();
-        if super::lexer::feed_pruned(&page, &fast, max_depth).is_ok() {
+        // Lexing stops where our builder gives up (a table, say), as the
+        // page is parsed again from the start.
+        if super::lexer::feed_pruned_until(&page, &fast, max_depth, || fast.gave_up()).is_ok() {
             if let Some(tree) = fast.finish() {
                 return tree;
             }

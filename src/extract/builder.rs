@@ -12,6 +12,13 @@
 //! names through the sink). Here the stack of open elements carries each
 //! element's name and its classes (special, scope boundary, implied end
 //! tag) as bits read once when the element is made.
+//!
+//! It writes the flat view itself, element by element, instead of a tree
+//! to be walked again: its steps only append to open elements, so nodes
+//! come in document order, and an element is closed in the flat view when
+//! something is next appended to one of its ancestors (as a tree's walk
+//! would leave it). Where a node would go before one already written (text
+//! or an element put into a `<head>` with text after it), it gives up too.
 
 use std::cell::RefCell;
 
@@ -758,28 +765,17 @@ impl State {
                 self.formatting_element(tag);
                 DONE
             }
-            local_name!("b")
-            | local_name!("big")
-            | local_name!("code")
-            | local_name!("em")
-            | local_name!("font")
-            | local_name!("i")
-            | local_name!("s")
-            | local_name!("small")
-            | local_name!("strike")
-            | local_name!("strong")
-            | local_name!("tt")
-            | local_name!("u") => {
-                self.reconstruct()?;
-                self.formatting_element(tag);
-                DONE
-            }
             local_name!("nobr") => {
                 self.reconstruct()?;
                 if self.in_scope(&local_name!("nobr"), 0) {
                     self.adoption_agency(local_name!("nobr"))?;
                     self.reconstruct()?;
                 }
+                self.formatting_element(tag);
+                DONE
+            }
+            ref name if super::nesting::is_formatting(name) => {
+                self.reconstruct()?;
                 self.formatting_element(tag);
                 DONE
             }
@@ -975,20 +971,7 @@ impl State {
                 }
                 DONE
             }
-            local_name!("a")
-            | local_name!("b")
-            | local_name!("big")
-            | local_name!("code")
-            | local_name!("em")
-            | local_name!("font")
-            | local_name!("i")
-            | local_name!("nobr")
-            | local_name!("s")
-            | local_name!("small")
-            | local_name!("strike")
-            | local_name!("strong")
-            | local_name!("tt")
-            | local_name!("u") => {
+            ref name if *name == local_name!("a") || super::nesting::is_formatting(name) => {
                 self.adoption_agency(tag.name)?;
                 DONE
             }

@@ -419,17 +419,20 @@ impl Builder {
     }
 
     /// The innermost open element.
+    #[inline]
     pub(super) fn top(&self) -> Option<u32> {
         self.stack.last().copied()
     }
 
     /// Whether `element` has been closed.
+    #[inline]
     pub(super) fn is_closed(&self, element: u32) -> bool {
         self.dom.elements[element as usize].close != 0
     }
 
     /// The text node being built ends (an element or a comment comes
     /// next to it).
+    #[inline]
     pub(super) fn end_text(&mut self) {
         if self.text_owner.take().is_none() {
             return;

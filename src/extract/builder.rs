@@ -290,7 +290,6 @@ fn split_space(text: &StrTendril) -> usize {
         .unwrap_or(text.len())
 }
 
-
 impl State {
     fn step(&mut self, mode: Mode, tok: Tok) -> Step {
         match mode {

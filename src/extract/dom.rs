@@ -439,7 +439,11 @@ impl Builder {
         }
         if !self.title_text.is_empty() {
             if self.dom.title.is_none() {
-                let t = self.title_text.split_whitespace().collect::<Vec<_>>().join(" ");
+                let t = self
+                    .title_text
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 if !t.is_empty() {
                     self.dom.title = Some(t);
                 }

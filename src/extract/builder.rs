@@ -1,5 +1,5 @@
 //! A tree builder for the common page, fed by [`super::lexer`]: it builds
-//! the lean tree ([`super::sink::Tree`]) html5ever's tree builder would,
+//! the flat view ([`super::dom::Dom`]) of the tree html5ever's tree builder would,
 //! following the same rules of the HTML standard, for pages that need none
 //! of its harder repairs, and gives up at the first token that would (a
 //! table, `<select>`, `<template>`, `<frameset>`, SVG or MathML, ruby
@@ -12,15 +12,28 @@
 //! names through the sink). Here the stack of open elements carries each
 //! element's name and its classes (special, scope boundary, implied end
 //! tag) as bits read once when the element is made.
+//!
+//! It writes the flat view itself, element by element, instead of a tree
+//! to be walked again: its steps only append to open elements, so nodes
+//! come in document order, and an element is closed in the flat view when
+//! something is next appended to one of its ancestors (as a tree's walk
+//! would leave it). Where a node would go before one already written (text
+//! or an element put into a `<head>` with text after it), it gives up too.
 
 use std::cell::RefCell;
 
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Tag, TagKind, Token, TokenSink, TokenSinkResult};
-use html5ever::{local_name, ns, Attribute, LocalName, QualName};
+use html5ever::{local_name, ns, Attribute, LocalName};
 
-use super::sink::{Data, NodeId, Tree};
+use super::dom::{self, Dom};
+
+/// An element: its index in the flat view.
+type NodeId = u32;
+
+/// The document, parent of the root element.
+const DOCUMENT: NodeId = u32::MAX;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Mode {
@@ -166,7 +179,14 @@ enum Tok {
 }
 
 struct State {
-    tree: Tree,
+    /// The page's flat view, built as the elements are made: the
+    /// standard's steps here only ever append to the open elements, so
+    /// the tree comes in document order save where `<head>` is reopened,
+    /// and a tree of nodes to walk again is not needed.
+    flat: dom::Builder,
+    /// `class`, `id` and `itemprop` of `<html>` and `<body>`, which a
+    /// second `<html>` or `<body>` tag completes.
+    root_attrs: Vec<(NodeId, [Option<StrTendril>; 3])>,
     open: Vec<Open>,
     formatting: Vec<Entry>,
     mode: Mode,
@@ -175,6 +195,8 @@ struct State {
     head: Option<NodeId>,
     form: Option<NodeId>,
     ignore_lf: bool,
+    /// A node went before one already in the flat view.
+    out_of_order: bool,
     failed: bool,
 }
 
@@ -184,10 +206,12 @@ pub struct Builder {
 }
 
 impl Builder {
-    pub fn new() -> Builder {
+    /// A builder for a page of `page_bytes` bytes.
+    pub fn new(page_bytes: usize) -> Builder {
         Builder {
             state: RefCell::new(State {
-                tree: Tree::fresh(),
+                flat: dom::Builder::for_page(page_bytes),
+                root_attrs: Vec::new(),
                 open: Vec::with_capacity(64),
                 formatting: Vec::new(),
                 mode: Mode::Initial,
@@ -195,6 +219,7 @@ impl Builder {
                 head: None,
                 form: None,
                 ignore_lf: false,
+                out_of_order: false,
                 failed: false,
             }),
         }
@@ -206,14 +231,12 @@ impl Builder {
         self.state.borrow().failed
     }
 
-    /// The tree, or `None` if the page needed html5ever's builder.
-    pub fn finish(self) -> Option<Tree> {
+    /// The page's flat view, or `None` if the page needed html5ever's
+    /// builder.
+    pub fn finish(self) -> Option<Dom> {
         let state = self.state.into_inner();
-        if state.failed {
-            state.tree.recycle();
-            return None;
-        }
-        Some(state.tree)
+        let dom = state.flat.finish();
+        (!state.failed).then_some(dom)
     }
 }
 
@@ -232,8 +255,6 @@ impl TokenSink for Builder {
                 // Quirks mode changes only how `<table>` closes a `<p>`,
                 // and tables are left to html5ever.
                 if s.mode == Mode::Initial {
-                    let id = s.tree.push(Data::Other);
-                    s.tree.append(0, id);
                     s.mode = Mode::BeforeHtml;
                 }
                 return TokenSinkResult::Continue;
@@ -257,8 +278,8 @@ impl TokenSink for Builder {
         };
         let mode = s.mode;
         match s.step(mode, tok) {
-            Ok(result) => result,
-            Err(GiveUp) => {
+            Ok(result) if !s.out_of_order => result,
+            _ => {
                 s.failed = true;
                 TokenSinkResult::Continue
             }
@@ -273,10 +294,6 @@ fn split_space(text: &StrTendril) -> usize {
         .iter()
         .position(|b| !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' '))
         .unwrap_or(text.len())
-}
-
-fn html_name(local: LocalName) -> QualName {
-    QualName::new(None, ns!(html), local)
 }
 
 impl State {
@@ -303,7 +320,7 @@ impl State {
                     if n == text.len() {
                         return DONE;
                     }
-                    self.create_root(Vec::new());
+                    self.create_root(&[]);
                     self.reprocess(
                         Mode::BeforeHead,
                         Tok::Chars(text.subtendril(n as u32, (text.len() - n) as u32)),
@@ -312,7 +329,7 @@ impl State {
                 Tok::Tag(tag)
                     if tag.kind == TagKind::StartTag && tag.name == local_name!("html") =>
                 {
-                    self.create_root(tag.attrs);
+                    self.create_root(&tag.attrs);
                     self.mode = Mode::BeforeHead;
                     DONE
                 }
@@ -329,7 +346,7 @@ impl State {
                     DONE
                 }
                 tok => {
-                    self.create_root(Vec::new());
+                    self.create_root(&[]);
                     self.reprocess(Mode::BeforeHead, tok)
                 }
             },
@@ -339,7 +356,7 @@ impl State {
                     if n == text.len() {
                         return DONE;
                     }
-                    let head = self.insert(local_name!("head"), Vec::new());
+                    let head = self.insert(local_name!("head"), &[]);
                     self.head = Some(head);
                     self.reprocess(
                         Mode::InHead,
@@ -350,12 +367,12 @@ impl State {
                 Tok::Tag(tag)
                     if tag.kind == TagKind::StartTag && tag.name == local_name!("html") =>
                 {
-                    self.html_attributes(tag.attrs)
+                    self.html_attributes(&tag.attrs)
                 }
                 Tok::Tag(tag)
                     if tag.kind == TagKind::StartTag && tag.name == local_name!("head") =>
                 {
-                    let head = self.insert(tag.name, tag.attrs);
+                    let head = self.insert(tag.name, &tag.attrs);
                     self.head = Some(head);
                     self.mode = Mode::InHead;
                     DONE
@@ -373,7 +390,7 @@ impl State {
                     DONE
                 }
                 tok => {
-                    let head = self.insert(local_name!("head"), Vec::new());
+                    let head = self.insert(local_name!("head"), &[]);
                     self.head = Some(head);
                     self.reprocess(Mode::InHead, tok)
                 }
@@ -388,7 +405,7 @@ impl State {
                     if n == text.len() {
                         return DONE;
                     }
-                    self.insert(local_name!("body"), Vec::new());
+                    self.insert(local_name!("body"), &[]);
                     self.reprocess(
                         Mode::InBody,
                         Tok::Chars(text.subtendril(n as u32, (text.len() - n) as u32)),
@@ -396,9 +413,9 @@ impl State {
                 }
                 Tok::Comment => self.comment(),
                 Tok::Tag(tag) => match (tag.kind, &tag.name) {
-                    (TagKind::StartTag, &local_name!("html")) => self.html_attributes(tag.attrs),
+                    (TagKind::StartTag, &local_name!("html")) => self.html_attributes(&tag.attrs),
                     (TagKind::StartTag, &local_name!("body")) => {
-                        self.insert(tag.name, tag.attrs);
+                        self.insert(tag.name, &tag.attrs);
                         self.mode = Mode::InBody;
                         DONE
                     }
@@ -429,17 +446,17 @@ impl State {
                         TagKind::EndTag,
                         &local_name!("body") | &local_name!("html") | &local_name!("br"),
                     ) => {
-                        self.insert(local_name!("body"), Vec::new());
+                        self.insert(local_name!("body"), &[]);
                         self.reprocess(Mode::InBody, Tok::Tag(tag))
                     }
                     (TagKind::EndTag, _) | (TagKind::StartTag, &local_name!("head")) => DONE,
                     _ => {
-                        self.insert(local_name!("body"), Vec::new());
+                        self.insert(local_name!("body"), &[]);
                         self.reprocess(Mode::InBody, Tok::Tag(tag))
                     }
                 },
                 Tok::Eof => {
-                    self.insert(local_name!("body"), Vec::new());
+                    self.insert(local_name!("body"), &[]);
                     self.reprocess(Mode::InBody, Tok::Eof)
                 }
             },
@@ -490,7 +507,7 @@ impl State {
                 Tok::Tag(tag)
                     if tag.kind == TagKind::StartTag && tag.name == local_name!("html") =>
                 {
-                    self.html_attributes(tag.attrs)
+                    self.html_attributes(&tag.attrs)
                 }
                 Tok::Tag(tag)
                     if mode == Mode::AfterBody
@@ -535,7 +552,7 @@ impl State {
             Tok::Tag(tag) => tag,
         };
         match (tag.kind, &tag.name) {
-            (TagKind::StartTag, &local_name!("html")) => self.html_attributes(tag.attrs),
+            (TagKind::StartTag, &local_name!("html")) => self.html_attributes(&tag.attrs),
             (
                 TagKind::StartTag,
                 &local_name!("base")
@@ -589,7 +606,7 @@ impl State {
             // Reading the charset out of `content` is left to html5ever.
             return Err(GiveUp);
         }
-        self.insert_void(tag.name, tag.attrs);
+        self.insert_void(tag.name, &tag.attrs);
         Ok(match charset {
             Some(c) => TokenSinkResult::EncodingIndicator(c),
             None => TokenSinkResult::Continue,
@@ -597,7 +614,7 @@ impl State {
     }
 
     fn raw_text(&mut self, tag: Tag, kind: RawKind) -> Step {
-        self.insert(tag.name, tag.attrs);
+        self.insert(tag.name, &tag.attrs);
         self.original = self.mode;
         self.mode = Mode::Text;
         Ok(TokenSinkResult::RawData(kind))
@@ -618,7 +635,7 @@ impl State {
             return self.end_tag_in_body(tag);
         }
         match tag.name {
-            local_name!("html") => self.html_attributes(tag.attrs),
+            local_name!("html") => self.html_attributes(&tag.attrs),
             local_name!("base")
             | local_name!("basefont")
             | local_name!("bgsound")
@@ -631,7 +648,7 @@ impl State {
             local_name!("body") => {
                 if self.open.len() > 1 && self.open[1].name == local_name!("body") {
                     let body = self.open[1].id;
-                    self.tree.add_attributes(body, tag.attrs);
+                    self.add_attributes(body, &tag.attrs);
                 }
                 DONE
             }
@@ -661,7 +678,7 @@ impl State {
             | local_name!("ul")
             | local_name!("menu") => {
                 self.close_p_in_button_scope();
-                self.insert(tag.name, tag.attrs);
+                self.insert(tag.name, &tag.attrs);
                 DONE
             }
             local_name!("h1")
@@ -674,19 +691,19 @@ impl State {
                 if self.current_classes() & HEADING != 0 {
                     self.pop();
                 }
-                self.insert(tag.name, tag.attrs);
+                self.insert(tag.name, &tag.attrs);
                 DONE
             }
             local_name!("pre") | local_name!("listing") => {
                 self.close_p_in_button_scope();
-                self.insert(tag.name, tag.attrs);
+                self.insert(tag.name, &tag.attrs);
                 self.ignore_lf = true;
                 DONE
             }
             local_name!("form") => {
                 if self.form.is_none() {
                     self.close_p_in_button_scope();
-                    let form = self.insert(tag.name, tag.attrs);
+                    let form = self.insert(tag.name, &tag.attrs);
                     self.form = Some(form);
                 }
                 DONE
@@ -718,12 +735,12 @@ impl State {
                     self.pop_until(&name);
                 }
                 self.close_p_in_button_scope();
-                self.insert(tag.name, tag.attrs);
+                self.insert(tag.name, &tag.attrs);
                 DONE
             }
             local_name!("plaintext") => {
                 self.close_p_in_button_scope();
-                self.insert(tag.name, tag.attrs);
+                self.insert(tag.name, &tag.attrs);
                 Ok(TokenSinkResult::Plaintext)
             }
             local_name!("button") => {
@@ -732,7 +749,7 @@ impl State {
                     self.pop_until(&local_name!("button"));
                 }
                 self.reconstruct()?;
-                self.insert(tag.name, tag.attrs);
+                self.insert(tag.name, &tag.attrs);
                 DONE
             }
             local_name!("a") => {
@@ -753,22 +770,6 @@ impl State {
                 self.formatting_element(tag);
                 DONE
             }
-            local_name!("b")
-            | local_name!("big")
-            | local_name!("code")
-            | local_name!("em")
-            | local_name!("font")
-            | local_name!("i")
-            | local_name!("s")
-            | local_name!("small")
-            | local_name!("strike")
-            | local_name!("strong")
-            | local_name!("tt")
-            | local_name!("u") => {
-                self.reconstruct()?;
-                self.formatting_element(tag);
-                DONE
-            }
             local_name!("nobr") => {
                 self.reconstruct()?;
                 if self.in_scope(&local_name!("nobr"), 0) {
@@ -778,9 +779,14 @@ impl State {
                 self.formatting_element(tag);
                 DONE
             }
+            ref name if super::nesting::is_formatting(name) => {
+                self.reconstruct()?;
+                self.formatting_element(tag);
+                DONE
+            }
             local_name!("applet") | local_name!("marquee") | local_name!("object") => {
                 self.reconstruct()?;
-                self.insert(tag.name, tag.attrs);
+                self.insert(tag.name, &tag.attrs);
                 self.formatting.push(Entry::Marker);
                 DONE
             }
@@ -792,21 +798,21 @@ impl State {
             | local_name!("wbr")
             | local_name!("input") => {
                 self.reconstruct()?;
-                self.insert_void(tag.name, tag.attrs);
+                self.insert_void(tag.name, &tag.attrs);
                 DONE
             }
             local_name!("image") => {
                 self.reconstruct()?;
-                self.insert_void(local_name!("img"), tag.attrs);
+                self.insert_void(local_name!("img"), &tag.attrs);
                 DONE
             }
             local_name!("param") | local_name!("source") | local_name!("track") => {
-                self.insert_void(tag.name, tag.attrs);
+                self.insert_void(tag.name, &tag.attrs);
                 DONE
             }
             local_name!("hr") => {
                 self.close_p_in_button_scope();
-                self.insert_void(tag.name, tag.attrs);
+                self.insert_void(tag.name, &tag.attrs);
                 DONE
             }
             local_name!("textarea") => {
@@ -831,7 +837,7 @@ impl State {
                     self.pop();
                 }
                 self.reconstruct()?;
-                self.insert(tag.name, tag.attrs);
+                self.insert(tag.name, &tag.attrs);
                 DONE
             }
             local_name!("caption")
@@ -857,7 +863,7 @@ impl State {
             | local_name!("rt") => Err(GiveUp),
             _ => {
                 self.reconstruct()?;
-                self.insert(tag.name, tag.attrs);
+                self.insert(tag.name, &tag.attrs);
                 DONE
             }
         }
@@ -927,7 +933,7 @@ impl State {
             }
             local_name!("p") => {
                 if !self.in_scope(&local_name!("p"), BUTTON) {
-                    self.insert(local_name!("p"), Vec::new());
+                    self.insert(local_name!("p"), &[]);
                 }
                 self.close_p();
                 DONE
@@ -970,20 +976,7 @@ impl State {
                 }
                 DONE
             }
-            local_name!("a")
-            | local_name!("b")
-            | local_name!("big")
-            | local_name!("code")
-            | local_name!("em")
-            | local_name!("font")
-            | local_name!("i")
-            | local_name!("nobr")
-            | local_name!("s")
-            | local_name!("small")
-            | local_name!("strike")
-            | local_name!("strong")
-            | local_name!("tt")
-            | local_name!("u") => {
+            ref name if *name == local_name!("a") || super::nesting::is_formatting(name) => {
                 self.adoption_agency(tag.name)?;
                 DONE
             }
@@ -1001,7 +994,7 @@ impl State {
             }
             local_name!("br") => {
                 self.reconstruct()?;
-                self.insert_void(local_name!("br"), Vec::new());
+                self.insert_void(local_name!("br"), &[]);
                 DONE
             }
             _ => {
@@ -1096,7 +1089,7 @@ impl State {
                 self.formatting.remove(i);
             }
         }
-        let id = self.insert(tag.name.clone(), tag.attrs.clone());
+        let id = self.insert(tag.name.clone(), &tag.attrs);
         self.formatting.push(Entry::Element(id, tag));
     }
 
@@ -1128,11 +1121,11 @@ impl State {
             }
         }
         loop {
-            let tag = match &self.formatting[at] {
-                Entry::Element(_, tag) => tag.clone(),
+            let tag = match &mut self.formatting[at] {
+                Entry::Element(_, tag) => std::mem::replace(tag, placeholder()),
                 Entry::Marker => return Err(GiveUp),
             };
-            let id = self.insert(tag.name.clone(), tag.attrs.clone());
+            let id = self.insert(tag.name.clone(), &tag.attrs);
             self.formatting[at] = Entry::Element(id, tag);
             if at == self.formatting.len() - 1 {
                 return Ok(());
@@ -1209,39 +1202,106 @@ impl State {
     }
 
     fn current(&self) -> NodeId {
-        self.open.last().map_or(0, |o| o.id)
+        self.open.last().map_or(DOCUMENT, |o| o.id)
     }
 
     /// Makes an element, appends it to the current node and opens it.
-    fn insert(&mut self, name: LocalName, attrs: Vec<Attribute>) -> NodeId {
+    fn insert(&mut self, name: LocalName, attrs: &[Attribute]) -> NodeId {
         let id = self.insert_void(name.clone(), attrs);
         self.push(id, name);
         id
     }
 
     /// Makes an element and appends it to the current node.
-    fn insert_void(&mut self, name: LocalName, attrs: Vec<Attribute>) -> NodeId {
+    fn insert_void(&mut self, name: LocalName, attrs: &[Attribute]) -> NodeId {
         let parent = self.current();
-        let id = self.tree.element(html_name(name), attrs);
-        self.tree.append(parent, id);
-        id
+        self.append_element(parent, name, attrs)
     }
 
-    fn create_root(&mut self, attrs: Vec<Attribute>) {
-        let id = self.tree.element(html_name(local_name!("html")), attrs);
+    /// The flat view closed down to `parent`, where a node goes next;
+    /// false if that node would go before one already there.
+    fn place(&mut self, parent: NodeId) -> bool {
+        if self.out_of_order {
+            return false;
+        }
+        if parent == DOCUMENT || self.flat.is_closed(parent) {
+            self.out_of_order = true;
+            return false;
+        }
+        while let Some(top) = self.flat.top() {
+            if top == parent {
+                break;
+            }
+            self.flat.close();
+        }
+        true
+    }
+
+    fn append_element(&mut self, parent: NodeId, name: LocalName, attrs: &[Attribute]) -> NodeId {
+        let is_root = matches!(name, local_name!("html") | local_name!("body"));
+        if parent == DOCUMENT {
+            // The root: nothing but comments and the doctype before it.
+            if self.out_of_order || self.flat.top().is_some() {
+                self.out_of_order = true;
+                return DOCUMENT;
+            }
+        } else if !self.place(parent) {
+            return DOCUMENT;
+        }
+        let [class, id, itemprop] = kept_attributes(attrs);
+        let element = self.flat.open_html(
+            name,
+            class.map(|c| &**c),
+            id.map(|i| &**i),
+            itemprop.map_or("", |p| &**p),
+        );
+        if is_root {
+            self.root_attrs
+                .push((element, [class.cloned(), id.cloned(), itemprop.cloned()]));
+        }
+        element
+    }
+
+    fn create_root(&mut self, attrs: &[Attribute]) {
+        let id = self.append_element(DOCUMENT, local_name!("html"), attrs);
         self.push(id, local_name!("html"));
-        self.tree.append(0, id);
     }
 
-    fn html_attributes(&mut self, attrs: Vec<Attribute>) -> Step {
+    fn html_attributes(&mut self, attrs: &[Attribute]) -> Step {
         let html = self.open.first().ok_or(GiveUp)?.id;
-        self.tree.add_attributes(html, attrs);
+        self.add_attributes(html, attrs);
         DONE
+    }
+
+    /// Gives `target` (`<html>` or `<body>`) the attributes it lacks.
+    fn add_attributes(&mut self, target: NodeId, attrs: &[Attribute]) {
+        let added = kept_attributes(attrs);
+        if added.iter().all(Option::is_none) || self.out_of_order {
+            return;
+        }
+        let Some((_, slots)) = self.root_attrs.iter_mut().find(|(e, _)| *e == target) else {
+            self.out_of_order = true;
+            return;
+        };
+        for (slot, value) in slots.iter_mut().zip(added) {
+            if slot.is_none() {
+                *slot = value.cloned();
+            }
+        }
+        let [class, id, itemprop] = slots.clone();
+        self.flat.set_attributes(
+            target,
+            class.as_deref(),
+            id.as_deref(),
+            itemprop.as_deref().unwrap_or(""),
+        );
     }
 
     fn text(&mut self, text: StrTendril) {
         let parent = self.current();
-        self.tree.append_text(parent, text);
+        if self.place(parent) {
+            self.flat.append_text(&text);
+        }
     }
 
     fn comment(&mut self) -> Step {
@@ -1249,42 +1309,45 @@ impl State {
         self.comment_to(parent)
     }
 
+    /// A comment appended to `parent`: the flat view leaves it out, but
+    /// text on either side of it makes two nodes.
     fn comment_to(&mut self, parent: NodeId) -> Step {
-        let id = self.tree.push(Data::Other);
-        self.tree.append(parent, id);
+        if !self.out_of_order && parent != DOCUMENT && self.flat.top() == Some(parent) {
+            self.flat.end_text();
+        }
         DONE
     }
 }
 
-/// The tree as text: names, the attributes kept, text, other nodes.
-#[cfg(test)]
-fn dump(tree: &Tree) -> String {
-    let mut out = String::new();
-    tree.walk(|id, entering| {
-        let node = &tree.nodes[id as usize];
-        match (&node.data, entering) {
-            (
-                Data::Element {
-                    name,
-                    class,
-                    id,
-                    itemprop,
-                },
-                true,
-            ) => out.push_str(&format!(
-                "<{} {:?} {:?} {:?}>",
-                name.local,
-                class.as_deref(),
-                id.as_deref(),
-                itemprop.as_deref()
-            )),
-            (Data::Element { name, .. }, false) => out.push_str(&format!("</{}>", name.local)),
-            (Data::Text(t), true) => out.push_str(&format!("{:?}", &**t)),
-            (Data::Other, true) => out.push('#'),
-            (Data::Document | Data::Fragment, true) => out.push('^'),
-            _ => {}
+/// Stands in for a formatting entry's token while its element is made again.
+fn placeholder() -> Tag {
+    Tag {
+        kind: TagKind::StartTag,
+        name: local_name!(""),
+        self_closing: false,
+        had_duplicate_attributes: false,
+        attrs: Vec::new(),
+    }
+}
+
+/// The values of the attributes the extractor reads (`class`, `id`,
+/// `itemprop`), first of each name (the tokenizer has already dropped
+/// repeats).
+fn kept_attributes(attrs: &[Attribute]) -> [Option<&StrTendril>; 3] {
+    let mut out = [None, None, None];
+    for a in attrs {
+        // Compared as atoms: `is_empty` would read a static atom's text.
+        if a.name.ns != ns!() {
+            continue;
         }
-    });
+        let slot = match a.name.local {
+            local_name!("class") => 0,
+            local_name!("id") => 1,
+            local_name!("itemprop") => 2,
+            _ => continue,
+        };
+        out[slot].get_or_insert(&a.value);
+    }
     out
 }
 
@@ -1293,21 +1356,24 @@ mod tests {
     use super::*;
     use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts, TreeSink};
 
-    /// Our builder's tree of `html`, if it builds one, and html5ever's.
+    /// Our builder's flat view of `html`, if it builds one, and the one
+    /// html5ever's tree flattens to (both as [`super::super::sink::tests::summary`]
+    /// writes them).
     pub(crate) fn both(html: &str, depth: usize) -> (Option<String>, Option<String>) {
+        use super::super::sink::tests::summary;
         let page = StrTendril::from_slice(html);
-        let fast = Builder::new();
+        let fast = Builder::new(html.len());
         let ours = super::super::lexer::feed_pruned(&page, &fast, depth)
             .ok()
             .and_then(|()| fast.finish())
-            .map(|t| dump(&t));
+            .map(|d| summary(&d));
         let reference = TreeBuilder::new(
             super::super::sink::Sink::default(),
             TreeBuilderOpts::default(),
         );
         let theirs = super::super::lexer::feed_pruned(&page, &reference, depth)
             .ok()
-            .map(|()| dump(&reference.sink.finish()));
+            .map(|()| summary(&Dom::flatten(reference.sink.finish(), html.len())));
         (ours, theirs)
     }
 

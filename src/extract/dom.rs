@@ -305,9 +305,46 @@ thread_local! {
     static CLASS_NAMES: RefCell<ClassNames> = RefCell::default();
 }
 
-/// Builds a [`Dom`] from a walk of a parsed page: elements opened and
-/// closed, text in between.
-struct Builder {
+/// A page's vectors, emptied, for the thread's next page: growing new
+/// ones to a page's thousands of elements copied them several times over.
+type Kept = (Vec<Element>, Vec<Event>, String);
+
+thread_local! {
+    static KEPT: RefCell<Kept> = RefCell::default();
+}
+
+/// Past this many elements (or bytes of text) a page's vectors are not
+/// kept for the next one.
+const MAX_KEPT: usize = 1 << 16;
+
+impl Drop for Dom {
+    fn drop(&mut self) {
+        if self.elements.capacity() > MAX_KEPT || self.text.capacity() > 16 * MAX_KEPT {
+            return;
+        }
+        self.elements.clear();
+        self.events.clear();
+        self.text.clear();
+        let _ = KEPT.try_with(|kept| {
+            if let Ok(mut kept) = kept.try_borrow_mut() {
+                if kept.0.capacity() < self.elements.capacity() {
+                    std::mem::swap(&mut kept.0, &mut self.elements);
+                }
+                if kept.1.capacity() < self.events.capacity() {
+                    std::mem::swap(&mut kept.1, &mut self.events);
+                }
+                if kept.2.capacity() < self.text.capacity() {
+                    std::mem::swap(&mut kept.2, &mut self.text);
+                }
+            }
+        });
+    }
+}
+
+/// Builds a [`Dom`] from a walk of a parsed page (elements opened and
+/// closed, text in between), or straight from our tree builder's steps
+/// (see [`super::builder`]).
+pub(super) struct Builder {
     dom: Dom,
     /// Open elements, innermost last; of those, the block ones.
     stack: Vec<u32>,
@@ -317,10 +354,25 @@ struct Builder {
     /// Scratch space for an element's `class_id`.
     scratch: String,
     empty: Rc<str>,
+    /// The element whose last child is the text node being built, if
+    /// any: text appended to it joins that node (as a tree's text node
+    /// takes the text appended next to it).
+    text_owner: Option<u32>,
+    /// The text of a `<title>`'s node so far, while the page has no
+    /// title: the title is the first such node with words.
+    title_text: String,
 }
 
 impl Builder {
-    fn new(elements: usize) -> Builder {
+    /// A builder for a page of `page_bytes` bytes, its text reserved once
+    /// rather than grown (and copied) step by step.
+    pub(super) fn for_page(page_bytes: usize) -> Builder {
+        let mut builder = Builder::new(page_bytes / 256);
+        builder.dom.text.reserve(page_bytes / 4);
+        builder
+    }
+
+    pub(super) fn new(elements: usize) -> Builder {
         let mut names = CLASS_NAMES.with(|n| std::mem::take(&mut *n.borrow_mut()));
         if names.len() > MAX_CLASS_NAMES {
             names.clear();
@@ -329,10 +381,19 @@ impl Builder {
             Some((k, _)) => k.clone(),
             None => Rc::from(""),
         };
+        let (mut kept_elements, mut events, text) = KEPT
+            .try_with(|k| k.try_borrow_mut().map(|mut k| std::mem::take(&mut *k)))
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        kept_elements.reserve(elements);
+        events.reserve(elements * 2);
         let dom = Dom {
-            elements: Vec::with_capacity(elements),
-            events: Vec::with_capacity(elements * 2),
-            ..Dom::default()
+            elements: kept_elements,
+            events,
+            text,
+            title: None,
+            body: None,
         };
         Builder {
             dom,
@@ -341,14 +402,54 @@ impl Builder {
             names,
             scratch: String::new(),
             empty,
+            text_owner: None,
+            title_text: String::new(),
         }
     }
 
     /// The flat view built, the class names given back to the thread.
-    fn finish(self) -> Dom {
+    pub(super) fn finish(mut self) -> Dom {
+        self.end_text();
+        while !self.stack.is_empty() {
+            self.close();
+        }
         let names = self.names;
         CLASS_NAMES.with(|n| *n.borrow_mut() = names);
         self.dom
+    }
+
+    /// The innermost open element.
+    #[inline]
+    pub(super) fn top(&self) -> Option<u32> {
+        self.stack.last().copied()
+    }
+
+    /// Whether `element` has been closed.
+    #[inline]
+    pub(super) fn is_closed(&self, element: u32) -> bool {
+        self.dom.elements[element as usize].close != 0
+    }
+
+    /// The text node being built ends (an element or a comment comes
+    /// next to it).
+    #[inline]
+    pub(super) fn end_text(&mut self) {
+        if self.text_owner.take().is_none() {
+            return;
+        }
+        if !self.title_text.is_empty() {
+            if self.dom.title.is_none() {
+                let t = self
+                    .title_text
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if !t.is_empty() {
+                    self.dom.title = Some(t);
+                }
+            }
+            self.title_text.clear();
+        }
     }
 
     /// `class` and `id`, lower-cased, space separated, shared with the
@@ -395,6 +496,48 @@ impl Builder {
         } else {
             Tag::of(name)
         };
+        self.open_tag(node, tag, class, id, itemprop);
+    }
+
+    /// Opens an HTML element inside the innermost open one; its index.
+    pub(super) fn open_html(
+        &mut self,
+        name: LocalName,
+        class: Option<&str>,
+        id: Option<&str>,
+        itemprop: &str,
+    ) -> u32 {
+        let index = self.dom.elements.len() as u32;
+        self.open_tag(None, Tag(name), class, id, itemprop);
+        index
+    }
+
+    /// Gives an element other `class`, `id` and `itemprop` values (a
+    /// second `<html>` or `<body>` adds those the first lacked).
+    pub(super) fn set_attributes(
+        &mut self,
+        element: u32,
+        class: Option<&str>,
+        id: Option<&str>,
+        itemprop: &str,
+    ) {
+        let (class_id, class_len, class_weight) = self.class_id(class, id);
+        let el = &mut self.dom.elements[element as usize];
+        el.class_id = class_id;
+        el.class_len = class_len;
+        el.class_weight = class_weight;
+        el.itemprop = itemprop.to_ascii_lowercase();
+    }
+
+    fn open_tag(
+        &mut self,
+        node: Option<ego_tree::NodeId>,
+        tag: Tag,
+        class: Option<&str>,
+        id: Option<&str>,
+        itemprop: &str,
+    ) {
+        self.end_text();
         let atom = tag.name();
         let (class_id, class_len, class_weight) = self.class_id(class, id);
         let dom = &mut self.dom;
@@ -441,18 +584,29 @@ impl Builder {
         }
     }
 
+    /// A text node of the innermost open element.
     fn text(&mut self, t: &str) {
-        let dom = &mut self.dom;
+        self.end_text();
+        self.append_text(t);
+        self.end_text();
+    }
+
+    /// Text appended to the innermost open element: it joins the text
+    /// node before it, if that is the element's last child.
+    pub(super) fn append_text(&mut self, t: &str) {
         let Some(&owner) = self.stack.last() else {
             return;
         };
+        let joins = self.text_owner == Some(owner);
+        if !joins {
+            self.end_text();
+            self.text_owner = Some(owner);
+        }
+        let dom = &mut self.dom;
         let owner_el = &dom.elements[owner as usize];
         if *owner_el.tag.name() == local_name!("title") {
             if dom.title.is_none() {
-                let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
-                if !t.is_empty() {
-                    dom.title = Some(t);
-                }
+                self.title_text.push_str(t);
             }
             return;
         }
@@ -479,10 +633,14 @@ impl Builder {
             inline.han += stats.han;
             inline.punct += stats.punct;
         }
-        dom.events.push(Event::Text(start, end));
+        match dom.events.last_mut() {
+            Some(Event::Text(_, last_end)) if joins && *last_end == start => *last_end = end,
+            _ => dom.events.push(Event::Text(start, end)),
+        }
     }
 
-    fn close(&mut self) {
+    pub(super) fn close(&mut self) {
+        self.end_text();
         let dom = &mut self.dom;
         let Some(index) = self.stack.pop() else {
             return;
@@ -529,10 +687,23 @@ impl Dom {
     /// [`super::nesting::for_parsing`] makes of it, without making it
     /// (see [`super::sink::Tree::parse_page`]).
     pub fn parse_page(html: &str, max_depth: usize) -> Dom {
-        Dom::flatten(super::sink::Tree::parse_page(html, max_depth), html.len())
+        let page = html5ever::tendril::StrTendril::from_slice(html);
+        // Most pages need none of html5ever's harder repairs: our builder
+        // makes their flat view, and gives the rest back.
+        let fast = super::builder::Builder::new(html.len());
+        // Lexing stops where our builder gives up (a table, say), as the
+        // page is parsed again from the start.
+        if super::lexer::feed_pruned_until(&page, &fast, max_depth, || fast.gave_up()).is_ok() {
+            if let Some(dom) = fast.finish() {
+                return dom;
+            }
+        } else {
+            fast.finish();
+        }
+        Dom::flatten(super::sink::Tree::parse_page(page, max_depth), html.len())
     }
 
-    fn flatten(tree: super::sink::Tree, page_bytes: usize) -> Dom {
+    pub(super) fn flatten(tree: super::sink::Tree, page_bytes: usize) -> Dom {
         use super::sink::Data;
         let mut builder = Builder::new(tree.nodes.len());
         // The text is a part of the page: reserved once rather than grown

@@ -85,27 +85,14 @@ impl Tree {
     /// [`super::nesting::for_parsing`] makes of it (comments, scripts,
     /// styles and the head's metadata left out, nesting capped at
     /// `max_depth`), reading the page itself where it can (see
-    /// [`super::lexer::feed_pruned`]).
-    pub fn parse_page(html: &str, max_depth: usize) -> Tree {
-        let page = StrTendril::from_slice(html);
-        // Most pages need none of html5ever's harder repairs: our builder
-        // makes their tree, and gives the rest back.
-        let fast = super::builder::Builder::new();
-        // Lexing stops where our builder gives up (a table, say), as the
-        // page is parsed again from the start.
-        if super::lexer::feed_pruned_until(&page, &fast, max_depth, || fast.gave_up()).is_ok() {
-            if let Some(tree) = fast.finish() {
-                return tree;
-            }
-        } else if let Some(tree) = fast.finish() {
-            tree.recycle();
-        }
+    /// [`super::lexer::feed_pruned`]). `page` is `html`, as a tendril.
+    pub fn parse_page(page: StrTendril, max_depth: usize) -> Tree {
         let builder = TreeBuilder::new(Sink::default(), TreeBuilderOpts::default());
         if super::lexer::feed_pruned(&page, &builder, max_depth).is_ok() {
             return builder.sink.finish();
         }
         builder.sink.finish().recycle();
-        Tree::parse(super::nesting::for_parsing(html, max_depth))
+        Tree::parse(super::nesting::for_parsing(&page, max_depth))
     }
 
     /// Parses a whole page with html5ever's tokenizer and tree builder.
@@ -179,17 +166,6 @@ impl Tree {
                 }
             }
         }
-    }
-
-    /// An element with the attributes the extractor reads, not yet linked.
-    pub(super) fn element(&mut self, name: QualName, attrs: Vec<Attribute>) -> NodeId {
-        let [class, id, itemprop] = read_attributes(attrs);
-        self.push(Data::Element {
-            name,
-            class,
-            id,
-            itemprop,
-        })
     }
 
     /// Appends text to `parent`, merged into its last child if that is text.

@@ -1336,17 +1336,9 @@ fn placeholder() -> Tag {
 fn kept_attributes(attrs: &[Attribute]) -> [Option<&StrTendril>; 3] {
     let mut out = [None, None, None];
     for a in attrs {
-        // Compared as atoms: `is_empty` would read a static atom's text.
-        if a.name.ns != ns!() {
-            continue;
+        if let Some(slot) = super::sink::kept_attribute(&a.name) {
+            out[slot].get_or_insert(&a.value);
         }
-        let slot = match a.name.local {
-            local_name!("class") => 0,
-            local_name!("id") => 1,
-            local_name!("itemprop") => 2,
-            _ => continue,
-        };
-        out[slot].get_or_insert(&a.value);
     }
     out
 }

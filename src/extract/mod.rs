@@ -1,9 +1,13 @@
 //! From a page's content to the text the algorithms read: charset decoding,
 //! main-content extraction, document structure.
 //!
-//! HTML is parsed with html5ever into a lean tree (`sink`) and walked as a
-//! flat event list, never by recursion, so a page nested a hundred
-//! thousand levels deep cannot overflow the stack.
+//! HTML is lexed by our own lexer (`lexer`), and most pages are built by
+//! our tree builder (`builder`) straight into a flat event list (`dom`);
+//! pages that need html5ever's harder repairs (tables, misnested
+//! formatting, foreign content) go through html5ever into a lean tree
+//! (`sink`) that is flattened the same way. Both are read as the flat
+//! list, never by recursion, so a page nested a hundred thousand levels
+//! deep cannot overflow the stack.
 
 pub mod boilerplate;
 mod builder;

@@ -296,19 +296,27 @@ impl Default for Sink {
 fn read_attributes(attrs: Vec<Attribute>) -> [Option<StrTendril>; 3] {
     let mut out: [Option<StrTendril>; 3] = [None, None, None];
     for a in attrs {
-        // Compared as atoms: `is_empty` would read a static atom's text.
-        if a.name.ns != ns!() {
-            continue;
+        if let Some(slot) = kept_attribute(&a.name) {
+            out[slot].get_or_insert(a.value);
         }
-        let slot = match a.name.local {
-            local_name!("class") => 0,
-            local_name!("id") => 1,
-            local_name!("itemprop") => 2,
-            _ => continue,
-        };
-        out[slot].get_or_insert(a.value);
     }
     out
+}
+
+/// Which of the attributes the extractor reads (`class`, `id`, `itemprop`,
+/// in that order) `name` is.
+#[inline]
+pub(super) fn kept_attribute(name: &QualName) -> Option<usize> {
+    // Compared as atoms: `is_empty` would read a static atom's text.
+    if name.ns != ns!() {
+        return None;
+    }
+    match name.local {
+        local_name!("class") => Some(0),
+        local_name!("id") => Some(1),
+        local_name!("itemprop") => Some(2),
+        _ => None,
+    }
 }
 
 impl TreeSink for Sink {

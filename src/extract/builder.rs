@@ -24,7 +24,7 @@ use std::cell::RefCell;
 
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{Tag, TagKind, Token, TokenSink, TokenSinkResult};
+use html5ever::tokenizer::{Tag, TagKind, Token, TokenSinkResult};
 use html5ever::{local_name, ns, Attribute, LocalName};
 
 use super::dom::{self, Dom};
@@ -171,9 +171,11 @@ type Step = Result<TokenSinkResult<NodeId>, GiveUp>;
 
 const DONE: Step = Ok(TokenSinkResult::Continue);
 
-enum Tok {
-    Chars(StrTendril),
-    Tag(Tag),
+/// A token as the steps read it, lent by the lexer.
+#[derive(Clone, Copy)]
+enum Tok<'t> {
+    Chars(&'t str),
+    Tag(&'t Tag),
     Comment,
     Eof,
 }
@@ -240,42 +242,10 @@ impl Builder {
     }
 }
 
-impl TokenSink for Builder {
-    type Handle = NodeId;
-
-    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<NodeId> {
-        let mut s = self.state.borrow_mut();
-        if s.failed {
-            return TokenSinkResult::Continue;
-        }
-        let ignore_lf = std::mem::take(&mut s.ignore_lf);
-        let tok = match token {
-            Token::ParseError(_) => return TokenSinkResult::Continue,
-            Token::DoctypeToken(_) => {
-                // Quirks mode changes only how `<table>` closes a `<p>`,
-                // and tables are left to html5ever.
-                if s.mode == Mode::Initial {
-                    s.mode = Mode::BeforeHtml;
-                }
-                return TokenSinkResult::Continue;
-            }
-            Token::TagToken(tag) => Tok::Tag(tag),
-            Token::CommentToken(_) => Tok::Comment,
-            Token::NullCharacterToken => {
-                s.failed = true;
-                return TokenSinkResult::Continue;
-            }
-            Token::EOFToken => Tok::Eof,
-            Token::CharacterTokens(mut text) => {
-                if ignore_lf && text.starts_with('\n') {
-                    text.pop_front(1);
-                }
-                if text.is_empty() {
-                    return TokenSinkResult::Continue;
-                }
-                Tok::Chars(text)
-            }
-        };
+impl Builder {
+    /// The step for `tok`; a builder that cannot take it gives up.
+    #[inline]
+    fn feed(&self, s: &mut State, tok: Tok) -> TokenSinkResult<NodeId> {
         let mode = s.mode;
         match s.step(mode, tok) {
             Ok(result) if !s.out_of_order => result,
@@ -285,11 +255,96 @@ impl TokenSink for Builder {
             }
         }
     }
+
+    fn chars(&self, text: &str) {
+        let mut s = self.state.borrow_mut();
+        if s.failed {
+            return;
+        }
+        let ignore_lf = std::mem::take(&mut s.ignore_lf);
+        let text = match text.strip_prefix('\n') {
+            Some(rest) if ignore_lf => rest,
+            _ => text,
+        };
+        if !text.is_empty() {
+            let _ = self.feed(&mut s, Tok::Chars(text));
+        }
+    }
+}
+
+impl super::lexer::Sink for Builder {
+    type Handle = NodeId;
+
+    fn token(&self, token: Token) -> TokenSinkResult<NodeId> {
+        let token = match token {
+            Token::CharacterTokens(text) => {
+                self.chars(&text);
+                return TokenSinkResult::Continue;
+            }
+            Token::TagToken(mut tag) => return super::lexer::Sink::tag(self, &mut tag),
+            token => token,
+        };
+        let mut s = self.state.borrow_mut();
+        if s.failed {
+            return TokenSinkResult::Continue;
+        }
+        // Any token ends the skipping of a newline after `<pre>`.
+        s.ignore_lf = false;
+        let tok = match token {
+            Token::DoctypeToken(_) => {
+                // Quirks mode changes only how `<table>` closes a `<p>`,
+                // and tables are left to html5ever.
+                if s.mode == Mode::Initial {
+                    s.mode = Mode::BeforeHtml;
+                }
+                return TokenSinkResult::Continue;
+            }
+            Token::CommentToken(_) => Tok::Comment,
+            Token::NullCharacterToken => {
+                s.failed = true;
+                return TokenSinkResult::Continue;
+            }
+            Token::EOFToken => Tok::Eof,
+            Token::ParseError(_) | Token::CharacterTokens(_) | Token::TagToken(_) => {
+                return TokenSinkResult::Continue
+            }
+        };
+        self.feed(&mut s, tok)
+    }
+
+    #[inline]
+    fn page_text(&self, page: &StrTendril, from: usize, to: usize) {
+        match page.get(from..to) {
+            Some(text) => self.chars(text),
+            None => {
+                let _ = self.token(Token::CharacterTokens(
+                    page.subtendril(from as u32, (to - from) as u32),
+                ));
+            }
+        }
+    }
+
+    #[inline]
+    fn tag(&self, tag: &mut Tag) -> TokenSinkResult<NodeId> {
+        let mut s = self.state.borrow_mut();
+        if s.failed {
+            return TokenSinkResult::Continue;
+        }
+        s.ignore_lf = false;
+        self.feed(&mut s, Tok::Tag(tag))
+    }
+
+    fn end(&self) {}
+
+    fn in_foreign_content(&self) -> bool {
+        // SVG and MathML are left to html5ever.
+        false
+    }
 }
 
 /// The leading run of ASCII whitespace, as html5ever splits text in the
 /// modes outside the body.
-fn split_space(text: &StrTendril) -> usize {
+fn split_space(text: &str) -> usize {
     text.as_bytes()
         .iter()
         .position(|b| !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' '))
@@ -297,7 +352,7 @@ fn split_space(text: &StrTendril) -> usize {
 }
 
 impl State {
-    fn step(&mut self, mode: Mode, tok: Tok) -> Step {
+    fn step(&mut self, mode: Mode, tok: Tok<'_>) -> Step {
         match mode {
             Mode::Initial => match tok {
                 Tok::Chars(text) => {
@@ -305,10 +360,7 @@ impl State {
                     if n == text.len() {
                         return DONE;
                     }
-                    self.reprocess(
-                        Mode::BeforeHtml,
-                        Tok::Chars(text.subtendril(n as u32, (text.len() - n) as u32)),
-                    )
+                    self.reprocess(Mode::BeforeHtml, Tok::Chars(&text[n..]))
                 }
                 Tok::Comment => self.comment_to(0),
                 tok => self.reprocess(Mode::BeforeHtml, tok),
@@ -321,10 +373,7 @@ impl State {
                         return DONE;
                     }
                     self.create_root(&[]);
-                    self.reprocess(
-                        Mode::BeforeHead,
-                        Tok::Chars(text.subtendril(n as u32, (text.len() - n) as u32)),
-                    )
+                    self.reprocess(Mode::BeforeHead, Tok::Chars(&text[n..]))
                 }
                 Tok::Tag(tag)
                     if tag.kind == TagKind::StartTag && tag.name == local_name!("html") =>
@@ -358,10 +407,7 @@ impl State {
                     }
                     let head = self.insert(local_name!("head"), &[]);
                     self.head = Some(head);
-                    self.reprocess(
-                        Mode::InHead,
-                        Tok::Chars(text.subtendril(n as u32, (text.len() - n) as u32)),
-                    )
+                    self.reprocess(Mode::InHead, Tok::Chars(&text[n..]))
                 }
                 Tok::Comment => self.comment(),
                 Tok::Tag(tag)
@@ -372,7 +418,7 @@ impl State {
                 Tok::Tag(tag)
                     if tag.kind == TagKind::StartTag && tag.name == local_name!("head") =>
                 {
-                    let head = self.insert(tag.name, &tag.attrs);
+                    let head = self.insert(tag.name.clone(), &tag.attrs);
                     self.head = Some(head);
                     self.mode = Mode::InHead;
                     DONE
@@ -400,22 +446,19 @@ impl State {
                 Tok::Chars(text) => {
                     let n = split_space(&text);
                     if n > 0 {
-                        self.text(text.subtendril(0, n as u32));
+                        self.text(&text[..n]);
                     }
                     if n == text.len() {
                         return DONE;
                     }
                     self.insert(local_name!("body"), &[]);
-                    self.reprocess(
-                        Mode::InBody,
-                        Tok::Chars(text.subtendril(n as u32, (text.len() - n) as u32)),
-                    )
+                    self.reprocess(Mode::InBody, Tok::Chars(&text[n..]))
                 }
                 Tok::Comment => self.comment(),
                 Tok::Tag(tag) => match (tag.kind, &tag.name) {
                     (TagKind::StartTag, &local_name!("html")) => self.html_attributes(&tag.attrs),
                     (TagKind::StartTag, &local_name!("body")) => {
-                        self.insert(tag.name, &tag.attrs);
+                        self.insert(tag.name.clone(), &tag.attrs);
                         self.mode = Mode::InBody;
                         DONE
                     }
@@ -486,15 +529,12 @@ impl State {
                     let n = split_space(&text);
                     if n > 0 {
                         self.reconstruct()?;
-                        self.text(text.subtendril(0, n as u32));
+                        self.text(&text[..n]);
                     }
                     if n == text.len() {
                         return DONE;
                     }
-                    self.reprocess(
-                        Mode::InBody,
-                        Tok::Chars(text.subtendril(n as u32, (text.len() - n) as u32)),
-                    )
+                    self.reprocess(Mode::InBody, Tok::Chars(&text[n..]))
                 }
                 Tok::Comment => {
                     if mode == Mode::AfterBody {
@@ -523,26 +563,23 @@ impl State {
         }
     }
 
-    fn reprocess(&mut self, mode: Mode, tok: Tok) -> Step {
+    fn reprocess(&mut self, mode: Mode, tok: Tok<'_>) -> Step {
         self.mode = mode;
         self.step(mode, tok)
     }
 
-    fn in_head(&mut self, tok: Tok) -> Step {
+    fn in_head(&mut self, tok: Tok<'_>) -> Step {
         let tag = match tok {
             Tok::Chars(text) => {
                 let n = split_space(&text);
                 if n > 0 {
-                    self.text(text.subtendril(0, n as u32));
+                    self.text(&text[..n]);
                 }
                 if n == text.len() {
                     return DONE;
                 }
                 self.pop();
-                return self.reprocess(
-                    Mode::AfterHead,
-                    Tok::Chars(text.subtendril(n as u32, (text.len() - n) as u32)),
-                );
+                return self.reprocess(Mode::AfterHead, Tok::Chars(&text[n..]));
             }
             Tok::Comment => return self.comment(),
             Tok::Eof => {
@@ -588,7 +625,7 @@ impl State {
 
     /// `<base>`, `<link>`, `<meta>`...: made and closed, a `<meta>`'s
     /// charset reported as html5ever's builder reports it.
-    fn head_void(&mut self, tag: Tag) -> Step {
+    fn head_void(&mut self, tag: &Tag) -> Step {
         let mut charset = None;
         let mut http_equiv = false;
         for a in &tag.attrs {
@@ -606,21 +643,21 @@ impl State {
             // Reading the charset out of `content` is left to html5ever.
             return Err(GiveUp);
         }
-        self.insert_void(tag.name, &tag.attrs);
+        self.insert_void(tag.name.clone(), &tag.attrs);
         Ok(match charset {
             Some(c) => TokenSinkResult::EncodingIndicator(c),
             None => TokenSinkResult::Continue,
         })
     }
 
-    fn raw_text(&mut self, tag: Tag, kind: RawKind) -> Step {
-        self.insert(tag.name, &tag.attrs);
+    fn raw_text(&mut self, tag: &Tag, kind: RawKind) -> Step {
+        self.insert(tag.name.clone(), &tag.attrs);
         self.original = self.mode;
         self.mode = Mode::Text;
         Ok(TokenSinkResult::RawData(kind))
     }
 
-    fn in_body(&mut self, tok: Tok) -> Step {
+    fn in_body(&mut self, tok: Tok<'_>) -> Step {
         let tag = match tok {
             Tok::Chars(text) => {
                 self.reconstruct()?;
@@ -678,7 +715,7 @@ impl State {
             | local_name!("ul")
             | local_name!("menu") => {
                 self.close_p_in_button_scope();
-                self.insert(tag.name, &tag.attrs);
+                self.insert(tag.name.clone(), &tag.attrs);
                 DONE
             }
             local_name!("h1")
@@ -691,19 +728,19 @@ impl State {
                 if self.current_classes() & HEADING != 0 {
                     self.pop();
                 }
-                self.insert(tag.name, &tag.attrs);
+                self.insert(tag.name.clone(), &tag.attrs);
                 DONE
             }
             local_name!("pre") | local_name!("listing") => {
                 self.close_p_in_button_scope();
-                self.insert(tag.name, &tag.attrs);
+                self.insert(tag.name.clone(), &tag.attrs);
                 self.ignore_lf = true;
                 DONE
             }
             local_name!("form") => {
                 if self.form.is_none() {
                     self.close_p_in_button_scope();
-                    let form = self.insert(tag.name, &tag.attrs);
+                    let form = self.insert(tag.name.clone(), &tag.attrs);
                     self.form = Some(form);
                 }
                 DONE
@@ -735,12 +772,12 @@ impl State {
                     self.pop_until(&name);
                 }
                 self.close_p_in_button_scope();
-                self.insert(tag.name, &tag.attrs);
+                self.insert(tag.name.clone(), &tag.attrs);
                 DONE
             }
             local_name!("plaintext") => {
                 self.close_p_in_button_scope();
-                self.insert(tag.name, &tag.attrs);
+                self.insert(tag.name.clone(), &tag.attrs);
                 Ok(TokenSinkResult::Plaintext)
             }
             local_name!("button") => {
@@ -749,7 +786,7 @@ impl State {
                     self.pop_until(&local_name!("button"));
                 }
                 self.reconstruct()?;
-                self.insert(tag.name, &tag.attrs);
+                self.insert(tag.name.clone(), &tag.attrs);
                 DONE
             }
             local_name!("a") => {
@@ -786,7 +823,7 @@ impl State {
             }
             local_name!("applet") | local_name!("marquee") | local_name!("object") => {
                 self.reconstruct()?;
-                self.insert(tag.name, &tag.attrs);
+                self.insert(tag.name.clone(), &tag.attrs);
                 self.formatting.push(Entry::Marker);
                 DONE
             }
@@ -798,7 +835,7 @@ impl State {
             | local_name!("wbr")
             | local_name!("input") => {
                 self.reconstruct()?;
-                self.insert_void(tag.name, &tag.attrs);
+                self.insert_void(tag.name.clone(), &tag.attrs);
                 DONE
             }
             local_name!("image") => {
@@ -807,12 +844,12 @@ impl State {
                 DONE
             }
             local_name!("param") | local_name!("source") | local_name!("track") => {
-                self.insert_void(tag.name, &tag.attrs);
+                self.insert_void(tag.name.clone(), &tag.attrs);
                 DONE
             }
             local_name!("hr") => {
                 self.close_p_in_button_scope();
-                self.insert_void(tag.name, &tag.attrs);
+                self.insert_void(tag.name.clone(), &tag.attrs);
                 DONE
             }
             local_name!("textarea") => {
@@ -837,7 +874,7 @@ impl State {
                     self.pop();
                 }
                 self.reconstruct()?;
-                self.insert(tag.name, &tag.attrs);
+                self.insert(tag.name.clone(), &tag.attrs);
                 DONE
             }
             local_name!("caption")
@@ -863,13 +900,13 @@ impl State {
             | local_name!("rt") => Err(GiveUp),
             _ => {
                 self.reconstruct()?;
-                self.insert(tag.name, &tag.attrs);
+                self.insert(tag.name.clone(), &tag.attrs);
                 DONE
             }
         }
     }
 
-    fn end_tag_in_body(&mut self, tag: Tag) -> Step {
+    fn end_tag_in_body(&mut self, tag: &Tag) -> Step {
         match tag.name {
             local_name!("template") => DONE,
             local_name!("body") => {
@@ -977,7 +1014,7 @@ impl State {
                 DONE
             }
             ref name if *name == local_name!("a") || super::nesting::is_formatting(name) => {
-                self.adoption_agency(tag.name)?;
+                self.adoption_agency(tag.name.clone())?;
                 DONE
             }
             local_name!("applet") | local_name!("marquee") | local_name!("object") => {
@@ -1071,7 +1108,7 @@ impl State {
             .rposition(|e| matches!(e, Entry::Element(x, _) if *x == id))
     }
 
-    fn formatting_element(&mut self, tag: Tag) {
+    fn formatting_element(&mut self, tag: &Tag) {
         // The Noah's Ark clause: at most three equal entries after the last marker.
         let mut first = None;
         let mut matches = 0;
@@ -1090,7 +1127,7 @@ impl State {
             }
         }
         let id = self.insert(tag.name.clone(), &tag.attrs);
-        self.formatting.push(Entry::Element(id, tag));
+        self.formatting.push(Entry::Element(id, tag.clone()));
     }
 
     fn is_open(&self, id: NodeId) -> bool {
@@ -1297,10 +1334,10 @@ impl State {
         );
     }
 
-    fn text(&mut self, text: StrTendril) {
+    fn text(&mut self, text: &str) {
         let parent = self.current();
         if self.place(parent) {
-            self.flat.append_text(&text);
+            self.flat.append_text(text);
         }
     }
 

@@ -27,6 +27,73 @@ use html5ever::tokenizer::{
 };
 use html5ever::{local_name, ns, Attribute, LocalName, QualName};
 
+/// What the lexer feeds: html5ever's [`TokenSink`] (every one is a
+/// `Sink`), or a sink that reads a page's text and its tags where they
+/// lie: our tree builder takes most of a page's tokens without keeping
+/// them, and handing each over (a tendril made of the page for every text
+/// run, a new attribute vector dropped after every tag) was about a tenth
+/// of its instructions.
+pub trait Sink {
+    type Handle;
+
+    /// A token other than a tag or a run of the page's text.
+    fn token(&self, token: Token) -> TokenSinkResult<Self::Handle>;
+
+    /// The page's text `[from, to)` (not empty; character boundaries), as
+    /// it stands.
+    fn page_text(&self, page: &StrTendril, from: usize, to: usize);
+
+    /// A tag, lent: what the sink leaves in it is dropped.
+    fn tag(&self, tag: &mut Tag) -> TokenSinkResult<Self::Handle>;
+
+    fn end(&self);
+
+    /// See [`TokenSink::adjusted_current_node_present_but_not_in_html_namespace`].
+    fn in_foreign_content(&self) -> bool;
+}
+
+impl<T: TokenSink> Sink for T {
+    type Handle = T::Handle;
+
+    #[inline]
+    fn token(&self, token: Token) -> TokenSinkResult<T::Handle> {
+        self.process_token(token, 1)
+    }
+
+    #[inline]
+    fn page_text(&self, page: &StrTendril, from: usize, to: usize) {
+        let text = if page.is_char_boundary(from) && page.is_char_boundary(to) {
+            // SAFETY: `from..to` lies within the page (`to` is a boundary,
+            // so at most its length) and both ends are character
+            // boundaries.
+            unsafe { page.unsafe_subtendril(from as u32, (to - from) as u32) }
+        } else {
+            page.subtendril(from as u32, (to - from) as u32)
+        };
+        let _ = self.process_token(Token::CharacterTokens(text), 1);
+    }
+
+    #[inline]
+    fn tag(&self, tag: &mut Tag) -> TokenSinkResult<T::Handle> {
+        let tag = Tag {
+            kind: tag.kind,
+            name: std::mem::take(&mut tag.name),
+            self_closing: tag.self_closing,
+            attrs: std::mem::take(&mut tag.attrs),
+            had_duplicate_attributes: tag.had_duplicate_attributes,
+        };
+        self.process_token(Token::TagToken(tag), 1)
+    }
+
+    fn end(&self) {
+        TokenSink::end(self)
+    }
+
+    fn in_foreign_content(&self) -> bool {
+        self.adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
+
 /// The page holds markup this lexer leaves to html5ever's tokenizer.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Unsupported;
@@ -46,7 +113,7 @@ enum State {
 /// [`super::nesting::keeps_attribute`]), the rest being most of a page's
 /// markup. On `Err` the sink has seen part of the page and should be
 /// dropped.
-pub fn feed<S: TokenSink>(
+pub fn feed<S: Sink>(
     page: &StrTendril,
     sink: &S,
     every_attribute: bool,
@@ -70,7 +137,7 @@ pub fn feed<S: TokenSink>(
 /// nesting past `max_depth`, a carriage return or byte order mark), it
 /// gives up with `Err`, the sink having seen part of the page: the
 /// caller then prepares the page and feeds that.
-pub fn feed_pruned<S: TokenSink>(
+pub fn feed_pruned<S: Sink>(
     page: &StrTendril,
     sink: &S,
     max_depth: usize,
@@ -81,7 +148,7 @@ pub fn feed_pruned<S: TokenSink>(
 /// [`feed_pruned`], stopping with `Err` after the first markup at which
 /// `stop` holds: a tree builder that has given up on the page (its tree
 /// will not be used) need not be fed the rest.
-pub fn feed_pruned_until<S: TokenSink>(
+pub fn feed_pruned_until<S: Sink>(
     page: &StrTendril,
     sink: &S,
     max_depth: usize,
@@ -127,6 +194,8 @@ struct Lexer<'a, S, F> {
     every_attribute: bool,
     gate: Option<Gate>,
     stop: &'a F,
+    /// The last tag's attribute vector, emptied, for the next tag.
+    attrs: Vec<Attribute>,
 }
 
 fn is_space(b: u8) -> bool {
@@ -391,7 +460,7 @@ fn local_name(raw: &str) -> LocalName {
     }
 }
 
-impl<'a, S: TokenSink, F: Fn() -> bool> Lexer<'a, S, F> {
+impl<'a, S: Sink, F: Fn() -> bool> Lexer<'a, S, F> {
     fn new(
         page: &'a StrTendril,
         sink: &'a S,
@@ -409,13 +478,14 @@ impl<'a, S: TokenSink, F: Fn() -> bool> Lexer<'a, S, F> {
             every_attribute,
             gate,
             stop,
+            attrs: Vec::new(),
         }
     }
 }
 
-impl<S: TokenSink, F: Fn() -> bool> Lexer<'_, S, F> {
+impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
     fn emit(&self, token: Token) -> TokenSinkResult<S::Handle> {
-        self.sink.process_token(token, 1)
+        self.sink.token(token)
     }
 
     /// Emits the text `[from, to)`: character references decoded if
@@ -432,7 +502,7 @@ impl<S: TokenSink, F: Fn() -> bool> Lexer<'_, S, F> {
         // the decoder's plumbing.
         if !special {
             if from < to {
-                let _ = self.emit(Token::CharacterTokens(self.slice(from, to)));
+                self.sink.page_text(self.page, from, to);
             }
             return;
         }
@@ -713,7 +783,7 @@ impl<S: TokenSink, F: Fn() -> bool> Lexer<'_, S, F> {
         let b = self.b;
         let sink = self.sink;
         let bogus_comment = |from: usize| {
-            let _ = sink.process_token(Token::CommentToken(StrTendril::new()), 1);
+            let _ = sink.token(Token::CommentToken(StrTendril::new()));
             memchr::memchr(b'>', &b[from..]).map_or(b.len(), |i| from + i + 1)
         };
         match b[lt + 1] {
@@ -743,11 +813,7 @@ impl<S: TokenSink, F: Fn() -> bool> Lexer<'_, S, F> {
                         let _ = self.emit(Token::DoctypeToken(d));
                     }
                     self.gate_kept(lt, end)
-                } else if rest.starts_with(b"[CDATA[")
-                    && self
-                        .sink
-                        .adjusted_current_node_present_but_not_in_html_namespace()
-                {
+                } else if rest.starts_with(b"[CDATA[") && self.sink.in_foreign_content() {
                     Err(Unsupported)
                 } else {
                     let end = bogus_comment(lt + 2);
@@ -790,10 +856,10 @@ impl<S: TokenSink, F: Fn() -> bool> Lexer<'_, S, F> {
         let self_closing = end >= 2 && b[end - 2] == b'/';
         if self_closing || is_void(atom) {
             g.in_head = g.in_head && is_head(atom);
-            if g.started
-                && g.in_head
-                && matches!(*atom, local_name!("meta") | local_name!("link"))
-                && super::nesting::tag_ends_within(&s[lt..end])
+            // The pre-pass also asks `nesting::tag_ends_within` of the
+            // piece, which reads it by the tokenizer's states as this
+            // lexer has just done: the tag ended within it, at `end`.
+            if g.started && g.in_head && matches!(*atom, local_name!("meta") | local_name!("link"))
             {
                 self.drop_piece(lt, end)?;
                 return Ok(Some(end));
@@ -905,7 +971,8 @@ impl<S: TokenSink, F: Fn() -> bool> Lexer<'_, S, F> {
         let keep = |from: usize, to: usize| {
             self.every_attribute || super::nesting::keeps_attribute(formatting, &self.s[from..to])
         };
-        let mut attrs: Vec<Attribute> = Vec::new();
+        // The vector of the tag before, emptied (the sink lends it back).
+        let mut attrs: Vec<Attribute> = std::mem::take(&mut self.attrs);
         let mut duplicate = false;
         // The attribute being read, if it is kept: its name's span, and
         // its value (whether to keep it is decided once, from its name).
@@ -1048,13 +1115,16 @@ impl<S: TokenSink, F: Fn() -> bool> Lexer<'_, S, F> {
         if kind == TagKind::StartTag {
             self.last_start = Some(name.clone());
         }
-        let result = self.emit(Token::TagToken(Tag {
+        let mut tag = Tag {
             kind,
             name,
             self_closing,
             attrs,
             had_duplicate_attributes: duplicate,
-        }));
+        };
+        let result = self.sink.tag(&mut tag);
+        tag.attrs.clear();
+        self.attrs = tag.attrs;
         let raw_piece = self.gate.as_mut().map(|g| std::mem::take(&mut g.raw_piece));
         self.state = match result {
             TokenSinkResult::RawData(RawKind::Rcdata) => State::Rcdata,

@@ -2,7 +2,7 @@
 //! the flat view ([`super::dom::Dom`]) of the tree html5ever's tree builder would,
 //! following the same rules of the HTML standard, for pages that need none
 //! of its harder repairs, and gives up at the first token that would (a
-//! table, `<select>`, `<template>`, `<frameset>`, SVG or MathML, ruby
+//! table, `<template>`, `<frameset>`, SVG or MathML, ruby
 //! pieces, misnested formatting that the adoption agency would move, a NUL
 //! in the text). The caller then parses the page with html5ever's builder.
 //!
@@ -832,10 +832,29 @@ impl State {
             | local_name!("embed")
             | local_name!("img")
             | local_name!("keygen")
-            | local_name!("wbr")
-            | local_name!("input") => {
+            | local_name!("wbr") => {
                 self.reconstruct()?;
                 self.insert_void(tag.name.clone(), &tag.attrs);
+                DONE
+            }
+            // `<select>`, `<option>`, `<optgroup>`, `<input>` and `<hr>`
+            // as html5ever reads them since its `<select>` is parsed in the
+            // body (the "in select" modes are gone from the standard).
+            local_name!("input") => {
+                if self.in_scope(&local_name!("select"), 0) {
+                    self.pop_until(&local_name!("select"));
+                }
+                self.reconstruct()?;
+                self.insert_void(tag.name.clone(), &tag.attrs);
+                DONE
+            }
+            local_name!("select") => {
+                if self.in_scope(&local_name!("select"), 0) {
+                    self.pop_until(&local_name!("select"));
+                } else {
+                    self.reconstruct()?;
+                    self.insert(tag.name.clone(), &tag.attrs);
+                }
                 DONE
             }
             local_name!("image") => {
@@ -849,6 +868,9 @@ impl State {
             }
             local_name!("hr") => {
                 self.close_p_in_button_scope();
+                if self.in_scope(&local_name!("select"), 0) {
+                    self.implied_end_tags(None);
+                }
                 self.insert_void(tag.name.clone(), &tag.attrs);
                 DONE
             }
@@ -866,7 +888,11 @@ impl State {
                 self.raw_text(tag, RawKind::Rawtext)
             }
             local_name!("option") | local_name!("optgroup") => {
-                if self
+                if self.in_scope(&local_name!("select"), 0) {
+                    let optgroup = local_name!("optgroup");
+                    let except = (tag.name == local_name!("option")).then_some(&optgroup);
+                    self.implied_end_tags(except);
+                } else if self
                     .open
                     .last()
                     .is_some_and(|o| o.name == local_name!("option"))
@@ -889,7 +915,6 @@ impl State {
             | local_name!("thead")
             | local_name!("tr") => DONE,
             local_name!("table")
-            | local_name!("select")
             | local_name!("template")
             | local_name!("frameset")
             | local_name!("math")
@@ -1468,6 +1493,8 @@ mod tests {
         "<table>",
         "<td>",
         "<select>",
+        "</select>",
+        "</optgroup>",
         "<template>",
         "<svg>",
         "<ruby><rt>",
@@ -1570,7 +1597,7 @@ mod tests {
         for html in [
             "<p>a<table>b</table>",
             "<b>1<p>2</b>3",
-            "<select><option>x</select>",
+            "<select><template>x</template></select>",
             "<template>x</template>",
             "<svg><p>x</svg>",
             "a\u{0}b",

@@ -887,31 +887,89 @@ fn is_blank(text: &str) -> bool {
     true
 }
 
+/// Bytes a whitespace character can start with: ASCII whitespace and the
+/// lead bytes of the others (see [`whitespace_at`]). Continuation bytes
+/// are never among them, so a scan may step a byte at a time.
+static MAY_START_SPACE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = matches!(
+            b as u8,
+            b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ' | 0xC2 | 0xE1..=0xE3
+        );
+        b += 1;
+    }
+    t
+};
+
+/// The first byte from `i` on that a whitespace character may start with
+/// (or `bytes.len()`): every byte [`MAY_START_SPACE`] marks, and maybe
+/// other control bytes, which the caller reads again. 16 bytes a step with
+/// SSE2 (part of every x86-64), then the table.
+#[inline]
+fn next_may_start_space(bytes: &[u8], mut i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
+            _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8,
+        };
+        while i + 16 <= bytes.len() {
+            // SAFETY: `i + 16 <= bytes.len()`; the load is unaligned.
+            let mask = unsafe {
+                let v = _mm_loadu_si128(bytes.as_ptr().add(i) as *const __m128i);
+                // Bytes up to 0x20 (ASCII whitespace among them): those
+                // whose unsigned minimum with 0x20 is themselves.
+                let low = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x20)), v);
+                // E1, E2 and E3: at most 2 once E1 is taken off.
+                let e = _mm_sub_epi8(v, _mm_set1_epi8(0xE1_u8 as i8));
+                let lead = _mm_cmpeq_epi8(_mm_min_epu8(e, _mm_set1_epi8(2)), e);
+                let c2 = _mm_cmpeq_epi8(v, _mm_set1_epi8(0xC2_u8 as i8));
+                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(low, lead), c2)) as u32
+            };
+            if mask != 0 {
+                return i + mask.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+    }
+    while i < bytes.len() && !MAY_START_SPACE[usize::from(bytes[i])] {
+        i += 1;
+    }
+    i
+}
+
 /// Appends `text`'s words to `out`, one space between them, as
 /// `split_whitespace` and a join would.
 fn fold_whitespace(text: &str, out: &mut String) {
-    let mut word: Option<usize> = None;
+    let bytes = text.as_bytes();
+    let n = bytes.len();
     let mut i = 0;
-    while i < text.len() {
-        let (space, width) = whitespace_at(text, i);
-        match (space, word) {
-            (true, Some(start)) => {
-                if !out.is_empty() {
-                    out.push(' ');
-                }
-                out.push_str(&text[start..i]);
-                word = None;
+    loop {
+        while i < n {
+            match whitespace_at(text, i) {
+                (true, width) => i += width,
+                (false, _) => break,
             }
-            (false, None) => word = Some(i),
-            _ => {}
         }
-        i += width;
-    }
-    if let Some(start) = word {
+        if i >= n {
+            return;
+        }
+        let start = i;
+        // A word runs to the next whitespace character; only the bytes
+        // one may start with are looked at closely.
+        loop {
+            i = next_may_start_space(bytes, i);
+            if i >= n || whitespace_at(text, i).0 {
+                break;
+            }
+            i += 1;
+        }
         if !out.is_empty() {
             out.push(' ');
         }
-        out.push_str(&text[start..]);
+        out.push_str(&text[start..i]);
     }
 }
 
@@ -1098,6 +1156,42 @@ mod tests {
                 "{text:?}"
             );
             assert_eq!(is_blank(text), text.trim().is_empty(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_word_ends_where_split_whitespace_ends_it_at_every_offset() {
+        // Each whitespace character, the characters that share its lead
+        // byte but are not whitespace, and control bytes, at every place
+        // of long words (so that the 16-byte steps find them in each lane
+        // and in the table's tail), between ASCII and Chinese.
+        let mut marks: Vec<char> = (0..=0x10FFFF_u32)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_whitespace())
+            .collect();
+        marks.extend([
+            '\u{0}', '\u{8}', '\u{E}', '\u{1F}', '\u{A9}', '\u{1681}', '\u{2010}', '\u{3001}',
+            '中', 'é',
+        ]);
+        for &mark in &marks {
+            for filler in ["abcdefghijklmnopqrstuvwxyz0123456789", "中文字词句段篇章节"] {
+                for at in 0..=filler.chars().count() {
+                    let word: String = filler.chars().take(at).collect();
+                    let rest: String = filler.chars().skip(at).collect();
+                    for text in [
+                        format!("{word}{mark}{rest}"),
+                        format!("{word}{mark}{rest}{mark}{word}"),
+                    ] {
+                        let mut folded = String::new();
+                        fold_whitespace(&text, &mut folded);
+                        assert_eq!(
+                            folded,
+                            text.split_whitespace().collect::<Vec<_>>().join(" "),
+                            "{text:?}"
+                        );
+                    }
+                }
+            }
         }
     }
 

@@ -268,6 +268,17 @@ pub fn split_sentences(text: &str) -> Vec<(usize, usize)> {
     spans
 }
 
+/// The bytes [`for_each_sentence`] stops at, read by one table load.
+static MAY_END_SENTENCE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = matches!(b as u8, b'\n' | b'.' | b'!' | b'?' | b';' | 0xE3 | 0xEF);
+        b += 1;
+    }
+    t
+};
+
 /// Calls `f` with each sentence's byte span, as [`split_sentences`] gives
 /// them (one pass over the text, nothing allocated).
 fn for_each_sentence(text: &str, mut f: impl FnMut(usize, usize)) {
@@ -280,7 +291,7 @@ fn for_each_sentence(text: &str, mut f: impl FnMut(usize, usize)) {
     // are lead bytes, so the scan stops on character boundaries only.
     while let Some(k) = bytes[i..]
         .iter()
-        .position(|&b| matches!(b, b'\n' | b'.' | b'!' | b'?' | b';' | 0xE3 | 0xEF))
+        .position(|&b| MAY_END_SENTENCE[usize::from(b)])
     {
         i += k;
         let Some(c) = char_at(i) else { break };

@@ -356,7 +356,7 @@ impl State {
         match mode {
             Mode::Initial => match tok {
                 Tok::Chars(text) => {
-                    let n = split_space(&text);
+                    let n = split_space(text);
                     if n == text.len() {
                         return DONE;
                     }
@@ -368,7 +368,7 @@ impl State {
             Mode::BeforeHtml => match tok {
                 Tok::Comment => self.comment_to(0),
                 Tok::Chars(text) => {
-                    let n = split_space(&text);
+                    let n = split_space(text);
                     if n == text.len() {
                         return DONE;
                     }
@@ -401,7 +401,7 @@ impl State {
             },
             Mode::BeforeHead => match tok {
                 Tok::Chars(text) => {
-                    let n = split_space(&text);
+                    let n = split_space(text);
                     if n == text.len() {
                         return DONE;
                     }
@@ -444,7 +444,7 @@ impl State {
             Mode::InHead => self.in_head(tok),
             Mode::AfterHead => match tok {
                 Tok::Chars(text) => {
-                    let n = split_space(&text);
+                    let n = split_space(text);
                     if n > 0 {
                         self.text(&text[..n]);
                     }
@@ -526,7 +526,7 @@ impl State {
             },
             Mode::AfterBody | Mode::AfterAfterBody => match tok {
                 Tok::Chars(text) => {
-                    let n = split_space(&text);
+                    let n = split_space(text);
                     if n > 0 {
                         self.reconstruct()?;
                         self.text(&text[..n]);
@@ -571,7 +571,7 @@ impl State {
     fn in_head(&mut self, tok: Tok<'_>) -> Step {
         let tag = match tok {
             Tok::Chars(text) => {
-                let n = split_space(&text);
+                let n = split_space(text);
                 if n > 0 {
                     self.text(&text[..n]);
                 }

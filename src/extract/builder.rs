@@ -342,6 +342,16 @@ impl super::lexer::Sink for Builder {
     }
 }
 
+/// An end tag the "before html" and "before head" modes drop: all but
+/// `</head>`, `</body>`, `</html>` and `</br>`, which act there.
+fn ignored_before_head(tag: &Tag) -> bool {
+    tag.kind == TagKind::EndTag
+        && !matches!(
+            tag.name,
+            local_name!("head") | local_name!("body") | local_name!("html") | local_name!("br")
+        )
+}
+
 /// The leading run of ASCII whitespace, as html5ever splits text in the
 /// modes outside the body.
 fn split_space(text: &str) -> usize {
@@ -382,18 +392,7 @@ impl State {
                     self.mode = Mode::BeforeHead;
                     DONE
                 }
-                Tok::Tag(tag)
-                    if tag.kind == TagKind::EndTag
-                        && !matches!(
-                            tag.name,
-                            local_name!("head")
-                                | local_name!("body")
-                                | local_name!("html")
-                                | local_name!("br")
-                        ) =>
-                {
-                    DONE
-                }
+                Tok::Tag(tag) if ignored_before_head(tag) => DONE,
                 tok => {
                     self.create_root(&[]);
                     self.reprocess(Mode::BeforeHead, tok)
@@ -423,18 +422,7 @@ impl State {
                     self.mode = Mode::InHead;
                     DONE
                 }
-                Tok::Tag(tag)
-                    if tag.kind == TagKind::EndTag
-                        && !matches!(
-                            tag.name,
-                            local_name!("head")
-                                | local_name!("body")
-                                | local_name!("html")
-                                | local_name!("br")
-                        ) =>
-                {
-                    DONE
-                }
+                Tok::Tag(tag) if ignored_before_head(tag) => DONE,
                 tok => {
                     let head = self.insert(local_name!("head"), &[]);
                     self.head = Some(head);

@@ -1035,6 +1035,17 @@ impl LineBuilder {
 mod tests {
     use super::*;
 
+    /// Line folding is `split_whitespace` joined by single spaces.
+    fn assert_folds_like_split_whitespace(text: &str) {
+        let mut folded = String::new();
+        fold_whitespace(text, &mut folded);
+        assert_eq!(
+            folded,
+            text.split_whitespace().collect::<Vec<_>>().join(" "),
+            "{text:?}"
+        );
+    }
+
     #[test]
     fn text_is_counted_as_characters_whatever_their_width() {
         let mut s = Stats::default();
@@ -1121,13 +1132,7 @@ mod tests {
                 "{text:?}"
             );
             assert_eq!(is_blank(&text), text.trim().is_empty(), "{text:?}");
-            let mut folded = String::new();
-            fold_whitespace(&text, &mut folded);
-            assert_eq!(
-                folded,
-                text.split_whitespace().collect::<Vec<_>>().join(" "),
-                "{text:?}"
-            );
+            assert_folds_like_split_whitespace(&text);
         }
     }
 
@@ -1182,13 +1187,7 @@ mod tests {
                         format!("{word}{mark}{rest}"),
                         format!("{word}{mark}{rest}{mark}{word}"),
                     ] {
-                        let mut folded = String::new();
-                        fold_whitespace(&text, &mut folded);
-                        assert_eq!(
-                            folded,
-                            text.split_whitespace().collect::<Vec<_>>().join(" "),
-                            "{text:?}"
-                        );
+                        assert_folds_like_split_whitespace(&text);
                     }
                 }
             }

@@ -47,6 +47,11 @@ pub struct StageRecord {
     /// behind, and which stage raised the run's peak.
     pub rss_bytes: Option<u64>,
     pub peak_bytes: Option<u64>,
+    /// For a stage that made several extractions together (its
+    /// `algorithm` names them, `main, full_text`): what each one is
+    /// charged, the work they share plus its own, as (extraction, wall
+    /// seconds, CPU seconds). Empty for every other stage.
+    pub shares: Vec<(String, f64, f64)>,
 }
 
 impl StageRecord {
@@ -111,6 +116,16 @@ pub struct Started {
     cpu: f64,
 }
 
+impl Started {
+    /// (wall, CPU) seconds since it started; CPU of the whole process.
+    pub fn elapsed(&self) -> (f64, f64) {
+        (
+            self.wall.elapsed().as_secs_f64(),
+            (process_cpu_seconds() - self.cpu).max(0.0),
+        )
+    }
+}
+
 impl StageClock {
     pub fn new(pages: usize, input_bytes: usize) -> Self {
         StageClock {
@@ -142,6 +157,18 @@ impl StageClock {
     }
 
     pub fn stop(&mut self, started: Started, stage: Stage, algorithm: &str) {
+        self.stop_shared(started, stage, algorithm, Vec::new());
+    }
+
+    /// [`StageClock::stop`] for a stage whose work several extractions
+    /// share, with what each one is charged (see [`StageRecord::shares`]).
+    pub fn stop_shared(
+        &mut self,
+        started: Started,
+        stage: Stage,
+        algorithm: &str,
+        shares: Vec<(String, f64, f64)>,
+    ) {
         let record = StageRecord {
             stage,
             algorithm: algorithm.to_string(),
@@ -151,6 +178,7 @@ impl StageClock {
             cpu_seconds: (process_cpu_seconds() - started.cpu).max(0.0),
             rss_bytes: status_kilobytes("VmRSS:").map(|kb| kb * 1024),
             peak_bytes: peak_memory_bytes(),
+            shares,
         };
         if let Some(p) = &self.progress {
             p.0.finish();
@@ -161,6 +189,17 @@ impl StageClock {
         }
         self.records.push(record);
     }
+}
+
+/// CPU time of the calling thread: work timed on a worker, not counting
+/// what other processes on a loaded machine took from it.
+pub fn thread_cpu_seconds() -> f64 {
+    // SAFETY: clock_gettime only writes into the struct we pass.
+    let mut t: libc::timespec = unsafe { std::mem::zeroed() };
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return 0.0;
+    }
+    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
 }
 
 /// User plus system CPU time of the whole process (all threads).

@@ -161,6 +161,20 @@ pub fn render_summary(result: &ExperimentResult) -> String {
             megabytes(r.peak_bytes)
         );
     }
+    for r in result.throughput.iter().filter(|r| !r.shares.is_empty()) {
+        let shares: Vec<String> = r
+            .shares
+            .iter()
+            .map(|(name, wall, cpu)| format!("{name} {wall:.2} s wall, {cpu:.2} s CPU"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "{} [{}]: made in one pass, each charged the work they share and its own: {}",
+            r.stage.name(),
+            r.algorithm,
+            shares.join("; ")
+        );
+    }
     for (extraction, cache) in &result.extract_cache {
         let _ = writeln!(
             out,

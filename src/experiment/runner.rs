@@ -22,7 +22,7 @@ use std::sync::Arc;
 use crate::extract::boilerplate::{remove_site_boilerplate, GroupReport};
 use crate::extract::cache::{CacheReport, ExtractCache, Packed};
 use crate::extract::structure::DocumentStructure;
-use crate::extract::{self, extract_page, Extraction};
+use crate::extract::{self, Extraction};
 use crate::text::tokenize::Tokens;
 use crate::text::{tokenize_many, TokenizerConfig, Vocab};
 
@@ -192,21 +192,27 @@ fn run_pages(
     let mut extracted = Vec::new();
     let mut extract_cache = Vec::new();
     // With several extractions, each one's structures wait packed while
-    // the others are made and run: one extraction is unpacked at a time.
+    // the others run: one pass makes them all, and each is packed as soon
+    // as it is final, so that one extraction is unpacked at a time once
+    // the algorithms run.
     let pack = config.extractions().len() > 1;
-    for extraction in config.extractions() {
-        let extract_from = clock.records.len();
-        let (structures, removed, cache_report) =
-            extract_cleaned(config, &corpus, &inputs, extraction, &mut clock);
-        extract_cache.extend(cache_report.map(|r| (extraction, r)));
-        if let Some(removed) = removed {
-            boilerplate.push((extraction, removed));
-        }
-        let held = match pack.then(|| Packed::pack(&structures)).flatten() {
+    let cleaned = extract_cleaned(
+        config,
+        &corpus,
+        &inputs,
+        &config.extractions(),
+        &mut clock,
+        |structures| match pack.then(|| Packed::pack(&structures)).flatten() {
             Some(packed) => Held::Packed(packed),
             None => Held::Ready(structures),
-        };
-        extracted.push((extraction, held, extract_from..clock.records.len()));
+        },
+    );
+    for c in cleaned {
+        extract_cache.extend(c.cache.map(|r| (c.extraction, r)));
+        if let Some(removed) = c.removed {
+            boilerplate.push((c.extraction, removed));
+        }
+        extracted.push((c.extraction, c.held, c.charge));
     }
     if let Cow::Owned(corpus) = &mut corpus {
         for page in &mut corpus.pages {
@@ -214,7 +220,7 @@ fn run_pages(
         }
         release_freed_memory();
     }
-    for (extraction, held, extract_records) in extracted {
+    for (extraction, held, extract_charge) in extracted {
         if abandoned {
             break;
         }
@@ -358,11 +364,11 @@ fn run_pages(
                 truth,
                 &mut clock,
             );
-            // What this algorithm would cost alone: its extraction and
-            // tokenising (shared with others here) and its own stages.
-            let shared = extract_records.clone().chain([tokenized[at].2]);
-            for r in shared
-                .map(|i| &clock.records[i])
+            // What this algorithm would cost alone: its extraction (its
+            // share of the pass that made every extraction) and tokenising
+            // (shared with others here) and its own stages.
+            result.end_to_end = extract_charge;
+            for r in std::iter::once(&clock.records[tokenized[at].2])
                 .chain(&clock.records[own_from..])
             {
                 result.end_to_end.wall_seconds += r.wall_seconds;
@@ -432,43 +438,80 @@ enum Held {
     Packed(Packed),
 }
 
-/// Decodes and extracts every distinct input, then drops site
-/// boilerplate when the experiment asks: the structures per
-/// slot, and what the boilerplate pass removed.
-fn extract_cleaned(
+/// An extraction after [`extract_cleaned`]: its structures as `hold`
+/// kept them, what the boilerplate pass removed, what the cache gave, and
+/// what it is charged.
+struct Cleaned<H> {
+    extraction: Extraction,
+    held: H,
+    removed: Option<Vec<GroupReport>>,
+    cache: Option<CacheReport>,
+    charge: EndToEnd,
+}
+
+/// Decodes and extracts every distinct input for all `extractions` in one
+/// pass, then drops site boilerplate from each when the experiment asks,
+/// handing each extraction's structures per slot to `hold` as soon as
+/// they are final.
+fn extract_cleaned<H>(
     config: &ExperimentConfig,
     corpus: &Corpus,
     inputs: &DistinctInputs,
-    extraction: Extraction,
+    extractions: &[Extraction],
     clock: &mut StageClock,
-) -> (
-    Vec<Arc<DocumentStructure>>,
-    Option<Vec<GroupReport>>,
-    Option<CacheReport>,
-) {
-    let (structures, cache_report) = extract_structures(corpus, inputs, extraction, clock);
-    let Some(site) = &config.boilerplate else {
-        return (structures, None, cache_report);
-    };
-    // Per distinct input, by its first page's host and skeleton: a page
-    // mirrored a thousand times must not make its own text boilerplate.
-    let started = clock.start();
-    let first = |p: &u32| &corpus.pages[*p as usize];
-    let urls: Vec<Option<&str>> = inputs
-        .first
-        .iter()
-        .map(|p| first(p).url.as_deref())
-        .collect();
-    let ids: Vec<&str> = inputs.first.iter().map(|p| first(p).id.as_str()).collect();
-    let mut owned: Vec<DocumentStructure> = structures.iter().map(|s| (**s).clone()).collect();
-    let removed = remove_site_boilerplate(&ids, &urls, &mut owned, site);
-    let structures = owned.into_iter().map(Arc::new).collect();
-    clock.stop(
-        started,
-        Stage::DecodeExtract,
-        &format!("{} site boilerplate", extraction.name()),
-    );
-    (structures, Some(removed), cache_report)
+    mut hold: impl FnMut(Vec<Arc<DocumentStructure>>) -> H,
+) -> Vec<Cleaned<H>> {
+    let extracted = extract_structures(corpus, inputs, extractions, clock);
+    let mut out = Vec::with_capacity(extracted.len());
+    for Extracted {
+        extraction,
+        structures,
+        cache,
+        mut charge,
+    } in extracted
+    {
+        let Some(site) = &config.boilerplate else {
+            out.push(Cleaned {
+                extraction,
+                held: hold(structures),
+                removed: None,
+                cache,
+                charge,
+            });
+            continue;
+        };
+        // Per distinct input, by its first page's host and skeleton: a page
+        // mirrored a thousand times must not make its own text boilerplate.
+        let started = clock.start();
+        let first = |p: &u32| &corpus.pages[*p as usize];
+        let urls: Vec<Option<&str>> = inputs
+            .first
+            .iter()
+            .map(|p| first(p).url.as_deref())
+            .collect();
+        let ids: Vec<&str> = inputs.first.iter().map(|p| first(p).id.as_str()).collect();
+        let mut owned: Vec<DocumentStructure> =
+            structures.iter().map(|s| (**s).clone()).collect();
+        drop(structures);
+        let removed = remove_site_boilerplate(&ids, &urls, &mut owned, site);
+        let structures = owned.into_iter().map(Arc::new).collect();
+        clock.stop(
+            started,
+            Stage::DecodeExtract,
+            &format!("{} site boilerplate", extraction.name()),
+        );
+        let r = clock.records.last().expect("just recorded");
+        charge.wall_seconds += r.wall_seconds;
+        charge.cpu_seconds += r.cpu_seconds;
+        out.push(Cleaned {
+            extraction,
+            held: hold(structures),
+            removed: Some(removed),
+            cache,
+            charge,
+        });
+    }
+    out
 }
 
 /// Per slot, whether its text is empty once trimmed (0) or else its
@@ -509,7 +552,10 @@ pub fn documents(
 ) -> (Vec<Document>, Truth) {
     let mut clock = StageClock::new(corpus.len(), corpus.content_bytes());
     let inputs = DistinctInputs::new(&corpus.pages);
-    let (structures, _, _) = extract_cleaned(config, corpus, &inputs, extraction, &mut clock);
+    let structures = extract_cleaned(config, corpus, &inputs, &[extraction], &mut clock, |s| s)
+        .pop()
+        .map(|c| c.held)
+        .unwrap_or_default();
     let truth = page_truth(&corpus.pages, &inputs, &structures);
     let (docs, _) = tokenize_documents(
         &corpus.pages,
@@ -559,77 +605,215 @@ impl DistinctInputs {
     }
 }
 
-/// Decode and extract each distinct input once, timed: the
-/// structures (title, subtitles, sentences) the semantic method reads, per
-/// slot. With the extraction cache on, structures come from it when it
-/// has them (the stage is then timed as `decode+extract (cache)`), and
-/// what was extracted goes back into it.
+/// One extraction's structures as the extraction stage made them.
+struct Extracted {
+    extraction: Extraction,
+    /// Per slot.
+    structures: Vec<Arc<DocumentStructure>>,
+    cache: Option<CacheReport>,
+    /// What the stage charges this extraction: the work it shares with the
+    /// others made in the same pass and its own, what it would have cost
+    /// alone.
+    charge: EndToEnd,
+}
+
+/// Decode and extract each distinct input once for all `extractions`,
+/// timed as one stage: a page is parsed once, and each extraction made
+/// from that one parse. The structures (title, subtitles, sentences) the
+/// semantic method reads, per extraction and slot. With the extraction
+/// cache on, each extraction's structures come from its own file when it
+/// has them (the stage is then timed as `extract (cache)` if every one
+/// did), a page is parsed only for the extractions its files miss, and
+/// what was extracted goes back into each file.
 fn extract_structures(
     corpus: &Corpus,
     inputs: &DistinctInputs,
-    extraction: Extraction,
+    extractions: &[Extraction],
     clock: &mut StageClock,
-) -> (Vec<Arc<DocumentStructure>>, Option<CacheReport>) {
+) -> Vec<Extracted> {
+    use crate::eval::throughput::thread_cpu_seconds;
     let pages = &corpus.pages;
+    let n = extractions.len();
+    let names = extractions
+        .iter()
+        .map(|e| e.name())
+        .collect::<Vec<_>>()
+        .join(", ");
     let ticker = clock.begin(
-        &format!("decode + extract [{}]", extraction.name()),
+        &format!("decode + extract [{names}]"),
         inputs.first.len() as u64,
     );
     let started = clock.start();
-    let cached = extract::cache::dir().map(|dir| {
-        let path = extract::cache::file_for(&dir, &corpus.source, extraction);
-        let (cache, warning) = ExtractCache::open(path, extraction);
-        let keys: Vec<u128> = inputs
-            .first
-            .par_iter()
-            .map(|&p| extract::cache::page_key(&pages[p as usize]))
-            .collect();
-        (cache, keys, warning)
-    });
-    let structures: Vec<(Arc<DocumentStructure>, bool)> = inputs
+    // Work outside the pages' pass is timed whole: the keys are every
+    // extraction's, each file's reading and writing its extraction's own.
+    let mut outside = vec![(0.0, 0.0); n];
+    let mut keys = None;
+    let caches: Option<Vec<(ExtractCache, Option<String>)>> =
+        extract::cache::dir().map(|dir| {
+            let lap = clock.start();
+            keys = Some(
+                inputs
+                    .first
+                    .par_iter()
+                    .map(|&p| extract::cache::page_key(&pages[p as usize]))
+                    .collect::<Vec<u128>>(),
+            );
+            let (wall, cpu) = lap.elapsed();
+            for o in &mut outside {
+                *o = (wall, cpu);
+            }
+            extractions
+                .iter()
+                .zip(&mut outside)
+                .map(|(&extraction, o)| {
+                    let lap = clock.start();
+                    let path = extract::cache::file_for(&dir, &corpus.source, extraction);
+                    let opened = ExtractCache::open(path, extraction);
+                    let (wall, cpu) = lap.elapsed();
+                    *o = (o.0 + wall, o.1 + cpu);
+                    opened
+                })
+                .collect()
+        });
+    let pass = clock.start();
+    // Per slot: each extraction's structure and whether the cache had it,
+    // the thread CPU seconds each would have taken alone on this page (its
+    // cache read, or the shared parse and its own part), and in all.
+    type Slot = (Vec<(Arc<DocumentStructure>, bool)>, Vec<f64>, f64);
+    let made: Vec<Slot> = inputs
         .first
         .par_iter()
         .enumerate()
         .map(|(slot, &p)| {
-            let hit = cached.as_ref().and_then(|(c, keys, _)| c.get(keys[slot]));
-            let s = match hit {
-                Some(s) => (Arc::new(s), true),
-                None => (
-                    Arc::new(extract_page(&pages[p as usize], extraction).structure),
-                    false,
-                ),
-            };
+            let begun = thread_cpu_seconds();
+            let mut last = begun;
+            let mut alone = vec![0.0; n];
+            let mut found: Vec<Option<DocumentStructure>> = (0..n)
+                .map(|i| {
+                    let hit = match (&caches, &keys) {
+                        (Some(caches), Some(keys)) => caches[i].0.get(keys[slot]),
+                        _ => None,
+                    };
+                    let now = thread_cpu_seconds();
+                    alone[i] += now - last;
+                    last = now;
+                    hit
+                })
+                .collect();
+            let hit: Vec<bool> = found.iter().map(Option::is_some).collect();
+            let missing: Vec<usize> = (0..n).filter(|&i| !hit[i]).collect();
+            if !missing.is_empty() {
+                let wanted: Vec<Extraction> = missing.iter().map(|&i| extractions[i]).collect();
+                let mut shared = 0.0;
+                let mut mark = |m: extract::Mark| {
+                    let now = thread_cpu_seconds();
+                    match m {
+                        extract::Mark::Shared => shared += now - last,
+                        extract::Mark::Own(j) => alone[missing[j]] += now - last,
+                    }
+                    last = now;
+                };
+                let extracted =
+                    extract::extract_page_marked(&pages[p as usize], &wanted, &mut mark);
+                for &i in &missing {
+                    alone[i] += shared;
+                }
+                for (&i, page) in missing.iter().zip(extracted) {
+                    found[i] = Some(page.structure);
+                }
+            }
             ticker.tick(1);
-            s
+            let structures = found
+                .into_iter()
+                .zip(hit)
+                .map(|(s, hit)| (Arc::new(s.unwrap_or_default()), hit))
+                .collect();
+            (structures, alone, last - begun)
         })
         .collect();
-    let hits = structures.iter().filter(|s| s.1).count();
-    let structures: Vec<Arc<DocumentStructure>> = structures.into_iter().map(|s| s.0).collect();
-    let report = cached.map(|(cache, keys, mut warning)| {
-        let misses = structures.len() - hits;
-        // Rewritten when anything was extracted, or when pages left the
-        // corpus (the file holds this corpus's pages only).
-        let distinct = keys.iter().collect::<std::collections::HashSet<_>>().len();
-        if misses > 0 || cache.len() != distinct {
-            let entries = keys.iter().copied().zip(structures.iter().map(|s| &**s));
-            if let Err(e) = cache.write(entries) {
-                warning.get_or_insert(format!("not written: {e}"));
-            }
+    let (pass_wall, pass_cpu) = pass.elapsed();
+    let mut alone = vec![0.0; n];
+    let mut measured = 0.0;
+    let mut per_extraction: Vec<Vec<(Arc<DocumentStructure>, bool)>> =
+        (0..n).map(|_| Vec::with_capacity(made.len())).collect();
+    for (structures, page_alone, page_total) in made {
+        for (i, s) in structures.into_iter().enumerate() {
+            per_extraction[i].push(s);
+            alone[i] += page_alone[i];
         }
-        CacheReport {
-            path: cache.path().to_path_buf(),
-            hits,
-            misses,
-            warning,
-        }
-    });
-    let stage = if hits > 0 && hits == structures.len() {
+        measured += page_total;
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut caches = caches.map(|c| c.into_iter());
+    let mut all_hits = true;
+    for (i, (structures, &extraction)) in per_extraction.into_iter().zip(extractions).enumerate() {
+        let hits = structures.iter().filter(|s| s.1).count();
+        all_hits &= hits > 0 && hits == structures.len();
+        let structures: Vec<Arc<DocumentStructure>> =
+            structures.into_iter().map(|s| s.0).collect();
+        let lap = clock.start();
+        let report = caches
+            .as_mut()
+            .and_then(Iterator::next)
+            .zip(keys.as_ref())
+            .map(|((cache, mut warning), keys)| {
+                let misses = structures.len() - hits;
+                // Rewritten when anything was extracted, or when pages left the
+                // corpus (the file holds this corpus's pages only).
+                let distinct = keys.iter().collect::<std::collections::HashSet<_>>().len();
+                if misses > 0 || cache.len() != distinct {
+                    let entries = keys.iter().copied().zip(structures.iter().map(|s| &**s));
+                    if let Err(e) = cache.write(entries) {
+                        warning.get_or_insert(format!("not written: {e}"));
+                    }
+                }
+                CacheReport {
+                    path: cache.path().to_path_buf(),
+                    hits,
+                    misses,
+                    warning,
+                }
+            });
+        let (wall, cpu) = lap.elapsed();
+        // The pages' pass is shared out by what each extraction took of it
+        // on the workers.
+        let part = if measured > 0.0 { alone[i] / measured } else { 1.0 / n as f64 };
+        out.push(Extracted {
+            extraction,
+            structures,
+            cache: report,
+            charge: EndToEnd {
+                wall_seconds: outside[i].0 + wall + pass_wall * part,
+                cpu_seconds: outside[i].1 + cpu + pass_cpu * part,
+            },
+        });
+    }
+    let stage = if all_hits {
         Stage::ExtractCache
     } else {
         Stage::DecodeExtract
     };
-    clock.stop(started, stage, extraction.name());
-    (structures, report)
+    if n == 1 {
+        clock.stop(started, stage, &names);
+        let r = clock.records.last().expect("just recorded");
+        out[0].charge = EndToEnd {
+            wall_seconds: r.wall_seconds,
+            cpu_seconds: r.cpu_seconds,
+        };
+    } else {
+        let shares = out
+            .iter()
+            .map(|e| {
+                (
+                    e.extraction.name().to_string(),
+                    e.charge.wall_seconds,
+                    e.charge.cpu_seconds,
+                )
+            })
+            .collect();
+        clock.stop_shared(started, stage, &names, shares);
+    }
+    out
 }
 
 /// Tokenise each distinct text once, timed under `label`: one document per

@@ -66,29 +66,70 @@ impl ExtractedPage {
 /// Extracts a corpus page. Plain-text pages are split into paragraphs by
 /// line; their title is the corpus' `title`, if any.
 pub fn extract_page(page: &Page, extraction: Extraction) -> ExtractedPage {
+    extract_page_as(page, &[extraction]).pop().unwrap_or_default()
+}
+
+/// Extracts a corpus page once per extraction, in their order, from one
+/// decoding and one parse: each result equals [`extract_page`]'s.
+pub fn extract_page_as(page: &Page, extractions: &[Extraction]) -> Vec<ExtractedPage> {
+    extract_page_marked(page, extractions, &mut |_| {})
+}
+
+/// Where [`extract_page_marked`] has got to in a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// Decoded and parsed, title and skeleton made: the part every
+    /// extraction shares.
+    Shared,
+    /// The extraction at this index of the list is made.
+    Own(usize),
+}
+
+/// [`extract_page_as`], calling `mark` as each part of the work ends, so
+/// that a caller can time what the extractions share and what each one
+/// costs on its own.
+pub fn extract_page_marked(
+    page: &Page,
+    extractions: &[Extraction],
+    mark: &mut dyn FnMut(Mark),
+) -> Vec<ExtractedPage> {
     let mut out = match &page.content {
-        Content::Text(text) => ExtractedPage {
-            structure: DocumentStructure::new(
-                None,
-                Vec::new(),
-                text.lines()
-                    .map(str::trim)
-                    .filter(|l| !l.is_empty())
-                    .map(str::to_string)
-                    .collect(),
-            ),
-            encoding: None,
-        },
-        Content::Html(html) => extract_html(html, extraction),
+        Content::Text(text) => {
+            let out = ExtractedPage {
+                structure: DocumentStructure::new(
+                    None,
+                    Vec::new(),
+                    text.lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                ),
+                encoding: None,
+            };
+            mark(Mark::Shared);
+            (0..extractions.len())
+                .map(|i| {
+                    let copy = out.clone();
+                    mark(Mark::Own(i));
+                    copy
+                })
+                .collect()
+        }
+        Content::Html(html) => extract_html_marked(html, extractions, mark),
         Content::HtmlBytes(bytes) => {
             let decoded = decode::decode_html(bytes);
-            let mut out = extract_html(&decoded.text, extraction);
-            out.encoding = Some(decoded.encoding.name());
+            let mut out = extract_html_marked(&decoded.text, extractions, mark);
+            for o in &mut out {
+                o.encoding = Some(decoded.encoding.name());
+            }
             out
         }
     };
     if page.title.is_some() {
-        out.structure.title = page.title.clone();
+        for o in &mut out {
+            o.structure.title = page.title.clone();
+        }
     }
     out
 }
@@ -129,38 +170,55 @@ fn parse_page(html: &str) -> Dom {
 }
 
 pub fn extract_html(html: &str, extraction: Extraction) -> ExtractedPage {
+    extract_html_marked(html, &[extraction], &mut |_| {})
+        .pop()
+        .unwrap_or_default()
+}
+
+fn extract_html_marked(
+    html: &str,
+    extractions: &[Extraction],
+    mark: &mut dyn FnMut(Mark),
+) -> Vec<ExtractedPage> {
     let dom = parse_page(html);
     let h1 = first_h1(&dom);
     let title = structure::clean_title(dom.title.as_deref(), h1.as_deref());
-    let (subtitles, paragraphs) = match extraction {
-        Extraction::Main => {
-            let lines = main_content::article_lines(&dom);
-            let subtitles = lines
-                .iter()
-                .filter(|l| l.kind == LineKind::Heading)
-                .map(|l| l.text.clone())
-                .collect();
-            let paragraphs = lines
-                .into_iter()
-                .filter(|l| l.kind == LineKind::Paragraph)
-                .map(|l| l.text)
-                .collect();
-            (subtitles, paragraphs)
-        }
-        Extraction::FullText => {
-            let lines = match dom.body.or((!dom.elements.is_empty()).then_some(0)) {
-                Some(root) => dom.render(root, &|_| false),
-                None => Vec::new(),
-            };
-            (Vec::new(), lines.into_iter().map(|l| l.text).collect())
-        }
-    };
-    let mut structure = DocumentStructure::new(title, subtitles, paragraphs);
-    structure.skeleton = skeleton::of(&dom);
-    ExtractedPage {
-        structure,
-        encoding: None,
+    let skeleton = skeleton::of(&dom);
+    mark(Mark::Shared);
+    let mut out = Vec::with_capacity(extractions.len());
+    for (i, &extraction) in extractions.iter().enumerate() {
+        let (subtitles, paragraphs) = match extraction {
+            Extraction::Main => {
+                let lines = main_content::article_lines(&dom);
+                let subtitles = lines
+                    .iter()
+                    .filter(|l| l.kind == LineKind::Heading)
+                    .map(|l| l.text.clone())
+                    .collect();
+                let paragraphs = lines
+                    .into_iter()
+                    .filter(|l| l.kind == LineKind::Paragraph)
+                    .map(|l| l.text)
+                    .collect();
+                (subtitles, paragraphs)
+            }
+            Extraction::FullText => {
+                let lines = match dom.body.or((!dom.elements.is_empty()).then_some(0)) {
+                    Some(root) => dom.render(root, &|_| false),
+                    None => Vec::new(),
+                };
+                (Vec::new(), lines.into_iter().map(|l| l.text).collect())
+            }
+        };
+        let mut structure = DocumentStructure::new(title.clone(), subtitles, paragraphs);
+        structure.skeleton = skeleton.clone();
+        out.push(ExtractedPage {
+            structure,
+            encoding: None,
+        });
+        mark(Mark::Own(i));
     }
+    out
 }
 
 /// The article as main-content gold writes it: headings and paragraphs

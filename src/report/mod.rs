@@ -233,11 +233,11 @@ fn shared_stages(run: &StoredRun, a: &StoredAlgorithm) -> Vec<StoredStage> {
         .to_string();
     run.throughput
         .iter()
-        .filter(|s| {
-            (s.stage == "decode+extract" && s.algorithm == a.extraction)
-                || (s.stage == "tokenize" && s.algorithm == text)
+        .filter_map(|s| match s.stage.as_str() {
+            "decode+extract" => s.charged_to(&a.extraction),
+            "tokenize" if s.algorithm == text => Some(s.clone()),
+            _ => None,
         })
-        .cloned()
         .collect()
 }
 
@@ -1195,8 +1195,9 @@ pub(crate) fn measure_value(run: &StoredRun, m: &Measure) -> (Option<f64>, Strin
                     matches!(
                         s.stage.as_str(),
                         "decode+extract" | "extract (cache)" | "tokenize"
-                    ) && s.algorithm == *extraction
+                    )
                 })
+                .filter_map(|s| s.charged_to(extraction))
                 .map(|s| s.wall_seconds)
                 .sum();
             let own: Vec<&StoredStage> = run

@@ -142,6 +142,31 @@ pub struct StoredStage {
     pub cpu_seconds: f64,
     pub pages_per_second: f64,
     pub mb_per_second: f64,
+    /// For a stage that made several extractions in one pass: what each
+    /// one is charged, as (extraction, wall seconds, CPU seconds).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shares: Vec<(String, f64, f64)>,
+}
+
+impl StoredStage {
+    /// This stage as `extraction` is charged it: the whole stage when it
+    /// made that extraction alone, its share when it made several, `None`
+    /// when it did not make it.
+    pub fn charged_to(&self, extraction: &str) -> Option<StoredStage> {
+        if self.algorithm == extraction {
+            return Some(self.clone());
+        }
+        let &(_, wall, cpu) = self.shares.iter().find(|s| s.0 == extraction)?;
+        Some(StoredStage {
+            algorithm: extraction.to_string(),
+            wall_seconds: wall,
+            cpu_seconds: cpu,
+            pages_per_second: self.pages_per_second * self.wall_seconds / wall.max(1e-9),
+            mb_per_second: self.mb_per_second * self.wall_seconds / wall.max(1e-9),
+            shares: Vec::new(),
+            ..self.clone()
+        })
+    }
 }
 
 fn counts(c: &Counts) -> StoredCounts {
@@ -270,6 +295,7 @@ impl StoredRun {
                     cpu_seconds: r.cpu_seconds,
                     pages_per_second: r.pages_per_second(),
                     mb_per_second: r.megabytes_per_second(),
+                    shares: r.shares.clone(),
                 })
                 .collect(),
             paper: paper.cloned(),

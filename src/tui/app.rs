@@ -211,23 +211,29 @@ impl Progress {
     }
 
     /// The share of all stages finished, 0..=1: the shared stages (decode
-    /// and extract, tokenise per extraction) and each run's, with the
+    /// and extract every extraction, tokenise each) and each run's, with the
     /// stage under way counted by its items.
     pub fn done(&self) -> f64 {
         use crate::eval::throughput::Stage;
         match self.runs {
             Some(n) if n > 0 => {
+                // One stage makes every extraction, then each is tokenised.
                 let shared = self
                     .records
                     .iter()
-                    .filter(|r| matches!(r.stage, Stage::DecodeExtract | Stage::Tokenize))
+                    .filter(|r| {
+                        matches!(
+                            r.stage,
+                            Stage::DecodeExtract | Stage::ExtractCache | Stage::Tokenize
+                        )
+                    })
                     .count()
-                    .min(2 * self.extractions);
+                    .min(1 + self.extractions);
                 let finished: usize = self.runs_seen().iter().map(|r| r.1).sum();
                 // A stage's record may come just after the next stage
                 // began (they travel apart), so a full stage counts once.
                 let current = self.work.as_ref().map_or(0.0, Work::ratio).min(0.999);
-                let planned = n * RUN_STAGES + 2 * self.extractions;
+                let planned = n * RUN_STAGES + 1 + self.extractions;
                 ((shared + finished) as f64 + current).min(planned as f64) / planned as f64
             }
             _ => 0.0,

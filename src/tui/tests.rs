@@ -137,6 +137,7 @@ fn snapshot_loading_and_failure() {
             cpu_seconds: 0.5,
             rss_bytes: None,
             peak_bytes: None,
+            shares: Vec::new(),
         })
     };
     app.on_load_event(record(Stage::DecodeExtract, "main"));

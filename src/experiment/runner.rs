@@ -659,9 +659,7 @@ fn extract_structures(
                     .collect::<Vec<u128>>(),
             );
             let (wall, cpu) = lap.elapsed();
-            for o in &mut outside {
-                *o = (wall, cpu);
-            }
+            outside.fill((wall, cpu));
             extractions
                 .iter()
                 .zip(&mut outside)

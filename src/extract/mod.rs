@@ -211,7 +211,7 @@ fn extract_html_marked(
             }
         };
         let mut structure = DocumentStructure::new(title.clone(), subtitles, paragraphs);
-        structure.skeleton = skeleton.clone();
+        structure.skeleton = skeleton;
         out.push(ExtractedPage {
             structure,
             encoding: None,

@@ -316,6 +316,12 @@ thread_local! {
     static CLASS_NAMES: RefCell<ClassNames> = RefCell::default();
 }
 
+/// Empties this thread's class names, as their cache does when full.
+#[cfg(test)]
+pub(super) fn clear_class_names() {
+    CLASS_NAMES.with(|n| n.borrow_mut().clear());
+}
+
 /// A page's vectors, emptied, for the thread's next page: growing new
 /// ones to a page's thousands of elements copied them several times over.
 type Kept = (Vec<Element>, Vec<Event>, String);

@@ -279,6 +279,33 @@ mod tests {
         );
     }
 
+    /// The steps kept from page to page give each page the skeleton a
+    /// thread that has made none before gives it, whatever came between
+    /// (the same classes on other tags, the class names' cache emptied).
+    #[test]
+    fn kept_steps_give_the_skeleton_fresh_ones_give() {
+        let pages = [
+            page("site", "<p>One.</p><p>Two.</p>"),
+            page("site", "<div class='box'><p>Boxed.</p></div>"),
+            page("site", "<p>One.</p>").replace("<div", "<section").replace("</div>", "</section>"),
+            page("other", "<custom-element class='layout'><p>x</p></custom-element>"),
+            page("site", "<p class='Menu'>Upper case.</p><p class='menu 12'>Digits.</p>"),
+        ];
+        let fresh: Vec<Option<Skeleton>> = pages
+            .iter()
+            .map(|p| of_with(&Dom::parse(p.as_str()), &mut Scratch::default()))
+            .collect();
+        for round in 0..3 {
+            for (p, want) in pages.iter().zip(&fresh).rev() {
+                assert_eq!(skeleton(p), *want, "round {round}");
+            }
+            for (p, want) in pages.iter().zip(&fresh) {
+                assert_eq!(skeleton(p), *want, "round {round}");
+            }
+            super::super::dom::clear_class_names();
+        }
+    }
+
     #[test]
     fn blocks_inside_inline_elements_keep_their_whole_path() {
         let story = |wrapper: &str| {

@@ -167,7 +167,10 @@ fn of_with(dom: &Dom, scratch: &mut Scratch) -> Option<Skeleton> {
         // Elements come in document order, so a parent's path is known
         // before its children's.
         let parent_path = e.parent.map_or(0, |p| paths[p as usize]);
-        let key = (e.tag.name().clone(), e.class_id.as_ptr() as *const u8 as usize);
+        let key = (
+            e.tag.name().clone(),
+            e.class_id.as_ptr() as *const u8 as usize,
+        );
         let step = steps
             .entry(key)
             .or_insert_with(|| {
@@ -287,9 +290,17 @@ mod tests {
         let pages = [
             page("site", "<p>One.</p><p>Two.</p>"),
             page("site", "<div class='box'><p>Boxed.</p></div>"),
-            page("site", "<p>One.</p>").replace("<div", "<section").replace("</div>", "</section>"),
-            page("other", "<custom-element class='layout'><p>x</p></custom-element>"),
-            page("site", "<p class='Menu'>Upper case.</p><p class='menu 12'>Digits.</p>"),
+            page("site", "<p>One.</p>")
+                .replace("<div", "<section")
+                .replace("</div>", "</section>"),
+            page(
+                "other",
+                "<custom-element class='layout'><p>x</p></custom-element>",
+            ),
+            page(
+                "site",
+                "<p class='Menu'>Upper case.</p><p class='menu 12'>Digits.</p>",
+            ),
         ];
         let fresh: Vec<Option<Skeleton>> = pages
             .iter()

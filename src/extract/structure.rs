@@ -298,7 +298,10 @@ fn next_stop(bytes: &[u8], from: usize) -> Option<usize> {
                 let v = _mm_loadu_si128(bytes.as_ptr().add(i) as *const __m128i);
                 let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
                 let m = _mm_or_si128(
-                    _mm_or_si128(_mm_or_si128(eq(b'\n'), eq(b'.')), _mm_or_si128(eq(b'!'), eq(b'?'))),
+                    _mm_or_si128(
+                        _mm_or_si128(eq(b'\n'), eq(b'.')),
+                        _mm_or_si128(eq(b'!'), eq(b'?')),
+                    ),
                     _mm_or_si128(_mm_or_si128(eq(b';'), eq(0xE3)), eq(0xEF)),
                 );
                 _mm_movemask_epi8(m) as u32
@@ -508,10 +511,23 @@ mod tests {
             }
         }
         for pad in ["abcdefgh ", "中文句子里"] {
-            for text in ["a. b", "他说：“好。”然后走了！真的？是；\n下一行", "「引用。」》结束。。。", "?!;.\n\n."] {
+            for text in [
+                "a. b",
+                "他说：“好。”然后走了！真的？是；\n下一行",
+                "「引用。」》结束。。。",
+                "?!;.\n\n.",
+            ] {
                 for n in 0..40 {
-                    let long = format!("{}{text}{}", pad.repeat(n / 4 + 1).chars().take(n).collect::<String>(), pad.repeat(5));
-                    assert_eq!(split_sentences(&long), sentences_char_by_char(&long), "{long:?}");
+                    let long = format!(
+                        "{}{text}{}",
+                        pad.repeat(n / 4 + 1).chars().take(n).collect::<String>(),
+                        pad.repeat(5)
+                    );
+                    assert_eq!(
+                        split_sentences(&long),
+                        sentences_char_by_char(&long),
+                        "{long:?}"
+                    );
                 }
             }
         }

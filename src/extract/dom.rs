@@ -275,6 +275,17 @@ fn count_text(text: &str, stats: &mut Stats) {
             stats.han += 1;
             continue;
         }
+        // U+3400-U+4FFF (lead E3 with 90 and up, or E4): Han, but for
+        // U+4DC0-U+4DFF (E4 B7), hexagram symbols, which are neither
+        // whitespace nor punctuation. Common characters (一, 不, 中, 人,
+        // 他, 们) are here.
+        if b == 0xE4 || (b == 0xE3 && bytes[i + 1] >= 0x90) {
+            let han = !(b == 0xE4 && bytes[i + 1] == 0xB7);
+            i += 3;
+            stats.chars += 1;
+            stats.han += u32::from(han);
+            continue;
+        }
         let Some(c) = text[i..].chars().next() else {
             break;
         };
@@ -303,6 +314,12 @@ const MAX_CLASS_NAMES: usize = 1 << 14;
 
 thread_local! {
     static CLASS_NAMES: RefCell<ClassNames> = RefCell::default();
+}
+
+/// Empties this thread's class names, as their cache does when full.
+#[cfg(test)]
+pub(super) fn clear_class_names() {
+    CLASS_NAMES.with(|n| n.borrow_mut().clear());
 }
 
 /// A page's vectors, emptied, for the thread's next page: growing new
@@ -1053,6 +1070,20 @@ mod tests {
         // no-break space, Han, CJK punctuation, an ideographic space.
         count_text("a,b.\u{0B}\u{0C}\u{A0}中文，。 x\u{3000}!é", &mut s);
         assert_eq!((s.chars, s.han, s.punct), (11, 2, 5));
+        // Each character of the blocks read by lead byte alone (E3, E4
+        // and E5-E9), by itself, against the rule.
+        for c in (0x3000..0xA000_u32).filter_map(char::from_u32) {
+            let mut s = Stats::default();
+            count_text(&c.to_string(), &mut s);
+            let word = !c.is_whitespace();
+            let han = word && is_han(c);
+            let punct = word && !han && matches!(c, '，' | '。' | '！' | '？' | '；' | '、');
+            assert_eq!(
+                (s.chars, s.han, s.punct),
+                (u32::from(word), u32::from(han), u32::from(punct)),
+                "{c:?}"
+            );
+        }
         // Every character around the Han blocks, against the rule read a
         // character at a time.
         let text: String = (0x2F00..0xA100_u32)

@@ -18,6 +18,9 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
+
+use html5ever::LocalName;
 
 use rustc_hash::FxBuildHasher;
 use serde::Serialize;
@@ -77,10 +80,12 @@ struct Scratch {
     /// Whether an element's path is wanted: it is a feature, or holds one.
     wanted: Vec<bool>,
     features: Vec<u64>,
-    /// Steps by where their tag and class names are stored: elements share
-    /// their names (see `dom::Tag`), and a page repeats a few dozen steps.
-    /// Emptied for every page, as the names may be freed in between.
-    steps: HashMap<[usize; 4], u64, FxBuildHasher>,
+    /// Steps by their tag and by where their class names are stored:
+    /// elements share their names (see `dom::Element::class_id`), and a
+    /// site's pages repeat the same few dozen steps. Kept from page to
+    /// page: each entry holds its class name, so no other name can be
+    /// stored where it is while the entry lives.
+    steps: HashMap<(LocalName, usize), (Rc<str>, u64), FxBuildHasher>,
     label: String,
     /// Each path's min-hash values, kept from page to page: a site's
     /// template gives its pages the same paths, and a path's [`HASHES`]
@@ -91,6 +96,9 @@ struct Scratch {
 /// Past this many paths the kept min-hash values start again (a crawl of
 /// many sites would otherwise grow them without end).
 const MAX_PATH_HASHES: usize = 1 << 16;
+
+/// Past this many steps the kept ones start again.
+const MAX_STEPS: usize = 1 << 14;
 
 /// The [`HASHES`] values a path gives the MinHash, one per seed.
 fn path_hashes(path: u64) -> [u32; HASHES] {
@@ -148,7 +156,9 @@ fn of_with(dom: &Dom, scratch: &mut Scratch) -> Option<Skeleton> {
     paths.clear();
     paths.resize(n, 0);
     features.clear();
-    steps.clear();
+    if steps.len() > MAX_STEPS {
+        steps.clear();
+    }
     let mut words = Vec::new();
     for (i, e) in dom.elements.iter().enumerate() {
         if !wanted[i] {
@@ -157,15 +167,17 @@ fn of_with(dom: &Dom, scratch: &mut Scratch) -> Option<Skeleton> {
         // Elements come in document order, so a parent's path is known
         // before its children's.
         let parent_path = e.parent.map_or(0, |p| paths[p as usize]);
-        let names = [
-            e.tag.as_ptr() as usize,
-            e.tag.len(),
-            e.class_id.as_ptr() as usize,
-            e.class_id.len(),
-        ];
-        let step = *steps
-            .entry(names)
-            .or_insert_with(|| step(&e.tag, &e.class_id, &mut words, label));
+        let key = (
+            e.tag.name().clone(),
+            e.class_id.as_ptr() as *const u8 as usize,
+        );
+        let step = steps
+            .entry(key)
+            .or_insert_with(|| {
+                let hash = step(&e.tag, &e.class_id, &mut words, label);
+                (e.class_id.clone(), hash)
+            })
+            .1;
         let mut key = [0u8; 16];
         key[..8].copy_from_slice(&parent_path.to_le_bytes());
         key[8..].copy_from_slice(&step.to_le_bytes());
@@ -268,6 +280,41 @@ mod tests {
             skeleton("<html><body><p>Just text.</p></body></html>"),
             None
         );
+    }
+
+    /// The steps kept from page to page give each page the skeleton a
+    /// thread that has made none before gives it, whatever came between
+    /// (the same classes on other tags, the class names' cache emptied).
+    #[test]
+    fn kept_steps_give_the_skeleton_fresh_ones_give() {
+        let pages = [
+            page("site", "<p>One.</p><p>Two.</p>"),
+            page("site", "<div class='box'><p>Boxed.</p></div>"),
+            page("site", "<p>One.</p>")
+                .replace("<div", "<section")
+                .replace("</div>", "</section>"),
+            page(
+                "other",
+                "<custom-element class='layout'><p>x</p></custom-element>",
+            ),
+            page(
+                "site",
+                "<p class='Menu'>Upper case.</p><p class='menu 12'>Digits.</p>",
+            ),
+        ];
+        let fresh: Vec<Option<Skeleton>> = pages
+            .iter()
+            .map(|p| of_with(&Dom::parse(p.as_str()), &mut Scratch::default()))
+            .collect();
+        for round in 0..3 {
+            for (p, want) in pages.iter().zip(&fresh).rev() {
+                assert_eq!(skeleton(p), *want, "round {round}");
+            }
+            for (p, want) in pages.iter().zip(&fresh) {
+                assert_eq!(skeleton(p), *want, "round {round}");
+            }
+            super::super::dom::clear_class_names();
+        }
     }
 
     #[test]

@@ -54,7 +54,10 @@ fn one_parse_gives_each_extraction_on_the_shared_corpora() {
     let mut compared = 0;
     for (path, step) in [
         ("../shared/corpora/debian_zh_html/html", 3),
-        ("../shared/corpora/sogou_smarty_samples/sogou_smarty_samples.jsonl.gz", 5),
+        (
+            "../shared/corpora/sogou_smarty_samples/sogou_smarty_samples.jsonl.gz",
+            5,
+        ),
         ("datasets/imported/fan2008.jsonl.gz", 37),
     ] {
         if let Some(corpus) = read(path) {
@@ -72,7 +75,9 @@ fn text_pages_and_hostile_pages_too() {
         Content::Html(String::new()),
         Content::Html("<p>unclosed <b>bold <i>text".into()),
         Content::HtmlBytes(vec![0xff, 0xfe, b'<', 0, b'p', 0]),
-        Content::HtmlBytes(b"<meta charset=gbk><title>\xb1\xea\xcc\xe2</title><p>\xd5\xfd\xce\xc4</p>".to_vec()),
+        Content::HtmlBytes(
+            b"<meta charset=gbk><title>\xb1\xea\xcc\xe2</title><p>\xd5\xfd\xce\xc4</p>".to_vec(),
+        ),
     ];
     for content in pages {
         let mut page = Page::new("p", "c", content);
@@ -82,9 +87,11 @@ fn text_pages_and_hostile_pages_too() {
         };
         check("hostile", &corpus, 1);
         page.title = Some("Given title".into());
-        assert!(extract_page_as(&page, &[Extraction::Main, Extraction::FullText])
-            .iter()
-            .all(|p| p.structure.title.as_deref() == Some("Given title")));
+        assert!(
+            extract_page_as(&page, &[Extraction::Main, Extraction::FullText])
+                .iter()
+                .all(|p| p.structure.title.as_deref() == Some("Given title"))
+        );
     }
 }
 

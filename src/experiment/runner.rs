@@ -368,8 +368,8 @@ fn run_pages(
             // share of the pass that made every extraction) and tokenising
             // (shared with others here) and its own stages.
             result.end_to_end = extract_charge;
-            for r in std::iter::once(&clock.records[tokenized[at].2])
-                .chain(&clock.records[own_from..])
+            for r in
+                std::iter::once(&clock.records[tokenized[at].2]).chain(&clock.records[own_from..])
             {
                 result.end_to_end.wall_seconds += r.wall_seconds;
                 result.end_to_end.cpu_seconds += r.cpu_seconds;
@@ -490,8 +490,7 @@ fn extract_cleaned<H>(
             .map(|p| first(p).url.as_deref())
             .collect();
         let ids: Vec<&str> = inputs.first.iter().map(|p| first(p).id.as_str()).collect();
-        let mut owned: Vec<DocumentStructure> =
-            structures.iter().map(|s| (**s).clone()).collect();
+        let mut owned: Vec<DocumentStructure> = structures.iter().map(|s| (**s).clone()).collect();
         drop(structures);
         let removed = remove_site_boilerplate(&ids, &urls, &mut owned, site);
         let structures = owned.into_iter().map(Arc::new).collect();
@@ -648,31 +647,30 @@ fn extract_structures(
     // extraction's, each file's reading and writing its extraction's own.
     let mut outside = vec![(0.0, 0.0); n];
     let mut keys = None;
-    let caches: Option<Vec<(ExtractCache, Option<String>)>> =
-        extract::cache::dir().map(|dir| {
-            let lap = clock.start();
-            keys = Some(
-                inputs
-                    .first
-                    .par_iter()
-                    .map(|&p| extract::cache::page_key(&pages[p as usize]))
-                    .collect::<Vec<u128>>(),
-            );
-            let (wall, cpu) = lap.elapsed();
-            outside.fill((wall, cpu));
-            extractions
-                .iter()
-                .zip(&mut outside)
-                .map(|(&extraction, o)| {
-                    let lap = clock.start();
-                    let path = extract::cache::file_for(&dir, &corpus.source, extraction);
-                    let opened = ExtractCache::open(path, extraction);
-                    let (wall, cpu) = lap.elapsed();
-                    *o = (o.0 + wall, o.1 + cpu);
-                    opened
-                })
-                .collect()
-        });
+    let caches: Option<Vec<(ExtractCache, Option<String>)>> = extract::cache::dir().map(|dir| {
+        let lap = clock.start();
+        keys = Some(
+            inputs
+                .first
+                .par_iter()
+                .map(|&p| extract::cache::page_key(&pages[p as usize]))
+                .collect::<Vec<u128>>(),
+        );
+        let (wall, cpu) = lap.elapsed();
+        outside.fill((wall, cpu));
+        extractions
+            .iter()
+            .zip(&mut outside)
+            .map(|(&extraction, o)| {
+                let lap = clock.start();
+                let path = extract::cache::file_for(&dir, &corpus.source, extraction);
+                let opened = ExtractCache::open(path, extraction);
+                let (wall, cpu) = lap.elapsed();
+                *o = (o.0 + wall, o.1 + cpu);
+                opened
+            })
+            .collect()
+    });
     let pass = clock.start();
     // Per slot: each extraction's structure and whether the cache had it,
     // the thread CPU seconds each would have taken alone on this page (its
@@ -747,8 +745,7 @@ fn extract_structures(
     for (i, (structures, &extraction)) in per_extraction.into_iter().zip(extractions).enumerate() {
         let hits = structures.iter().filter(|s| s.1).count();
         all_hits &= hits > 0 && hits == structures.len();
-        let structures: Vec<Arc<DocumentStructure>> =
-            structures.into_iter().map(|s| s.0).collect();
+        let structures: Vec<Arc<DocumentStructure>> = structures.into_iter().map(|s| s.0).collect();
         let lap = clock.start();
         let report = caches
             .as_mut()
@@ -775,7 +772,11 @@ fn extract_structures(
         let (wall, cpu) = lap.elapsed();
         // The pages' pass is shared out by what each extraction took of it
         // on the workers.
-        let part = if measured > 0.0 { alone[i] / measured } else { 1.0 / n as f64 };
+        let part = if measured > 0.0 {
+            alone[i] / measured
+        } else {
+            1.0 / n as f64
+        };
         out.push(Extracted {
             extraction,
             structures,

@@ -66,7 +66,9 @@ impl ExtractedPage {
 /// Extracts a corpus page. Plain-text pages are split into paragraphs by
 /// line; their title is the corpus' `title`, if any.
 pub fn extract_page(page: &Page, extraction: Extraction) -> ExtractedPage {
-    extract_page_as(page, &[extraction]).pop().unwrap_or_default()
+    extract_page_as(page, &[extraction])
+        .pop()
+        .unwrap_or_default()
 }
 
 /// Extracts a corpus page once per extraction, in their order, from one

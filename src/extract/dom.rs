@@ -1184,13 +1184,7 @@ mod tests {
         }
         cases.push("\u{2060}\u{3001}\u{1F600}\u{80}\u{FF}".to_string());
         for text in &cases {
-            let mut folded = String::new();
-            fold_whitespace(text, &mut folded);
-            assert_eq!(
-                folded,
-                text.split_whitespace().collect::<Vec<_>>().join(" "),
-                "{text:?}"
-            );
+            assert_folds_like_split_whitespace(text);
             assert_eq!(is_blank(text), text.trim().is_empty(), "{text:?}");
         }
     }

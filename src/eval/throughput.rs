@@ -3,6 +3,11 @@
 
 use std::time::Instant;
 
+/// How the stage that decodes and extracts the pages names its work as it
+/// goes (`decode + extract [main, full_text]`): the workbench's overall
+/// gauge follows that stage on its own.
+pub const EXTRACT_WORK: &str = "decode + extract";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
     DecodeExtract,

@@ -639,7 +639,7 @@ fn extract_structures(
         .collect::<Vec<_>>()
         .join(", ");
     let ticker = clock.begin(
-        &format!("decode + extract [{names}]"),
+        &format!("{} [{names}]", crate::eval::throughput::EXTRACT_WORK),
         inputs.first.len() as u64,
     );
     let started = clock.start();

@@ -210,33 +210,85 @@ impl Progress {
         runs
     }
 
-    /// The share of all stages finished, 0..=1: the shared stages (decode
-    /// and extract every extraction, tokenise each) and each run's, with the
-    /// stage under way counted by its items.
-    pub fn done(&self) -> f64 {
+    /// The overall gauge, in two phases so that it moves with the work: a
+    /// stage weighed like any other would hold the pages' extraction, often
+    /// a sixth of the load, to under 1% of the gauge.
+    pub fn overall(&self) -> Overall {
         use crate::eval::throughput::Stage;
-        match self.runs {
-            Some(n) if n > 0 => {
-                // One stage makes every extraction, then each is tokenised.
-                let shared = self
-                    .records
-                    .iter()
-                    .filter(|r| {
-                        matches!(
-                            r.stage,
-                            Stage::DecodeExtract | Stage::ExtractCache | Stage::Tokenize
-                        )
-                    })
-                    .count()
-                    .min(1 + self.extractions);
-                let finished: usize = self.runs_seen().iter().map(|r| r.1).sum();
-                // A stage's record may come just after the next stage
-                // began (they travel apart), so a full stage counts once.
-                let current = self.work.as_ref().map_or(0.0, Work::ratio).min(0.999);
-                let planned = n * RUN_STAGES + 1 + self.extractions;
-                ((shared + finished) as f64 + current).min(planned as f64) / planned as f64
+        let runs = self.runs.unwrap_or(0);
+        let extracted = self
+            .records
+            .iter()
+            .any(|r| matches!(r.stage, Stage::DecodeExtract | Stage::ExtractCache));
+        // A stage's record may come just after the next stage began (they
+        // travel apart), so a full stage counts once.
+        let current = |work: &Work| work.ratio().min(0.999);
+        let extracting =
+            |work: &&Work| work.what.starts_with(crate::eval::throughput::EXTRACT_WORK);
+        if !extracted {
+            let ratio = self.work.as_ref().filter(extracting).map_or(0.0, current);
+            return Overall::Extracting { ratio };
+        }
+        let current = self
+            .work
+            .as_ref()
+            .filter(|w| !extracting(w))
+            .map_or(0.0, current);
+        // Each extraction is tokenised once for the runs on it (algorithms
+        // with tokens of their own add stages that are not counted ahead).
+        let tokenised = self
+            .records
+            .iter()
+            .filter(|r| r.stage == Stage::Tokenize)
+            .count()
+            .min(self.extractions);
+        let seen = self.runs_seen();
+        let finished: usize = seen.iter().map(|r| r.1).sum();
+        let planned = (runs * RUN_STAGES + self.extractions).max(1);
+        Overall::Runs {
+            ratio: ((tokenised + finished) as f64 + current).min(planned as f64) / planned as f64,
+            done: seen.iter().filter(|r| r.1 >= RUN_STAGES).count(),
+            runs,
+        }
+    }
+}
+
+/// What the overall gauge shows (the corpus read aside, which has its own).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Overall {
+    /// The pages are being decoded and extracted (or read from the cache):
+    /// that stage's share done.
+    Extracting { ratio: f64 },
+    /// The share of the runs' stages finished (tokenising each extraction
+    /// and each run's four), the stage under way counted by its items.
+    Runs {
+        ratio: f64,
+        done: usize,
+        runs: usize,
+    },
+}
+
+impl Overall {
+    pub fn ratio(&self) -> f64 {
+        match *self {
+            Overall::Extracting { ratio } | Overall::Runs { ratio, .. } => ratio,
+        }
+    }
+
+    /// `extracting the pages: 45%, then 36 algorithm runs`, `12 of 36
+    /// algorithm runs done: 38%`.
+    pub fn label(&self, runs_planned: usize) -> String {
+        match *self {
+            Overall::Extracting { ratio } => format!(
+                "extracting the pages: {:.0}%, then {runs_planned} algorithm runs",
+                ratio * 100.0
+            ),
+            Overall::Runs { ratio, done, runs } => {
+                format!(
+                    "{done} of {runs} algorithm runs done: {:.0}%",
+                    ratio * 100.0
+                )
             }
-            _ => 0.0,
         }
     }
 }

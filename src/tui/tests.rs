@@ -9,7 +9,7 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
 use super::action::{action_for, Action};
-use super::app::{App, Mode, Request, Screen};
+use super::app::{App, Mode, Overall, Request, Screen};
 use super::loader::{load_now, LoadEvent};
 use super::workbench::{ErrorKind, Source, Workbench};
 use super::{perform, ui};
@@ -140,6 +140,18 @@ fn snapshot_loading_and_failure() {
             shares: Vec::new(),
         })
     };
+    // Until the pages are extracted, the gauge is that stage's work.
+    let extracting = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(49));
+    app.on_load_event(LoadEvent::Work {
+        what: "decode + extract [main]".into(),
+        total: 196,
+        done: extracting,
+    });
+    assert_eq!(app.progress.overall(), Overall::Extracting { ratio: 0.25 });
+    assert_eq!(
+        app.progress.overall().label(3),
+        "extracting the pages: 25%, then 3 algorithm runs"
+    );
     app.on_load_event(record(Stage::DecodeExtract, "main"));
     app.on_load_event(record(Stage::Tokenize, "main"));
     for stage in [
@@ -152,20 +164,30 @@ fn snapshot_loading_and_failure() {
     }
     app.on_load_event(record(Stage::Signature, "simhash(words,tf) [main]"));
     assert_eq!(app.progress.runs_seen().len(), 2);
-    // Extract and tokenise, exact's four stages and simhash's signatures
-    // of 12 + 2 stages; none under way yet.
-    assert!((app.progress.done() - 7.0 / 14.0).abs() < 1e-9);
+    // Then the runs: tokenising, exact's four stages and simhash's
+    // signatures of 12 + 1 stages (the extraction's work, finished, no
+    // longer counts).
+    let runs = |ratio: f64, done| Overall::Runs {
+        ratio,
+        done,
+        runs: 3,
+    };
+    assert_eq!(app.progress.overall(), runs(6.0 / 13.0, 1));
     let done = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(250));
     app.on_load_event(LoadEvent::Work {
         what: "verify simhash(words,tf) [main]".into(),
         total: 1000,
         done: done.clone(),
     });
-    assert!((app.progress.done() - 7.25 / 14.0).abs() < 1e-9);
+    assert!((app.progress.overall().ratio() - 6.25 / 13.0).abs() < 1e-9);
+    assert_eq!(
+        app.progress.overall().label(3),
+        "1 of 3 algorithm runs done: 48%"
+    );
     insta::assert_snapshot!("loading", screen(&app, 80, 24));
     done.store(1000, std::sync::atomic::Ordering::Relaxed);
     assert!(
-        app.progress.done() < 8.0 / 14.0,
+        app.progress.overall().ratio() < 7.0 / 13.0,
         "a finished stage counts once, with its record"
     );
     app.on_load_event(LoadEvent::Failed(

@@ -125,7 +125,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let (ratio, label) = match (&p.reading, p.runs) {
         // Until the corpus is read, the gauge is the read.
         (Some(reading), None) => (reading.ratio(), reading_line(reading)),
-        _ => (p.done(), format!("{:.0}%", p.done() * 100.0)),
+        _ => {
+            let overall = p.overall();
+            (overall.ratio(), overall.label(p.runs.unwrap_or(0)))
+        }
     };
     frame.render_widget(
         Gauge::default()

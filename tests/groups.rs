@@ -198,7 +198,7 @@ fn check<D: Detector + Clone>(detector: D, pages: &[Page], thresholds: &[f64]) -
     assert!(plain.groups.is_empty());
     let label = &grouped.label;
     assert_eq!(listed(&grouped), plain.pairs, "{label}");
-    assert_eq!(grouped.candidates, plain.candidates as u64, "{label}");
+    assert_eq!(grouped.candidates, plain.candidates, "{label}");
     assert_eq!(
         grouped_pair_recall(
             &truth,

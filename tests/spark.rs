@@ -236,7 +236,7 @@ fn spark_join_equals_the_in_process_run() {
         assert_eq!(pairs.pairs, listed, "{key}: pairs or scores differ");
         assert_eq!(
             pairs.job["job"]["candidates"].as_u64(),
-            Some(own.run.candidates as u64),
+            Some(own.run.candidates),
             "{key}: candidate pairs"
         );
         let scale = &own.run.scale;

@@ -330,13 +330,10 @@ fn intersection(a: &[u64], b: &[u64]) -> usize {
 
 /// One part of every signature, `None` where a page lacks it, for a
 /// source's own candidate search.
-fn part<T: Clone>(
+fn part<T: Clone + Send>(
     signatures: &[Option<LearnedSignature>],
     get: impl Fn(&LearnedSignature) -> Option<&T> + Sync,
-) -> Vec<Option<T>>
-where
-    T: Send,
-{
+) -> Vec<Option<T>> {
     signatures
         .par_iter()
         .map(|s| s.as_ref().and_then(|s| get(s).cloned()))

@@ -103,7 +103,7 @@ impl Document {
         }
         let vocab = self.tokens.vocab();
         std::borrow::Cow::Owned(match &self.structure {
-            Some(structure) => vocab.normalized(&structure.text()),
+            Some(structure) => vocab.normalized(structure.text()),
             // Documents are made with their text or their structure; the
             // tokens alone are the next best thing.
             None => self.tokens.iter().collect::<Vec<_>>().join(" "),

@@ -854,7 +854,7 @@ fn tokenize_documents(
             let d = &distinct[s as usize];
             Document {
                 page: page as u32,
-                lang: d.lang.clone(),
+                lang: d.lang,
                 tokens: d.tokens.clone(),
                 structure: Some(structures[s as usize].clone()),
                 host: pages[page]

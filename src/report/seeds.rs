@@ -706,8 +706,8 @@ fn markdown(
         runs.len()
     );
     for (i, claim) in paper.claims.iter().enumerate() {
-        let figures = claim.figure.as_ref().map(|m| values(m));
-        let others = claim.above.as_ref().map(|m| values(m));
+        let figures = claim.figure.as_ref().map(&values);
+        let others = claim.above.as_ref().map(&values);
         let pick = |v: &Option<Vec<(Option<f64>, String)>>| -> Vec<Option<f64>> {
             v.as_ref()
                 .map(|v| v.iter().map(|x| x.0).collect())

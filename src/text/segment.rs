@@ -271,7 +271,7 @@ impl Segmenter {
     /// jieba-rs's default dictionary and HMM model.
     pub fn new() -> Result<Self, SegmentError> {
         let trie = DoubleArray::parse(TRIE)?;
-        if FREQS.len() < 8 || FREQS.len() % 8 != 0 {
+        if FREQS.len() < 8 || !FREQS.len().is_multiple_of(8) {
             return Err(SegmentError::Dict(format!(
                 "frequency table of {} bytes",
                 FREQS.len()
@@ -654,8 +654,8 @@ impl Segmenter {
             .exact_match(chars[x..y].iter().map(|&(_, c)| c))
             .is_some()
         {
-            for i in x..y {
-                emit(byte_at(i), byte_at(i + 1), self.word(route[i].2));
+            for (i, step) in (x..y).zip(&route[x..y]) {
+                emit(byte_at(i), byte_at(i + 1), self.word(step.2));
             }
             return;
         }

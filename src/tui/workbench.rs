@@ -424,7 +424,7 @@ pub fn find_errors(
     kind: ErrorKind,
 ) -> (Vec<ErrorRow>, u64) {
     let run = &result.run;
-    fn gated<'a>(gates: bool, scores: &'a GateScores) -> Option<&'a [f32]> {
+    fn gated(gates: bool, scores: &GateScores) -> Option<&[f32]> {
         gates.then_some(&scores[..])
     }
     let has_gates = !run.gates.is_empty();

@@ -1220,7 +1220,7 @@ mod tests {
         );
         let mut d = Document::new(
             page,
-            &structure.text(),
+            structure.text(),
             Some(Lang::Zh),
             &TokenizerConfig::default(),
         );

@@ -571,9 +571,11 @@ mod tests {
                     filled[bin] = true;
                 }
             }
-            for j in 0..n {
+            // Only bins filled by shingles are copied from, so `filled`
+            // stays as the shingles left it.
+            for j in (0..n).filter(|&j| !filled[j]) {
                 let mut attempt = 0u64;
-                while !filled[j] {
+                loop {
                     let k = bin_of(oph.bins, fmix64(oph.seed ^ ((j as u64) << 32 | attempt)));
                     if filled[k] {
                         mins[j] = mins[k];

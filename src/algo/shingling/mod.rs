@@ -584,13 +584,14 @@ pub struct MinHashSketch {
     pub common: Vec<u64>,
 }
 
+/// The count of common shingles two pages' sketches flag, and each
+/// page's shingles.
+type SharedShingles<'a> = (usize, (&'a [u64], &'a [u64]));
+
 impl MinHashSketch {
     /// The common shingles both pages hold, and the rest of each, when both
     /// kept their shingles.
-    fn shared_exactly<'a>(
-        &'a self,
-        other: &'a MinHashSketch,
-    ) -> Option<(usize, (&'a [u64], &'a [u64]))> {
+    fn shared_exactly<'a>(&'a self, other: &'a MinHashSketch) -> Option<SharedShingles<'a>> {
         let (a, b) = (self.shingles.as_deref()?, other.shingles.as_deref()?);
         let common = self
             .common

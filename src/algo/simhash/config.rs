@@ -72,7 +72,7 @@ pub const ALL_PAIRS_FLOOR: u32 = 16;
 /// Whether `bits` is a width SimHash signs: 64, 128, or a multiple of 64
 /// up to [`MAX_BITS`] through [`WideSimHash`].
 pub fn supported_bits(bits: u32) -> bool {
-    bits % 64 == 0 && (64..=MAX_BITS).contains(&bits)
+    bits.is_multiple_of(64) && (64..=MAX_BITS).contains(&bits)
 }
 
 /// `bits` checked: a width SimHash signs, or an error naming them.

@@ -418,33 +418,271 @@ fn doctype(piece: &str) -> Option<Doctype> {
     tokenizer.sink.0.into_inner()
 }
 
+/// The bytes of a name of one to eight bytes as one integer (little
+/// end first, zeros after), to be matched against [`name_key`]s of the
+/// common names in one comparison each.
+const fn name_key(name: &[u8]) -> u64 {
+    let mut key = 0u64;
+    let mut i = 0;
+    while i < name.len() {
+        key |= (name[i] as u64) << (8 * i);
+        i += 1;
+    }
+    key
+}
+
+/// [`name_key`] of `name` if it is one to eight bytes long, read as two
+/// overlapping loads (the bytes they share are the same, so or-ing them
+/// joins the two halves).
+#[inline(always)]
+fn read_key(name: &[u8]) -> Option<u64> {
+    let n = name.len();
+    let p = name.as_ptr();
+    // SAFETY: each load reads `width <= n` bytes, at 0 or at `n - width`.
+    let load = |at: usize, width: usize| -> u64 {
+        unsafe {
+            match width {
+                4 => u32::from_le(p.add(at).cast::<u32>().read_unaligned()) as u64,
+                2 => u16::from_le(p.add(at).cast::<u16>().read_unaligned()) as u64,
+                _ => *p.add(at) as u64,
+            }
+        }
+    };
+    match n {
+        4..=8 => Some(load(0, 4) | (load(n - 4, 4) << (8 * (n - 4)))),
+        2..=3 => Some(load(0, 2) | (load(n - 2, 2) << (8 * (n - 2)))),
+        1 => Some(load(0, 1)),
+        _ => None,
+    }
+}
+
+/// [`super::nesting::keeps_attribute`] for a tag that is not formatting:
+/// the kept names by their [`read_key`], ASCII letters lowered (all the
+/// kept names' bytes are letters, so or-ing 0x20 into a byte makes it
+/// one of them only if it is that letter in either case).
+#[inline]
+fn kept_attribute(name: &[u8]) -> bool {
+    const ID: u64 = name_key(b"id");
+    const TYPE: u64 = name_key(b"type");
+    const FACE: u64 = name_key(b"face");
+    const SIZE: u64 = name_key(b"size");
+    const CLASS: u64 = name_key(b"class");
+    const COLOR: u64 = name_key(b"color");
+    const ITEMPROP: u64 = name_key(b"itemprop");
+    const ENCODING: u64 = name_key(b"encoding");
+    match name.len() {
+        n @ (2 | 4 | 5 | 8) => {
+            let Some(key) = read_key(name) else {
+                return false;
+            };
+            let lowered = key | (0x2020_2020_2020_2020 >> (64 - 8 * n));
+            matches!(
+                lowered,
+                ID | TYPE | FACE | SIZE | CLASS | COLOR | ITEMPROP | ENCODING
+            )
+        }
+        14 => name.eq_ignore_ascii_case(b"shadowrootmode"),
+        _ => false,
+    }
+}
+
+/// The common tag and attribute names' atoms by [`name_key`], without
+/// hashing the name to find its atom (html5ever interns each name it
+/// reads, a hash and a table look-up).
+#[inline(always)]
+fn common_name(key: u64) -> Option<LocalName> {
+    const A: u64 = name_key(b"a");
+    const P: u64 = name_key(b"p");
+    const B: u64 = name_key(b"b");
+    const I: u64 = name_key(b"i");
+    const U: u64 = name_key(b"u");
+    const S: u64 = name_key(b"s");
+    const BR: u64 = name_key(b"br");
+    const LI: u64 = name_key(b"li");
+    const TD: u64 = name_key(b"td");
+    const TR: u64 = name_key(b"tr");
+    const TH: u64 = name_key(b"th");
+    const UL: u64 = name_key(b"ul");
+    const OL: u64 = name_key(b"ol");
+    const DL: u64 = name_key(b"dl");
+    const DD: u64 = name_key(b"dd");
+    const DT: u64 = name_key(b"dt");
+    const EM: u64 = name_key(b"em");
+    const HR: u64 = name_key(b"hr");
+    const H1: u64 = name_key(b"h1");
+    const H2: u64 = name_key(b"h2");
+    const H3: u64 = name_key(b"h3");
+    const H4: u64 = name_key(b"h4");
+    const H5: u64 = name_key(b"h5");
+    const H6: u64 = name_key(b"h6");
+    const TT: u64 = name_key(b"tt");
+    const ID: u64 = name_key(b"id");
+    const DIV: u64 = name_key(b"div");
+    const IMG: u64 = name_key(b"img");
+    const NAV: u64 = name_key(b"nav");
+    const PRE: u64 = name_key(b"pre");
+    const SUP: u64 = name_key(b"sup");
+    const SUB: u64 = name_key(b"sub");
+    const COL: u64 = name_key(b"col");
+    const MAP: u64 = name_key(b"map");
+    const BIG: u64 = name_key(b"big");
+    const INS: u64 = name_key(b"ins");
+    const DEL: u64 = name_key(b"del");
+    const SPAN: u64 = name_key(b"span");
+    const FONT: u64 = name_key(b"font");
+    const HTML: u64 = name_key(b"html");
+    const HEAD: u64 = name_key(b"head");
+    const BODY: u64 = name_key(b"body");
+    const META: u64 = name_key(b"meta");
+    const LINK: u64 = name_key(b"link");
+    const FORM: u64 = name_key(b"form");
+    const AREA: u64 = name_key(b"area");
+    const CODE: u64 = name_key(b"code");
+    const CITE: u64 = name_key(b"cite");
+    const ABBR: u64 = name_key(b"abbr");
+    const NOBR: u64 = name_key(b"nobr");
+    const NAME: u64 = name_key(b"name");
+    const TYPE: u64 = name_key(b"type");
+    const SIZE: u64 = name_key(b"size");
+    const FACE: u64 = name_key(b"face");
+    const CLASS: u64 = name_key(b"class");
+    const TABLE: u64 = name_key(b"table");
+    const TBODY: u64 = name_key(b"tbody");
+    const THEAD: u64 = name_key(b"thead");
+    const TFOOT: u64 = name_key(b"tfoot");
+    const TITLE: u64 = name_key(b"title");
+    const STYLE: u64 = name_key(b"style");
+    const INPUT: u64 = name_key(b"input");
+    const LABEL: u64 = name_key(b"label");
+    const SMALL: u64 = name_key(b"small");
+    const EMBED: u64 = name_key(b"embed");
+    const PARAM: u64 = name_key(b"param");
+    const COLOR: u64 = name_key(b"color");
+    const FRAME: u64 = name_key(b"frame");
+    const STRONG: u64 = name_key(b"strong");
+    const SCRIPT: u64 = name_key(b"script");
+    const SELECT: u64 = name_key(b"select");
+    const OPTION: u64 = name_key(b"option");
+    const BUTTON: u64 = name_key(b"button");
+    const CENTER: u64 = name_key(b"center");
+    const HEADER: u64 = name_key(b"header");
+    const FOOTER: u64 = name_key(b"footer");
+    const IFRAME: u64 = name_key(b"iframe");
+    const OBJECT: u64 = name_key(b"object");
+    const STRIKE: u64 = name_key(b"strike");
+    const SOURCE: u64 = name_key(b"source");
+    const SECTION: u64 = name_key(b"section");
+    const ARTICLE: u64 = name_key(b"article");
+    const CAPTION: u64 = name_key(b"caption");
+    const ADDRESS: u64 = name_key(b"address");
+    const ITEMPROP: u64 = name_key(b"itemprop");
+    const NOSCRIPT: u64 = name_key(b"noscript");
+    const TEXTAREA: u64 = name_key(b"textarea");
+    const FIELDSET: u64 = name_key(b"fieldset");
+    const COLGROUP: u64 = name_key(b"colgroup");
+    const ENCODING: u64 = name_key(b"encoding");
+    const OPTGROUP: u64 = name_key(b"optgroup");
+    Some(match key {
+        A => local_name!("a"),
+        P => local_name!("p"),
+        B => local_name!("b"),
+        I => local_name!("i"),
+        U => local_name!("u"),
+        S => local_name!("s"),
+        BR => local_name!("br"),
+        LI => local_name!("li"),
+        TD => local_name!("td"),
+        TR => local_name!("tr"),
+        TH => local_name!("th"),
+        UL => local_name!("ul"),
+        OL => local_name!("ol"),
+        DL => local_name!("dl"),
+        DD => local_name!("dd"),
+        DT => local_name!("dt"),
+        EM => local_name!("em"),
+        HR => local_name!("hr"),
+        H1 => local_name!("h1"),
+        H2 => local_name!("h2"),
+        H3 => local_name!("h3"),
+        H4 => local_name!("h4"),
+        H5 => local_name!("h5"),
+        H6 => local_name!("h6"),
+        TT => local_name!("tt"),
+        ID => local_name!("id"),
+        DIV => local_name!("div"),
+        IMG => local_name!("img"),
+        NAV => local_name!("nav"),
+        PRE => local_name!("pre"),
+        SUP => local_name!("sup"),
+        SUB => local_name!("sub"),
+        COL => local_name!("col"),
+        MAP => local_name!("map"),
+        BIG => local_name!("big"),
+        INS => local_name!("ins"),
+        DEL => local_name!("del"),
+        SPAN => local_name!("span"),
+        FONT => local_name!("font"),
+        HTML => local_name!("html"),
+        HEAD => local_name!("head"),
+        BODY => local_name!("body"),
+        META => local_name!("meta"),
+        LINK => local_name!("link"),
+        FORM => local_name!("form"),
+        AREA => local_name!("area"),
+        CODE => local_name!("code"),
+        CITE => local_name!("cite"),
+        ABBR => local_name!("abbr"),
+        NOBR => local_name!("nobr"),
+        NAME => local_name!("name"),
+        TYPE => local_name!("type"),
+        SIZE => local_name!("size"),
+        FACE => local_name!("face"),
+        CLASS => local_name!("class"),
+        TABLE => local_name!("table"),
+        TBODY => local_name!("tbody"),
+        THEAD => local_name!("thead"),
+        TFOOT => local_name!("tfoot"),
+        TITLE => local_name!("title"),
+        STYLE => local_name!("style"),
+        INPUT => local_name!("input"),
+        LABEL => local_name!("label"),
+        SMALL => local_name!("small"),
+        EMBED => local_name!("embed"),
+        PARAM => local_name!("param"),
+        COLOR => local_name!("color"),
+        FRAME => local_name!("frame"),
+        STRONG => local_name!("strong"),
+        SCRIPT => local_name!("script"),
+        SELECT => local_name!("select"),
+        OPTION => local_name!("option"),
+        BUTTON => local_name!("button"),
+        CENTER => local_name!("center"),
+        HEADER => local_name!("header"),
+        FOOTER => local_name!("footer"),
+        IFRAME => local_name!("iframe"),
+        OBJECT => local_name!("object"),
+        STRIKE => local_name!("strike"),
+        SOURCE => local_name!("source"),
+        SECTION => local_name!("section"),
+        ARTICLE => local_name!("article"),
+        CAPTION => local_name!("caption"),
+        ADDRESS => local_name!("address"),
+        ITEMPROP => local_name!("itemprop"),
+        NOSCRIPT => local_name!("noscript"),
+        TEXTAREA => local_name!("textarea"),
+        FIELDSET => local_name!("fieldset"),
+        COLGROUP => local_name!("colgroup"),
+        ENCODING => local_name!("encoding"),
+        OPTGROUP => local_name!("optgroup"),
+        _ => return None,
+    })
+}
+
 /// A name as the tokenizer reads it: ASCII capitals lowered, NUL as
 /// U+FFFD.
 fn local_name(raw: &str) -> LocalName {
-    // The commonest names without hashing them to find their atom.
-    let common = match raw {
-        "a" => local_name!("a"),
-        "p" => local_name!("p"),
-        "b" => local_name!("b"),
-        "i" => local_name!("i"),
-        "br" => local_name!("br"),
-        "li" => local_name!("li"),
-        "td" => local_name!("td"),
-        "tr" => local_name!("tr"),
-        "ul" => local_name!("ul"),
-        "id" => local_name!("id"),
-        "div" => local_name!("div"),
-        "img" => local_name!("img"),
-        "span" => local_name!("span"),
-        "font" => local_name!("font"),
-        "class" => local_name!("class"),
-        "table" => local_name!("table"),
-        "tbody" => local_name!("tbody"),
-        "strong" => local_name!("strong"),
-        _ => LocalName::default(),
-    };
-    if !common.is_empty() {
-        return common;
+    if let Some(atom) = read_key(raw.as_bytes()).and_then(common_name) {
+        return atom;
     }
     if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
         let lowered: String = raw
@@ -694,8 +932,17 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
     }
 
     /// The pre-pass's view of the text `[from, to)`: while in the head,
-    /// only whitespace keeps it there.
+    /// only whitespace keeps it there. Past the head's first words,
+    /// text changes nothing: checked here, inlined into the loop.
+    #[inline(always)]
     fn gate_text(&mut self, from: usize, to: usize) -> Result<(), Unsupported> {
+        match self.gate.as_ref() {
+            Some(g) if !g.started || g.in_head => self.gate_head_text(from, to),
+            _ => Ok(()),
+        }
+    }
+
+    fn gate_head_text(&mut self, from: usize, to: usize) -> Result<(), Unsupported> {
         let Some(g) = self.gate.as_mut() else {
             return Ok(());
         };
@@ -969,7 +1216,13 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
         let name = local_name(&self.s[name_start..name_end]);
         let formatting = super::nesting::is_formatting(&name);
         let keep = |from: usize, to: usize| {
-            self.every_attribute || super::nesting::keeps_attribute(formatting, &self.s[from..to])
+            let kept = self.every_attribute || formatting || kept_attribute(&b[from..to]);
+            debug_assert_eq!(
+                kept,
+                self.every_attribute
+                    || super::nesting::keeps_attribute(formatting, &self.s[from..to])
+            );
+            kept
         };
         // The vector of the tag before, emptied (the sink lends it back).
         let mut attrs: Vec<Attribute> = std::mem::take(&mut self.attrs);
@@ -1047,6 +1300,19 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
                     }
                     irregular |= quote;
                     current = keep(i, j).then(|| (i, j, StrTendril::new()));
+                    // The common `name="value"`: the value read at once,
+                    // as the states from `=` to the closing quote read it.
+                    if let (Some(b'='), Some(&q @ (b'"' | b'\''))) = (b.get(j), b.get(j + 1)) {
+                        let Some(k) = find_any([q], &b[j + 2..]) else {
+                            break None;
+                        };
+                        if let Some(a) = current.as_mut() {
+                            a.2 = self.attribute_value(j + 2, j + 2 + k);
+                        }
+                        i = j + k + 3;
+                        state = At::AfterQuoted;
+                        continue;
+                    }
                     state = At::Name;
                     i = j;
                     continue;
@@ -1123,7 +1389,9 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
             had_duplicate_attributes: duplicate,
         };
         let result = self.sink.tag(&mut tag);
-        tag.attrs.clear();
+        if !tag.attrs.is_empty() {
+            tag.attrs.clear();
+        }
         self.attrs = tag.attrs;
         let raw_piece = self.gate.as_mut().map(|g| std::mem::take(&mut g.raw_piece));
         self.state = match result {
@@ -1299,6 +1567,14 @@ mod tests {
         "<p =x \"y\"=z <q>x</p foo=\"bar\"><a/b>c</a/>",
         "<a href=a/b>x</a><img src=x/>y<p\tclass=a\nid=b\x0citemprop=c>z",
         "<中 名=值>x</中>",
+        // Quoted values straight after `=`, and the ways around them.
+        "<a b=\"c\"d='e'f=\"\"g=''h=\"x'y\" i='x\"y'>x<a b= \"c\" d =\"e\">",
+        "<a b=\"c\"/><a b='c'/ ><a b=\"c\"/x><a b=\"c\">< b=\"c\">",
+        "<DIV CLASS=\"A\" Id='B' ItemProp=\"C\" TYPE=\"d\" dir=\"ltr\">x",
+        "<a b=\"c\"\"d\"><a b=\"c\"=\"d\"><a b==\"c\"><a =\"b\">",
+        "x<a b=\"c",
+        "x<a b='",
+        "x<a b=",
         // Text with `<` that opens no tag, bogus comments, stray `</>`.
         "a < b <1 <> </> <!x> <?php x ?> </ x> a<b",
         "<!-- c --> <!--> <!---> <!-- a --!> b <!-- x -- y -->z<!--",
@@ -1335,6 +1611,95 @@ mod tests {
     }
 
     #[test]
+    fn name_keys_read_alike_at_every_length() {
+        let bytes: Vec<u8> = (0..=255u8).rev().cycle().take(600).collect();
+        for n in 0..=12 {
+            for from in 0..bytes.len() - n {
+                let name = &bytes[from..from + n];
+                let expected = (1..=8).contains(&n).then(|| name_key(name));
+                assert_eq!(read_key(name), expected, "{name:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn common_names_are_the_atoms_html5ever_makes() {
+        // Every name of the table, in lower and upper case, and every
+        // one- and two-letter name.
+        let mut names: Vec<String> = [
+            "a", "p", "b", "i", "u", "s", "br", "li", "td", "tr", "th", "ul", "ol", "dl", "dd",
+            "dt", "em", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "tt", "id", "div", "img", "nav",
+            "pre", "sup", "sub", "col", "map", "big", "ins", "del", "span", "font", "html",
+            "head", "body", "meta", "link", "form", "area", "code", "cite", "abbr", "nobr", "name",
+            "type", "size", "face", "class", "table", "tbody", "thead", "tfoot", "title", "style",
+            "input", "label", "small", "embed", "param", "color", "frame", "strong", "script",
+            "select", "option", "button", "center", "header", "footer", "iframe", "object",
+            "strike", "source", "section", "article", "caption", "address", "itemprop",
+            "noscript", "textarea", "fieldset", "colgroup", "encoding", "optgroup", "blockquote",
+            "spans", "divx", "a\0", "中", "x-y",
+        ]
+        .iter()
+        .flat_map(|n| [n.to_string(), n.to_uppercase()])
+        .collect();
+        for a in 'a'..='z' {
+            names.push(a.to_string());
+            for b in ('a'..='z').chain('0'..='9') {
+                names.push(format!("{a}{b}"));
+            }
+        }
+        for name in names {
+            let expected: String = name
+                .chars()
+                .map(|c| match c {
+                    '\0' => '\u{fffd}',
+                    c => c.to_ascii_lowercase(),
+                })
+                .collect();
+            assert_eq!(local_name(&name), LocalName::from(expected), "{name}");
+        }
+    }
+
+    #[test]
+    fn kept_attributes_are_the_pre_passs() {
+        let kept = [
+            "class",
+            "id",
+            "itemprop",
+            "type",
+            "encoding",
+            "color",
+            "face",
+            "size",
+            "shadowrootmode",
+        ];
+        // Each kept name with each of its bytes changed to every byte
+        // value (its other case among them), and cut or lengthened.
+        for name in kept {
+            for at in 0..name.len() {
+                for c in 0..=255u8 {
+                    let mut b = name.as_bytes().to_vec();
+                    b[at] = c;
+                    let expected = std::str::from_utf8(&b)
+                        .is_ok_and(|s| super::super::nesting::keeps_attribute(false, s));
+                    assert_eq!(kept_attribute(&b), expected, "{b:?}");
+                }
+            }
+            let upper = name.to_uppercase();
+            assert!(kept_attribute(upper.as_bytes()), "{upper}");
+            for cut in [&name[1..], &name[..name.len() - 1], &format!("{name}x")] {
+                assert_eq!(
+                    kept_attribute(cut.as_bytes()),
+                    super::super::nesting::keeps_attribute(false, cut),
+                    "{cut}"
+                );
+            }
+        }
+        for name in ["href", "src", "style", "data-id", "classes", "i", "item", ""] {
+            assert!(!kept_attribute(name.as_bytes()), "{name}");
+        }
+    }
+
+    #[test]
     fn attributes_that_cannot_matter_are_skipped() {
         // Each page, and the page with only the attributes that can matter.
         let cases = [
@@ -1347,6 +1712,10 @@ mod tests {
             // `="x>"` opens no value: the tag ends at the first `>`.
             ("<p>x<span =\"x>\">y", "<p>x<span>\">y"),
             ("<p>x<span a=\"1\"b='2'class=c>y", "<p>x<span class=c>y"),
+            (
+                "<p>x<span Class=\"a\"b='2'id='c'style=\"d\">y",
+                "<p>x<span Class=\"a\"id='c'>y",
+            ),
             (
                 "<p>x<td title = \"a>b\" class = 'c'>y",
                 "<p>x<td class = 'c'>y",

@@ -681,8 +681,11 @@ fn common_name(key: u64) -> Option<LocalName> {
 /// A name as the tokenizer reads it: ASCII capitals lowered, NUL as
 /// U+FFFD.
 fn local_name(raw: &str) -> LocalName {
-    if let Some(atom) = read_key(raw.as_bytes()).and_then(common_name) {
-        return atom;
+    // A NUL last would read as a shorter name's key (zeros pad the key).
+    if raw.as_bytes().last().is_some_and(|&b| b != 0) {
+        if let Some(atom) = read_key(raw.as_bytes()).and_then(common_name) {
+            return atom;
+        }
     }
     if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
         let lowered: String = raw
@@ -1636,7 +1639,7 @@ mod tests {
             "select", "option", "button", "center", "header", "footer", "iframe", "object",
             "strike", "source", "section", "article", "caption", "address", "itemprop",
             "noscript", "textarea", "fieldset", "colgroup", "encoding", "optgroup", "blockquote",
-            "spans", "divx", "a\0", "中", "x-y",
+            "spans", "divx", "a\0", "\0", "p\0\0", "div\0", "span\0\0\0\0", "a\0b", "中", "x-y",
         ]
         .iter()
         .flat_map(|n| [n.to_string(), n.to_uppercase()])

@@ -419,8 +419,8 @@ fn doctype(piece: &str) -> Option<Doctype> {
 }
 
 /// The bytes of a name of one to eight bytes as one integer (little
-/// end first, zeros after), to be matched against [`name_key`]s of the
-/// common names in one comparison each.
+/// end first, zeros after), to be matched against the [`name_key`]s of
+/// known names in one comparison each.
 const fn name_key(name: &[u8]) -> u64 {
     let mut key = 0u64;
     let mut i = 0;
@@ -486,206 +486,33 @@ fn kept_attribute(name: &[u8]) -> bool {
     }
 }
 
-/// The common tag and attribute names' atoms by [`name_key`], without
-/// hashing the name to find its atom (html5ever interns each name it
-/// reads, a hash and a table look-up).
-#[inline(always)]
-fn common_name(key: u64) -> Option<LocalName> {
-    const A: u64 = name_key(b"a");
-    const P: u64 = name_key(b"p");
-    const B: u64 = name_key(b"b");
-    const I: u64 = name_key(b"i");
-    const U: u64 = name_key(b"u");
-    const S: u64 = name_key(b"s");
-    const BR: u64 = name_key(b"br");
-    const LI: u64 = name_key(b"li");
-    const TD: u64 = name_key(b"td");
-    const TR: u64 = name_key(b"tr");
-    const TH: u64 = name_key(b"th");
-    const UL: u64 = name_key(b"ul");
-    const OL: u64 = name_key(b"ol");
-    const DL: u64 = name_key(b"dl");
-    const DD: u64 = name_key(b"dd");
-    const DT: u64 = name_key(b"dt");
-    const EM: u64 = name_key(b"em");
-    const HR: u64 = name_key(b"hr");
-    const H1: u64 = name_key(b"h1");
-    const H2: u64 = name_key(b"h2");
-    const H3: u64 = name_key(b"h3");
-    const H4: u64 = name_key(b"h4");
-    const H5: u64 = name_key(b"h5");
-    const H6: u64 = name_key(b"h6");
-    const TT: u64 = name_key(b"tt");
-    const ID: u64 = name_key(b"id");
-    const DIV: u64 = name_key(b"div");
-    const IMG: u64 = name_key(b"img");
-    const NAV: u64 = name_key(b"nav");
-    const PRE: u64 = name_key(b"pre");
-    const SUP: u64 = name_key(b"sup");
-    const SUB: u64 = name_key(b"sub");
-    const COL: u64 = name_key(b"col");
-    const MAP: u64 = name_key(b"map");
-    const BIG: u64 = name_key(b"big");
-    const INS: u64 = name_key(b"ins");
-    const DEL: u64 = name_key(b"del");
-    const SPAN: u64 = name_key(b"span");
-    const FONT: u64 = name_key(b"font");
-    const HTML: u64 = name_key(b"html");
-    const HEAD: u64 = name_key(b"head");
-    const BODY: u64 = name_key(b"body");
-    const META: u64 = name_key(b"meta");
-    const LINK: u64 = name_key(b"link");
-    const FORM: u64 = name_key(b"form");
-    const AREA: u64 = name_key(b"area");
-    const CODE: u64 = name_key(b"code");
-    const CITE: u64 = name_key(b"cite");
-    const ABBR: u64 = name_key(b"abbr");
-    const NOBR: u64 = name_key(b"nobr");
-    const NAME: u64 = name_key(b"name");
-    const TYPE: u64 = name_key(b"type");
-    const SIZE: u64 = name_key(b"size");
-    const FACE: u64 = name_key(b"face");
-    const CLASS: u64 = name_key(b"class");
-    const TABLE: u64 = name_key(b"table");
-    const TBODY: u64 = name_key(b"tbody");
-    const THEAD: u64 = name_key(b"thead");
-    const TFOOT: u64 = name_key(b"tfoot");
-    const TITLE: u64 = name_key(b"title");
-    const STYLE: u64 = name_key(b"style");
-    const INPUT: u64 = name_key(b"input");
-    const LABEL: u64 = name_key(b"label");
-    const SMALL: u64 = name_key(b"small");
-    const EMBED: u64 = name_key(b"embed");
-    const PARAM: u64 = name_key(b"param");
-    const COLOR: u64 = name_key(b"color");
-    const FRAME: u64 = name_key(b"frame");
-    const STRONG: u64 = name_key(b"strong");
-    const SCRIPT: u64 = name_key(b"script");
-    const SELECT: u64 = name_key(b"select");
-    const OPTION: u64 = name_key(b"option");
-    const BUTTON: u64 = name_key(b"button");
-    const CENTER: u64 = name_key(b"center");
-    const HEADER: u64 = name_key(b"header");
-    const FOOTER: u64 = name_key(b"footer");
-    const IFRAME: u64 = name_key(b"iframe");
-    const OBJECT: u64 = name_key(b"object");
-    const STRIKE: u64 = name_key(b"strike");
-    const SOURCE: u64 = name_key(b"source");
-    const SECTION: u64 = name_key(b"section");
-    const ARTICLE: u64 = name_key(b"article");
-    const CAPTION: u64 = name_key(b"caption");
-    const ADDRESS: u64 = name_key(b"address");
-    const ITEMPROP: u64 = name_key(b"itemprop");
-    const NOSCRIPT: u64 = name_key(b"noscript");
-    const TEXTAREA: u64 = name_key(b"textarea");
-    const FIELDSET: u64 = name_key(b"fieldset");
-    const COLGROUP: u64 = name_key(b"colgroup");
-    const ENCODING: u64 = name_key(b"encoding");
-    const OPTGROUP: u64 = name_key(b"optgroup");
-    Some(match key {
-        A => local_name!("a"),
-        P => local_name!("p"),
-        B => local_name!("b"),
-        I => local_name!("i"),
-        U => local_name!("u"),
-        S => local_name!("s"),
-        BR => local_name!("br"),
-        LI => local_name!("li"),
-        TD => local_name!("td"),
-        TR => local_name!("tr"),
-        TH => local_name!("th"),
-        UL => local_name!("ul"),
-        OL => local_name!("ol"),
-        DL => local_name!("dl"),
-        DD => local_name!("dd"),
-        DT => local_name!("dt"),
-        EM => local_name!("em"),
-        HR => local_name!("hr"),
-        H1 => local_name!("h1"),
-        H2 => local_name!("h2"),
-        H3 => local_name!("h3"),
-        H4 => local_name!("h4"),
-        H5 => local_name!("h5"),
-        H6 => local_name!("h6"),
-        TT => local_name!("tt"),
-        ID => local_name!("id"),
-        DIV => local_name!("div"),
-        IMG => local_name!("img"),
-        NAV => local_name!("nav"),
-        PRE => local_name!("pre"),
-        SUP => local_name!("sup"),
-        SUB => local_name!("sub"),
-        COL => local_name!("col"),
-        MAP => local_name!("map"),
-        BIG => local_name!("big"),
-        INS => local_name!("ins"),
-        DEL => local_name!("del"),
-        SPAN => local_name!("span"),
-        FONT => local_name!("font"),
-        HTML => local_name!("html"),
-        HEAD => local_name!("head"),
-        BODY => local_name!("body"),
-        META => local_name!("meta"),
-        LINK => local_name!("link"),
-        FORM => local_name!("form"),
-        AREA => local_name!("area"),
-        CODE => local_name!("code"),
-        CITE => local_name!("cite"),
-        ABBR => local_name!("abbr"),
-        NOBR => local_name!("nobr"),
-        NAME => local_name!("name"),
-        TYPE => local_name!("type"),
-        SIZE => local_name!("size"),
-        FACE => local_name!("face"),
-        CLASS => local_name!("class"),
-        TABLE => local_name!("table"),
-        TBODY => local_name!("tbody"),
-        THEAD => local_name!("thead"),
-        TFOOT => local_name!("tfoot"),
-        TITLE => local_name!("title"),
-        STYLE => local_name!("style"),
-        INPUT => local_name!("input"),
-        LABEL => local_name!("label"),
-        SMALL => local_name!("small"),
-        EMBED => local_name!("embed"),
-        PARAM => local_name!("param"),
-        COLOR => local_name!("color"),
-        FRAME => local_name!("frame"),
-        STRONG => local_name!("strong"),
-        SCRIPT => local_name!("script"),
-        SELECT => local_name!("select"),
-        OPTION => local_name!("option"),
-        BUTTON => local_name!("button"),
-        CENTER => local_name!("center"),
-        HEADER => local_name!("header"),
-        FOOTER => local_name!("footer"),
-        IFRAME => local_name!("iframe"),
-        OBJECT => local_name!("object"),
-        STRIKE => local_name!("strike"),
-        SOURCE => local_name!("source"),
-        SECTION => local_name!("section"),
-        ARTICLE => local_name!("article"),
-        CAPTION => local_name!("caption"),
-        ADDRESS => local_name!("address"),
-        ITEMPROP => local_name!("itemprop"),
-        NOSCRIPT => local_name!("noscript"),
-        TEXTAREA => local_name!("textarea"),
-        FIELDSET => local_name!("fieldset"),
-        COLGROUP => local_name!("colgroup"),
-        ENCODING => local_name!("encoding"),
-        OPTGROUP => local_name!("optgroup"),
-        _ => return None,
-    })
-}
-
 /// A name as the tokenizer reads it: ASCII capitals lowered, NUL as
 /// U+FFFD.
 fn local_name(raw: &str) -> LocalName {
-    // A NUL last would read as a shorter name's key (zeros pad the key).
-    if raw.as_bytes().last().is_some_and(|&b| b != 0) {
-        if let Some(atom) = read_key(raw.as_bytes()).and_then(common_name) {
-            return atom;
-        }
+    // The commonest names without hashing them to find their atom.
+    let common = match raw {
+        "a" => local_name!("a"),
+        "p" => local_name!("p"),
+        "b" => local_name!("b"),
+        "i" => local_name!("i"),
+        "br" => local_name!("br"),
+        "li" => local_name!("li"),
+        "td" => local_name!("td"),
+        "tr" => local_name!("tr"),
+        "ul" => local_name!("ul"),
+        "id" => local_name!("id"),
+        "div" => local_name!("div"),
+        "img" => local_name!("img"),
+        "span" => local_name!("span"),
+        "font" => local_name!("font"),
+        "class" => local_name!("class"),
+        "table" => local_name!("table"),
+        "tbody" => local_name!("tbody"),
+        "strong" => local_name!("strong"),
+        _ => LocalName::default(),
+    };
+    if !common.is_empty() {
+        return common;
     }
     if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
         let lowered: String = raw
@@ -1626,9 +1453,9 @@ mod tests {
     }
 
     #[test]
-    fn common_names_are_the_atoms_html5ever_makes() {
-        // Every name of the table, in lower and upper case, and every
-        // one- and two-letter name.
+    fn names_are_the_atoms_html5ever_makes() {
+        // Common names and others, in lower and upper case (NULs and
+        // all), and every one- and two-letter name.
         let mut names: Vec<String> = [
             "a", "p", "b", "i", "u", "s", "br", "li", "td", "tr", "th", "ul", "ol", "dl", "dd",
             "dt", "em", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "tt", "id", "div", "img", "nav",

@@ -449,24 +449,28 @@ impl Builder {
 
     /// The text node being built ends (an element or a comment comes
     /// next to it).
-    #[inline]
+    #[inline(always)]
     pub(super) fn end_text(&mut self) {
-        if self.text_owner.take().is_none() {
-            return;
+        // Called at every element and text run: only a `<title>`'s text
+        // leaves work, kept out of line.
+        if self.text_owner.take().is_some() && !self.title_text.is_empty() {
+            self.end_title_text();
         }
-        if !self.title_text.is_empty() {
-            if self.dom.title.is_none() {
-                let t = self
-                    .title_text
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                if !t.is_empty() {
-                    self.dom.title = Some(t);
-                }
+    }
+
+    #[cold]
+    fn end_title_text(&mut self) {
+        if self.dom.title.is_none() {
+            let t = self
+                .title_text
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            if !t.is_empty() {
+                self.dom.title = Some(t);
             }
-            self.title_text.clear();
         }
+        self.title_text.clear();
     }
 
     /// `class` and `id`, lower-cased, space separated, shared with the

@@ -418,6 +418,74 @@ fn doctype(piece: &str) -> Option<Doctype> {
     tokenizer.sink.0.into_inner()
 }
 
+/// The bytes of a name of one to eight bytes as one integer (little
+/// end first, zeros after), to be matched against the [`name_key`]s of
+/// known names in one comparison each.
+const fn name_key(name: &[u8]) -> u64 {
+    let mut key = 0u64;
+    let mut i = 0;
+    while i < name.len() {
+        key |= (name[i] as u64) << (8 * i);
+        i += 1;
+    }
+    key
+}
+
+/// [`name_key`] of `name` if it is one to eight bytes long, read as two
+/// overlapping loads (the bytes they share are the same, so or-ing them
+/// joins the two halves).
+#[inline(always)]
+fn read_key(name: &[u8]) -> Option<u64> {
+    let n = name.len();
+    let p = name.as_ptr();
+    // SAFETY: each load reads `width <= n` bytes, at 0 or at `n - width`.
+    let load = |at: usize, width: usize| -> u64 {
+        unsafe {
+            match width {
+                4 => u32::from_le(p.add(at).cast::<u32>().read_unaligned()) as u64,
+                2 => u16::from_le(p.add(at).cast::<u16>().read_unaligned()) as u64,
+                _ => *p.add(at) as u64,
+            }
+        }
+    };
+    match n {
+        4..=8 => Some(load(0, 4) | (load(n - 4, 4) << (8 * (n - 4)))),
+        2..=3 => Some(load(0, 2) | (load(n - 2, 2) << (8 * (n - 2)))),
+        1 => Some(load(0, 1)),
+        _ => None,
+    }
+}
+
+/// [`super::nesting::keeps_attribute`] for a tag that is not formatting:
+/// the kept names by their [`read_key`], ASCII letters lowered (all the
+/// kept names' bytes are letters, so or-ing 0x20 into a byte makes it
+/// one of them only if it is that letter in either case).
+#[inline]
+fn kept_attribute(name: &[u8]) -> bool {
+    const ID: u64 = name_key(b"id");
+    const TYPE: u64 = name_key(b"type");
+    const FACE: u64 = name_key(b"face");
+    const SIZE: u64 = name_key(b"size");
+    const CLASS: u64 = name_key(b"class");
+    const COLOR: u64 = name_key(b"color");
+    const ITEMPROP: u64 = name_key(b"itemprop");
+    const ENCODING: u64 = name_key(b"encoding");
+    match name.len() {
+        n @ (2 | 4 | 5 | 8) => {
+            let Some(key) = read_key(name) else {
+                return false;
+            };
+            let lowered = key | (0x2020_2020_2020_2020 >> (64 - 8 * n));
+            matches!(
+                lowered,
+                ID | TYPE | FACE | SIZE | CLASS | COLOR | ITEMPROP | ENCODING
+            )
+        }
+        14 => name.eq_ignore_ascii_case(b"shadowrootmode"),
+        _ => false,
+    }
+}
+
 /// A name as the tokenizer reads it: ASCII capitals lowered, NUL as
 /// U+FFFD.
 fn local_name(raw: &str) -> LocalName {
@@ -694,8 +762,17 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
     }
 
     /// The pre-pass's view of the text `[from, to)`: while in the head,
-    /// only whitespace keeps it there.
+    /// only whitespace keeps it there. Past the head's first words,
+    /// text changes nothing: checked here, inlined into the loop.
+    #[inline(always)]
     fn gate_text(&mut self, from: usize, to: usize) -> Result<(), Unsupported> {
+        match self.gate.as_ref() {
+            Some(g) if !g.started || g.in_head => self.gate_head_text(from, to),
+            _ => Ok(()),
+        }
+    }
+
+    fn gate_head_text(&mut self, from: usize, to: usize) -> Result<(), Unsupported> {
         let Some(g) = self.gate.as_mut() else {
             return Ok(());
         };
@@ -969,7 +1046,13 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
         let name = local_name(&self.s[name_start..name_end]);
         let formatting = super::nesting::is_formatting(&name);
         let keep = |from: usize, to: usize| {
-            self.every_attribute || super::nesting::keeps_attribute(formatting, &self.s[from..to])
+            let kept = self.every_attribute || formatting || kept_attribute(&b[from..to]);
+            debug_assert_eq!(
+                kept,
+                self.every_attribute
+                    || super::nesting::keeps_attribute(formatting, &self.s[from..to])
+            );
+            kept
         };
         // The vector of the tag before, emptied (the sink lends it back).
         let mut attrs: Vec<Attribute> = std::mem::take(&mut self.attrs);
@@ -1047,6 +1130,19 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
                     }
                     irregular |= quote;
                     current = keep(i, j).then(|| (i, j, StrTendril::new()));
+                    // The common `name="value"`: the value read at once,
+                    // as the states from `=` to the closing quote read it.
+                    if let (Some(b'='), Some(&q @ (b'"' | b'\''))) = (b.get(j), b.get(j + 1)) {
+                        let Some(k) = find_any([q], &b[j + 2..]) else {
+                            break None;
+                        };
+                        if let Some(a) = current.as_mut() {
+                            a.2 = self.attribute_value(j + 2, j + 2 + k);
+                        }
+                        i = j + k + 3;
+                        state = At::AfterQuoted;
+                        continue;
+                    }
                     state = At::Name;
                     i = j;
                     continue;
@@ -1123,7 +1219,9 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
             had_duplicate_attributes: duplicate,
         };
         let result = self.sink.tag(&mut tag);
-        tag.attrs.clear();
+        if !tag.attrs.is_empty() {
+            tag.attrs.clear();
+        }
         self.attrs = tag.attrs;
         let raw_piece = self.gate.as_mut().map(|g| std::mem::take(&mut g.raw_piece));
         self.state = match result {
@@ -1299,6 +1397,14 @@ mod tests {
         "<p =x \"y\"=z <q>x</p foo=\"bar\"><a/b>c</a/>",
         "<a href=a/b>x</a><img src=x/>y<p\tclass=a\nid=b\x0citemprop=c>z",
         "<中 名=值>x</中>",
+        // Quoted values straight after `=`, and the ways around them.
+        "<a b=\"c\"d='e'f=\"\"g=''h=\"x'y\" i='x\"y'>x<a b= \"c\" d =\"e\">",
+        "<a b=\"c\"/><a b='c'/ ><a b=\"c\"/x><a b=\"c\">< b=\"c\">",
+        "<DIV CLASS=\"A\" Id='B' ItemProp=\"C\" TYPE=\"d\" dir=\"ltr\">x",
+        "<a b=\"c\"\"d\"><a b=\"c\"=\"d\"><a b==\"c\"><a =\"b\">",
+        "x<a b=\"c",
+        "x<a b='",
+        "x<a b=",
         // Text with `<` that opens no tag, bogus comments, stray `</>`.
         "a < b <1 <> </> <!x> <?php x ?> </ x> a<b",
         "<!-- c --> <!--> <!---> <!-- a --!> b <!-- x -- y -->z<!--",
@@ -1335,6 +1441,93 @@ mod tests {
     }
 
     #[test]
+    fn name_keys_read_alike_at_every_length() {
+        let bytes: Vec<u8> = (0..=255u8).rev().cycle().take(600).collect();
+        for n in 0..=12 {
+            for from in 0..bytes.len() - n {
+                let name = &bytes[from..from + n];
+                let expected = (1..=8).contains(&n).then(|| name_key(name));
+                assert_eq!(read_key(name), expected, "{name:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_the_atoms_html5ever_makes() {
+        // Common names and others, in lower and upper case (NULs and
+        // all), and every one- and two-letter name.
+        let common = "a p b i u s br li td tr th ul ol dl dd dt em hr h1 h6 tt id div img nav pre \
+                      sup col big span font html head body meta link form code nobr name type \
+                      size face class table tbody title style input small color strong script \
+                      select option button center header iframe strike section article \
+                      address itemprop noscript textarea encoding blockquote spans divx x-y 中";
+        let odd = ["a\0", "\0", "p\0\0", "div\0", "span\0\0\0\0", "a\0b"];
+        let mut names: Vec<String> = common
+            .split_whitespace()
+            .chain(odd)
+            .flat_map(|n| [n.to_string(), n.to_uppercase()])
+            .collect();
+        for a in 'a'..='z' {
+            names.push(a.to_string());
+            for b in ('a'..='z').chain('0'..='9') {
+                names.push(format!("{a}{b}"));
+            }
+        }
+        for name in names {
+            let expected: String = name
+                .chars()
+                .map(|c| match c {
+                    '\0' => '\u{fffd}',
+                    c => c.to_ascii_lowercase(),
+                })
+                .collect();
+            assert_eq!(local_name(&name), LocalName::from(expected), "{name}");
+        }
+    }
+
+    #[test]
+    fn kept_attributes_are_the_pre_passs() {
+        let kept = [
+            "class",
+            "id",
+            "itemprop",
+            "type",
+            "encoding",
+            "color",
+            "face",
+            "size",
+            "shadowrootmode",
+        ];
+        // Each kept name with each of its bytes changed to every byte
+        // value (its other case among them), and cut or lengthened.
+        for name in kept {
+            for at in 0..name.len() {
+                for c in 0..=255u8 {
+                    let mut b = name.as_bytes().to_vec();
+                    b[at] = c;
+                    let expected = std::str::from_utf8(&b)
+                        .is_ok_and(|s| super::super::nesting::keeps_attribute(false, s));
+                    assert_eq!(kept_attribute(&b), expected, "{b:?}");
+                }
+            }
+            let upper = name.to_uppercase();
+            assert!(kept_attribute(upper.as_bytes()), "{upper}");
+            for cut in [&name[1..], &name[..name.len() - 1], &format!("{name}x")] {
+                assert_eq!(
+                    kept_attribute(cut.as_bytes()),
+                    super::super::nesting::keeps_attribute(false, cut),
+                    "{cut}"
+                );
+            }
+        }
+        for name in [
+            "href", "src", "style", "data-id", "classes", "i", "item", "",
+        ] {
+            assert!(!kept_attribute(name.as_bytes()), "{name}");
+        }
+    }
+
+    #[test]
     fn attributes_that_cannot_matter_are_skipped() {
         // Each page, and the page with only the attributes that can matter.
         let cases = [
@@ -1347,6 +1540,10 @@ mod tests {
             // `="x>"` opens no value: the tag ends at the first `>`.
             ("<p>x<span =\"x>\">y", "<p>x<span>\">y"),
             ("<p>x<span a=\"1\"b='2'class=c>y", "<p>x<span class=c>y"),
+            (
+                "<p>x<span Class=\"a\"b='2'id='c'style=\"d\">y",
+                "<p>x<span Class=\"a\"id='c'>y",
+            ),
             (
                 "<p>x<td title = \"a>b\" class = 'c'>y",
                 "<p>x<td class = 'c'>y",

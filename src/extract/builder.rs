@@ -1,10 +1,13 @@
 //! A tree builder for the common page, fed by [`super::lexer`]: it builds
 //! the flat view ([`super::dom::Dom`]) of the tree html5ever's tree builder would,
 //! following the same rules of the HTML standard, for pages that need none
-//! of its harder repairs, and gives up at the first token that would (a
-//! table, `<template>`, `<frameset>`, SVG or MathML, ruby
-//! pieces, misnested formatting that the adoption agency would move, a NUL
-//! in the text). The caller then parses the page with html5ever's builder.
+//! of its harder repairs, and gives up at the first token that would
+//! (text or an element that a table would foster parent, `<template>`,
+//! `<frameset>`, SVG or MathML, ruby pieces, misnested formatting that the
+//! adoption agency would move, a NUL in the text). The caller then parses
+//! the page with html5ever's builder. Tables are built (their modes, the
+//! implied `tbody`, `tr` and `colgroup`, cells closed by the next one):
+//! old pages lay out with them, and giving up parsed them twice.
 //!
 //! Why: html5ever's builder was about a third of extraction's instructions,
 //! most of it generic plumbing around simple steps (a queue per token, a
@@ -1040,9 +1043,10 @@ impl State {
             }
             local_name!("style") | local_name!("script") => self.in_head(Tok::Tag(tag)),
             local_name!("input") => {
-                let hidden = tag.attrs.iter().find(|a| {
-                    a.name.ns == ns!() && a.name.local == local_name!("type")
-                });
+                let hidden = tag
+                    .attrs
+                    .iter()
+                    .find(|a| a.name.ns == ns!() && a.name.local == local_name!("type"));
                 if !hidden.is_some_and(|a| a.value.eq_ignore_ascii_case("hidden")) {
                     return Err(GiveUp);
                 }
@@ -1855,8 +1859,12 @@ impl State {
 }
 
 /// The standard's table context: `html`, `table`, `template`.
-const TABLE_CONTEXT: fn(&LocalName) -> bool =
-    |n| matches!(*n, local_name!("table") | local_name!("template") | local_name!("html"));
+const TABLE_CONTEXT: fn(&LocalName) -> bool = |n| {
+    matches!(
+        *n,
+        local_name!("table") | local_name!("template") | local_name!("html")
+    )
+};
 
 /// The table body context: `tbody`, `tfoot`, `thead`, `template`, `html`.
 const BODY_CONTEXT: fn(&LocalName) -> bool = |n| {
@@ -1871,8 +1879,12 @@ const BODY_CONTEXT: fn(&LocalName) -> bool = |n| {
 };
 
 /// The table row context: `tr`, `template`, `html`.
-const ROW_CONTEXT: fn(&LocalName) -> bool =
-    |n| matches!(*n, local_name!("tr") | local_name!("template") | local_name!("html"));
+const ROW_CONTEXT: fn(&LocalName) -> bool = |n| {
+    matches!(
+        *n,
+        local_name!("tr") | local_name!("template") | local_name!("html")
+    )
+};
 
 /// Whether the doctype puts the document in quirks mode, as html5ever's
 /// builder decides it, for the common doctypes; `None` for the rest.

@@ -1,10 +1,13 @@
 //! A tree builder for the common page, fed by [`super::lexer`]: it builds
 //! the flat view ([`super::dom::Dom`]) of the tree html5ever's tree builder would,
 //! following the same rules of the HTML standard, for pages that need none
-//! of its harder repairs, and gives up at the first token that would (a
-//! table, `<template>`, `<frameset>`, SVG or MathML, ruby
-//! pieces, misnested formatting that the adoption agency would move, a NUL
-//! in the text). The caller then parses the page with html5ever's builder.
+//! of its harder repairs, and gives up at the first token that would
+//! (text or an element that a table would foster parent, `<template>`,
+//! `<frameset>`, SVG or MathML, ruby pieces, misnested formatting that the
+//! adoption agency would move, a NUL in the text). The caller then parses
+//! the page with html5ever's builder. Tables are built (their modes, the
+//! implied `tbody`, `tr` and `colgroup`, cells closed by the next one):
+//! old pages lay out with them, and giving up parsed them twice.
 //!
 //! Why: html5ever's builder was about a third of extraction's instructions,
 //! most of it generic plumbing around simple steps (a queue per token, a
@@ -44,6 +47,12 @@ enum Mode {
     AfterHead,
     InBody,
     Text,
+    InTable,
+    InCaption,
+    InColumnGroup,
+    InTableBody,
+    InRow,
+    InCell,
     AfterBody,
     AfterAfterBody,
 }
@@ -196,6 +205,10 @@ struct State {
     original: Mode,
     head: Option<NodeId>,
     form: Option<NodeId>,
+    /// Whether the document is in quirks mode (which keeps a `<p>` open
+    /// around a `<table>`); `None` for a doctype this builder does not
+    /// classify.
+    quirks: Option<bool>,
     ignore_lf: bool,
     /// A node went before one already in the flat view.
     out_of_order: bool,
@@ -220,6 +233,8 @@ impl Builder {
                 original: Mode::Initial,
                 head: None,
                 form: None,
+                // A page without a doctype is in quirks mode.
+                quirks: Some(true),
                 ignore_lf: false,
                 out_of_order: false,
                 failed: false,
@@ -291,10 +306,10 @@ impl super::lexer::Sink for Builder {
         // Any token ends the skipping of a newline after `<pre>`.
         s.ignore_lf = false;
         let tok = match token {
-            Token::DoctypeToken(_) => {
-                // Quirks mode changes only how `<table>` closes a `<p>`,
-                // and tables are left to html5ever.
+            Token::DoctypeToken(doctype) => {
+                // Quirks mode changes only whether `<table>` closes a `<p>`.
                 if s.mode == Mode::Initial {
+                    s.quirks = quirks(&doctype);
                     s.mode = Mode::BeforeHtml;
                 }
                 return TokenSinkResult::Continue;
@@ -492,6 +507,12 @@ impl State {
                 }
             },
             Mode::InBody => self.in_body(tok),
+            Mode::InTable => self.in_table(tok),
+            Mode::InCaption => self.in_caption(tok),
+            Mode::InColumnGroup => self.in_column_group(tok),
+            Mode::InTableBody => self.in_table_body(tok),
+            Mode::InRow => self.in_row(tok),
+            Mode::InCell => self.in_cell(tok),
             Mode::Text => match tok {
                 Tok::Chars(text) => {
                     self.text(text);
@@ -902,8 +923,18 @@ impl State {
             | local_name!("th")
             | local_name!("thead")
             | local_name!("tr") => DONE,
-            local_name!("table")
-            | local_name!("template")
+            local_name!("table") => {
+                match self.quirks {
+                    Some(true) => {}
+                    Some(false) => self.close_p_in_button_scope(),
+                    None if self.in_scope(&local_name!("p"), BUTTON) => return Err(GiveUp),
+                    None => {}
+                }
+                self.insert(tag.name.clone(), &tag.attrs);
+                self.mode = Mode::InTable;
+                DONE
+            }
+            local_name!("template")
             | local_name!("frameset")
             | local_name!("math")
             | local_name!("svg")
@@ -917,6 +948,464 @@ impl State {
                 DONE
             }
         }
+    }
+
+    /// "In table" (with "in table text"): whitespace text, comments and
+    /// the table's own parts; text or an element that would be foster
+    /// parented (moved before the table) is left to html5ever.
+    fn in_table(&mut self, tok: Tok<'_>) -> Step {
+        let tag = match tok {
+            Tok::Chars(text) => {
+                let tableish = self.open.last().is_some_and(|o| {
+                    matches!(
+                        o.name,
+                        local_name!("table")
+                            | local_name!("tbody")
+                            | local_name!("tfoot")
+                            | local_name!("thead")
+                            | local_name!("tr")
+                    )
+                });
+                if !tableish || split_space(text) != text.len() {
+                    return Err(GiveUp);
+                }
+                self.text(text);
+                return DONE;
+            }
+            Tok::Comment => return self.comment(),
+            Tok::Eof => return self.in_body(Tok::Eof),
+            Tok::Tag(tag) => tag,
+        };
+        if tag.kind == TagKind::EndTag {
+            return match tag.name {
+                local_name!("table") => {
+                    if self.in_table_scope(|n| *n == local_name!("table")) {
+                        self.pop_until(&local_name!("table"));
+                        self.mode = self.reset_mode()?;
+                    }
+                    DONE
+                }
+                local_name!("body")
+                | local_name!("caption")
+                | local_name!("col")
+                | local_name!("colgroup")
+                | local_name!("html")
+                | local_name!("tbody")
+                | local_name!("td")
+                | local_name!("tfoot")
+                | local_name!("th")
+                | local_name!("thead")
+                | local_name!("tr") => DONE,
+                // Both would make an element, foster parented.
+                local_name!("template") | local_name!("p") | local_name!("br") => Err(GiveUp),
+                // The rest only close elements, as in the body: none that
+                // would move nodes, since the table ends every scope.
+                _ => self.end_tag_in_body(tag),
+            };
+        }
+        match tag.name {
+            local_name!("caption") => {
+                self.clear_to(TABLE_CONTEXT);
+                self.formatting.push(Entry::Marker);
+                self.insert(tag.name.clone(), &tag.attrs);
+                self.mode = Mode::InCaption;
+                DONE
+            }
+            local_name!("colgroup") => {
+                self.clear_to(TABLE_CONTEXT);
+                self.insert(tag.name.clone(), &tag.attrs);
+                self.mode = Mode::InColumnGroup;
+                DONE
+            }
+            local_name!("col") => {
+                self.clear_to(TABLE_CONTEXT);
+                self.insert(local_name!("colgroup"), &[]);
+                self.reprocess(Mode::InColumnGroup, Tok::Tag(tag))
+            }
+            local_name!("tbody") | local_name!("tfoot") | local_name!("thead") => {
+                self.clear_to(TABLE_CONTEXT);
+                self.insert(tag.name.clone(), &tag.attrs);
+                self.mode = Mode::InTableBody;
+                DONE
+            }
+            local_name!("td") | local_name!("th") | local_name!("tr") => {
+                self.clear_to(TABLE_CONTEXT);
+                self.insert(local_name!("tbody"), &[]);
+                self.reprocess(Mode::InTableBody, Tok::Tag(tag))
+            }
+            local_name!("table") => {
+                if !self.in_table_scope(|n| *n == local_name!("table")) {
+                    return DONE;
+                }
+                self.pop_until(&local_name!("table"));
+                let mode = self.reset_mode()?;
+                self.reprocess(mode, Tok::Tag(tag))
+            }
+            local_name!("style") | local_name!("script") => self.in_head(Tok::Tag(tag)),
+            local_name!("input") => {
+                let hidden = tag
+                    .attrs
+                    .iter()
+                    .find(|a| a.name.ns == ns!() && a.name.local == local_name!("type"));
+                if !hidden.is_some_and(|a| a.value.eq_ignore_ascii_case("hidden")) {
+                    return Err(GiveUp);
+                }
+                self.insert_void(tag.name.clone(), &tag.attrs);
+                DONE
+            }
+            local_name!("form") => {
+                if self.form.is_none() {
+                    let form = self.insert_void(tag.name.clone(), &tag.attrs);
+                    self.form = Some(form);
+                }
+                DONE
+            }
+            _ => Err(GiveUp),
+        }
+    }
+
+    fn in_caption(&mut self, tok: Tok<'_>) -> Step {
+        let Tok::Tag(tag) = tok else {
+            return self.in_body(tok);
+        };
+        let start = tag.kind == TagKind::StartTag;
+        match tag.name {
+            local_name!("caption") => self.close_caption(tag),
+            local_name!("table") if !start => self.close_caption(tag),
+            local_name!("col")
+            | local_name!("colgroup")
+            | local_name!("tbody")
+            | local_name!("td")
+            | local_name!("tfoot")
+            | local_name!("th")
+            | local_name!("thead")
+            | local_name!("tr") => {
+                if start {
+                    self.close_caption(tag)
+                } else {
+                    DONE
+                }
+            }
+            local_name!("body") | local_name!("html") if !start => DONE,
+            _ => self.in_body(tok),
+        }
+    }
+
+    fn close_caption(&mut self, tag: &Tag) -> Step {
+        if !self.in_table_scope(|n| *n == local_name!("caption")) {
+            return DONE;
+        }
+        self.implied_end_tags(None);
+        self.pop_until(&local_name!("caption"));
+        self.clear_formatting_to_marker();
+        if tag.kind == TagKind::EndTag && tag.name == local_name!("caption") {
+            self.mode = Mode::InTable;
+            return DONE;
+        }
+        self.reprocess(Mode::InTable, Tok::Tag(tag))
+    }
+
+    fn in_column_group(&mut self, tok: Tok<'_>) -> Step {
+        let current_is_colgroup = |s: &Self| {
+            s.open
+                .last()
+                .is_some_and(|o| o.name == local_name!("colgroup"))
+        };
+        let tag = match tok {
+            Tok::Chars(text) => {
+                let n = split_space(text);
+                if n > 0 {
+                    self.text(&text[..n]);
+                }
+                // Other text would be foster parented.
+                return if n == text.len() { DONE } else { Err(GiveUp) };
+            }
+            Tok::Comment => return self.comment(),
+            Tok::Eof => return self.in_body(Tok::Eof),
+            Tok::Tag(tag) => tag,
+        };
+        match (tag.kind, &tag.name) {
+            (TagKind::StartTag, &local_name!("html")) => self.in_body(tok),
+            (TagKind::StartTag, &local_name!("col")) => {
+                self.insert_void(tag.name.clone(), &tag.attrs);
+                DONE
+            }
+            (TagKind::EndTag, &local_name!("colgroup")) => {
+                if current_is_colgroup(self) {
+                    self.pop();
+                    self.mode = Mode::InTable;
+                }
+                DONE
+            }
+            (TagKind::EndTag, &local_name!("col")) => DONE,
+            (_, &local_name!("template")) => Err(GiveUp),
+            _ => {
+                if !current_is_colgroup(self) {
+                    return DONE;
+                }
+                self.pop();
+                self.reprocess(Mode::InTable, tok)
+            }
+        }
+    }
+
+    fn in_table_body(&mut self, tok: Tok<'_>) -> Step {
+        let Tok::Tag(tag) = tok else {
+            return self.in_table(tok);
+        };
+        let start = tag.kind == TagKind::StartTag;
+        match tag.name {
+            local_name!("tr") if start => {
+                self.clear_to(BODY_CONTEXT);
+                self.insert(tag.name.clone(), &tag.attrs);
+                self.mode = Mode::InRow;
+                DONE
+            }
+            local_name!("th") | local_name!("td") if start => {
+                self.clear_to(BODY_CONTEXT);
+                self.insert(local_name!("tr"), &[]);
+                self.reprocess(Mode::InRow, tok)
+            }
+            local_name!("tbody") | local_name!("tfoot") | local_name!("thead") if !start => {
+                if self.in_table_scope(|n| *n == tag.name) {
+                    self.clear_to(BODY_CONTEXT);
+                    self.pop();
+                    self.mode = Mode::InTable;
+                }
+                DONE
+            }
+            local_name!("caption")
+            | local_name!("col")
+            | local_name!("colgroup")
+            | local_name!("tbody")
+            | local_name!("tfoot")
+            | local_name!("thead")
+                if start =>
+            {
+                self.leave_table_body(tok)
+            }
+            local_name!("table") if !start => self.leave_table_body(tok),
+            local_name!("body")
+            | local_name!("caption")
+            | local_name!("col")
+            | local_name!("colgroup")
+            | local_name!("html")
+            | local_name!("td")
+            | local_name!("th")
+            | local_name!("tr")
+                if !start =>
+            {
+                DONE
+            }
+            _ => self.in_table(tok),
+        }
+    }
+
+    fn leave_table_body(&mut self, tok: Tok<'_>) -> Step {
+        // html5ever's set (the standard's has `thead` for `tfoot`; with a
+        // table open, which ends the scope, both hold).
+        let outer = |n: &LocalName| {
+            matches!(
+                *n,
+                local_name!("table") | local_name!("tbody") | local_name!("tfoot")
+            )
+        };
+        if !self.in_table_scope(outer) {
+            return DONE;
+        }
+        self.clear_to(BODY_CONTEXT);
+        self.pop();
+        self.reprocess(Mode::InTable, tok)
+    }
+
+    fn in_row(&mut self, tok: Tok<'_>) -> Step {
+        let Tok::Tag(tag) = tok else {
+            return self.in_table(tok);
+        };
+        let start = tag.kind == TagKind::StartTag;
+        let tr_in_scope = |s: &Self| s.in_table_scope(|n| *n == local_name!("tr"));
+        match tag.name {
+            local_name!("th") | local_name!("td") if start => {
+                self.clear_to(ROW_CONTEXT);
+                self.insert(tag.name.clone(), &tag.attrs);
+                self.mode = Mode::InCell;
+                self.formatting.push(Entry::Marker);
+                DONE
+            }
+            local_name!("tr") if !start => {
+                if tr_in_scope(self) {
+                    self.clear_to(ROW_CONTEXT);
+                    self.pop();
+                    self.mode = Mode::InTableBody;
+                }
+                DONE
+            }
+            local_name!("caption")
+            | local_name!("col")
+            | local_name!("colgroup")
+            | local_name!("tbody")
+            | local_name!("tfoot")
+            | local_name!("thead")
+            | local_name!("tr")
+                if start =>
+            {
+                self.leave_row(tok)
+            }
+            local_name!("table") if !start => self.leave_row(tok),
+            local_name!("tbody") | local_name!("tfoot") | local_name!("thead") if !start => {
+                if self.in_table_scope(|n| *n == tag.name) {
+                    self.leave_row(tok)
+                } else {
+                    DONE
+                }
+            }
+            local_name!("body")
+            | local_name!("caption")
+            | local_name!("col")
+            | local_name!("colgroup")
+            | local_name!("html")
+            | local_name!("td")
+            | local_name!("th")
+                if !start =>
+            {
+                DONE
+            }
+            _ => self.in_table(tok),
+        }
+    }
+
+    fn leave_row(&mut self, tok: Tok<'_>) -> Step {
+        if !self.in_table_scope(|n| *n == local_name!("tr")) {
+            return DONE;
+        }
+        self.clear_to(ROW_CONTEXT);
+        self.pop();
+        self.reprocess(Mode::InTableBody, tok)
+    }
+
+    fn in_cell(&mut self, tok: Tok<'_>) -> Step {
+        let Tok::Tag(tag) = tok else {
+            return self.in_body(tok);
+        };
+        let start = tag.kind == TagKind::StartTag;
+        match tag.name {
+            local_name!("td") | local_name!("th") if !start => {
+                if self.in_table_scope(|n| *n == tag.name) {
+                    self.implied_end_tags(None);
+                    self.pop_until(&tag.name);
+                    self.clear_formatting_to_marker();
+                    self.mode = Mode::InRow;
+                }
+                DONE
+            }
+            local_name!("caption")
+            | local_name!("col")
+            | local_name!("colgroup")
+            | local_name!("tbody")
+            | local_name!("td")
+            | local_name!("tfoot")
+            | local_name!("th")
+            | local_name!("thead")
+            | local_name!("tr")
+                if start =>
+            {
+                let cell = |n: &LocalName| matches!(*n, local_name!("td") | local_name!("th"));
+                if !self.in_table_scope(cell) {
+                    return DONE;
+                }
+                self.close_cell();
+                self.reprocess(Mode::InRow, tok)
+            }
+            local_name!("body")
+            | local_name!("caption")
+            | local_name!("col")
+            | local_name!("colgroup")
+            | local_name!("html")
+                if !start =>
+            {
+                DONE
+            }
+            local_name!("table")
+            | local_name!("tbody")
+            | local_name!("tfoot")
+            | local_name!("thead")
+            | local_name!("tr")
+                if !start =>
+            {
+                if !self.in_table_scope(|n| *n == tag.name) {
+                    return DONE;
+                }
+                self.close_cell();
+                self.reprocess(Mode::InRow, tok)
+            }
+            _ => self.in_body(tok),
+        }
+    }
+
+    fn close_cell(&mut self) {
+        self.implied_end_tags(None);
+        while let Some(o) = self.open.pop() {
+            if matches!(o.name, local_name!("td") | local_name!("th")) {
+                break;
+            }
+        }
+        self.clear_formatting_to_marker();
+    }
+
+    fn clear_formatting_to_marker(&mut self) {
+        while let Some(e) = self.formatting.pop() {
+            if matches!(e, Entry::Marker) {
+                break;
+            }
+        }
+    }
+
+    /// Pops the current node until it is one of `context`'s elements (the
+    /// standard's "clear the stack back to a table context" and its kin).
+    fn clear_to(&mut self, context: fn(&LocalName) -> bool) {
+        while let Some(o) = self.open.last() {
+            if context(&o.name) {
+                return;
+            }
+            self.open.pop();
+        }
+    }
+
+    /// Whether an element that `is` matches is in table scope.
+    fn in_table_scope(&self, is: impl Fn(&LocalName) -> bool) -> bool {
+        for o in self.open.iter().rev() {
+            if is(&o.name) {
+                return true;
+            }
+            if TABLE_CONTEXT(&o.name) {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// The standard's "reset the insertion mode appropriately", as
+    /// html5ever does it for a whole document.
+    fn reset_mode(&self) -> Result<Mode, GiveUp> {
+        for (i, o) in self.open.iter().enumerate().rev() {
+            return Ok(match o.name {
+                local_name!("td") | local_name!("th") if i > 0 => Mode::InCell,
+                local_name!("tr") => Mode::InRow,
+                local_name!("tbody") | local_name!("thead") | local_name!("tfoot") => {
+                    Mode::InTableBody
+                }
+                local_name!("caption") => Mode::InCaption,
+                local_name!("colgroup") => Mode::InColumnGroup,
+                local_name!("table") => Mode::InTable,
+                local_name!("template") | local_name!("frameset") => return Err(GiveUp),
+                local_name!("head") if i > 0 => Mode::InHead,
+                local_name!("body") => Mode::InBody,
+                local_name!("html") if self.head.is_none() => Mode::BeforeHead,
+                local_name!("html") => Mode::AfterHead,
+                _ => continue,
+            });
+        }
+        Ok(Mode::InBody)
     }
 
     fn end_tag_in_body(&mut self, tag: &Tag) -> Step {
@@ -1369,6 +1858,73 @@ impl State {
     }
 }
 
+/// The standard's table context: `html`, `table`, `template`.
+const TABLE_CONTEXT: fn(&LocalName) -> bool = |n| {
+    matches!(
+        *n,
+        local_name!("table") | local_name!("template") | local_name!("html")
+    )
+};
+
+/// The table body context: `tbody`, `tfoot`, `thead`, `template`, `html`.
+const BODY_CONTEXT: fn(&LocalName) -> bool = |n| {
+    matches!(
+        *n,
+        local_name!("tbody")
+            | local_name!("tfoot")
+            | local_name!("thead")
+            | local_name!("template")
+            | local_name!("html")
+    )
+};
+
+/// The table row context: `tr`, `template`, `html`.
+const ROW_CONTEXT: fn(&LocalName) -> bool = |n| {
+    matches!(
+        *n,
+        local_name!("tr") | local_name!("template") | local_name!("html")
+    )
+};
+
+/// Whether the doctype puts the document in quirks mode, as html5ever's
+/// builder decides it, for the common doctypes; `None` for the rest.
+fn quirks(doctype: &html5ever::tokenizer::Doctype) -> Option<bool> {
+    if doctype.force_quirks || doctype.name.as_deref() != Some("html") {
+        return Some(true);
+    }
+    let lower = |x: &Option<StrTendril>| x.as_deref().map(str::to_ascii_lowercase);
+    let (public, system) = (lower(&doctype.public_id), lower(&doctype.system_id));
+    let starts = |prefixes: &[&str]| {
+        public
+            .as_deref()
+            .is_some_and(|p| prefixes.iter().any(|x| p.starts_with(x)))
+    };
+    if system.as_deref() == Some("http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd") {
+        return Some(true);
+    }
+    match (&public, &system) {
+        (None, None) => Some(false),
+        _ if starts(&[
+            "-//w3c//dtd xhtml 1.0 frameset//",
+            "-//w3c//dtd xhtml 1.0 transitional//",
+            "-//w3c//dtd xhtml 1.0 strict//",
+            "-//w3c//dtd xhtml 1.1//",
+        ]) =>
+        {
+            Some(false)
+        }
+        _ if starts(&[
+            "-//w3c//dtd html 4.01 frameset//",
+            "-//w3c//dtd html 4.01 transitional//",
+        ]) =>
+        {
+            Some(system.is_none())
+        }
+        (None, Some(_)) => Some(false),
+        _ => None,
+    }
+}
+
 /// Stands in for a formatting entry's token while its element is made again.
 fn placeholder() -> Tag {
     Tag {
@@ -1504,6 +2060,22 @@ mod tests {
         "</sarcasm>",
         "<caption>",
         "</form></p>",
+        "</table>",
+        "<tr>",
+        "</tr>",
+        "</td>",
+        "<th>",
+        "<tbody>",
+        "</tbody>",
+        "<thead>",
+        "</tfoot>",
+        "</caption>",
+        "<colgroup><col>",
+        "</colgroup>",
+        "<col>",
+        "<table><tr><td>",
+        "<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01 Transitional//EN\">",
+        "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Transitional//EN\" \"x\">",
     ];
 
     fn check(html: &str, built: &mut usize) {
@@ -1591,6 +2163,20 @@ mod tests {
             "a\u{0}b",
         ] {
             assert_eq!(both(html, 512).0, None, "{html}");
+        }
+    }
+
+    #[test]
+    fn builds_tables() {
+        for html in [
+            "<table>\n<tr><td>a<td>b</table>c",
+            "<p>a<table><caption>t<tr><th>h</tr></table>",
+            "<!doctype html><p>a<table><col><tbody><tr><td><table><td>x</table></table>",
+            "<table><script>s</script><form><input type=HIDDEN><!-- c --></table>",
+        ] {
+            let (ours, theirs) = both(html, 512);
+            assert!(ours.is_some(), "{html}");
+            assert_eq!(ours, theirs, "{html}");
         }
     }
 }

@@ -239,7 +239,7 @@ pub fn remove_site_boilerplate(
         let mut counts: HashMap<String, usize> = HashMap::new();
         for &p in pages {
             member_of[p].push(g);
-            let distinct: HashSet<String> = blocks(&structures[p]).map(|b| key(b)).collect();
+            let distinct: HashSet<String> = blocks(&structures[p]).map(key).collect();
             for block in distinct {
                 *counts.entry(block).or_default() += 1;
             }

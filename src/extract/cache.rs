@@ -626,9 +626,9 @@ mod tests {
         let path = file_for(dir.path(), "corpus.jsonl", Extraction::Main);
         let (other, warning) = ExtractCache::open(path, Extraction::FullText);
         assert!(other.is_empty() && warning.is_none());
-        assert_eq!(
-            fingerprint(Extraction::Main) == fingerprint(Extraction::FullText),
-            false
+        assert_ne!(
+            fingerprint(Extraction::Main),
+            fingerprint(Extraction::FullText)
         );
         // A changed page or title has another key.
         let mut edited = p.clone();

@@ -202,7 +202,7 @@ pub fn for_parsing(html: &str, max_depth: usize) -> StrTendril {
     BUFFER.with(|buffer| {
         let mut out = buffer.borrow_mut();
         out.clear();
-        prepare(html, max_depth, true, &mut *out);
+        prepare(html, max_depth, true, &mut out);
         let page = StrTendril::from_slice(&out);
         // A huge page's buffer is not kept for the small ones after it.
         if out.capacity() > 1 << 22 {

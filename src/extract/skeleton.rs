@@ -167,10 +167,7 @@ fn of_with(dom: &Dom, scratch: &mut Scratch) -> Option<Skeleton> {
         // Elements come in document order, so a parent's path is known
         // before its children's.
         let parent_path = e.parent.map_or(0, |p| paths[p as usize]);
-        let key = (
-            e.tag.name().clone(),
-            e.class_id.as_ptr() as *const u8 as usize,
-        );
+        let key = (e.tag.name().clone(), e.class_id.as_ptr() as usize);
         let step = steps
             .entry(key)
             .or_insert_with(|| {
@@ -181,7 +178,7 @@ fn of_with(dom: &Dom, scratch: &mut Scratch) -> Option<Skeleton> {
         let mut key = [0u8; 16];
         key[..8].copy_from_slice(&parent_path.to_le_bytes());
         key[8..].copy_from_slice(&step.to_le_bytes());
-        let path = xxh3_64_with_seed(&key, 0x70_6174_68);
+        let path = xxh3_64_with_seed(&key, 0x7061_7468);
         paths[i] = path;
         if e.is_block && !e.dropped && in_body(i) {
             features.push(path);

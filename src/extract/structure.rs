@@ -610,7 +610,7 @@ mod tests {
         let joined = s.text();
         for x in s.sentences() {
             assert_eq!(&joined[x.start..x.end], x.text);
-            assert_eq!(&s.paragraph(x.paragraph)[..], paragraphs[x.paragraph]);
+            assert_eq!(s.paragraph(x.paragraph), paragraphs[x.paragraph]);
         }
         // Spans inside their paragraph rebuild the same structure.
         let spans: Vec<SentenceSpan> = s.sentence_spans().collect();

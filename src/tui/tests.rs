@@ -873,7 +873,7 @@ fn pairs_computed_elsewhere_tune_like_neardup_evaluate_and_cannot_be_saved() {
 
     // The figures of `neardup evaluate`, at the threshold and, once the
     // workbench moves there, at every threshold of the grid.
-    let (corpus, inputs) = read_inputs("demo".as_ref(), &[path.clone()], &[]).unwrap();
+    let (corpus, inputs) = read_inputs("demo".as_ref(), std::slice::from_ref(&path), &[]).unwrap();
     let expected = evaluate_external("external", &corpus, &inputs).unwrap();
     let expected = &expected.algorithms[0];
     assert_eq!(bench.result.algorithms.len(), 1);

@@ -215,8 +215,9 @@ pub fn series_of(runs: &[(String, StoredRun)]) -> Vec<Series> {
     out
 }
 
-/// Decoding and extraction of the algorithm's text, and tokenising it
-/// (`main chars` for an algorithm with its own tokenizer).
+/// Decoding and extraction of the algorithm's text (or its reading from
+/// the extraction cache), and tokenising it (`main chars` for an
+/// algorithm with its own tokenizer).
 fn shared_stages(run: &StoredRun, a: &StoredAlgorithm) -> Vec<StoredStage> {
     let base = a.label.split(" on ").next().unwrap_or(&a.label);
     let prefix = format!("{base} [");
@@ -234,7 +235,7 @@ fn shared_stages(run: &StoredRun, a: &StoredAlgorithm) -> Vec<StoredStage> {
     run.throughput
         .iter()
         .filter_map(|s| match s.stage.as_str() {
-            "decode+extract" => s.charged_to(&a.extraction),
+            "decode+extract" | "extract (cache)" => s.charged_to(&a.extraction),
             "tokenize" if s.algorithm == text => Some(s.clone()),
             _ => None,
         })
@@ -938,10 +939,22 @@ fn boilerplate_section(md: &mut String, runs: &[(String, StoredRun)]) {
 /// at the configured threshold and the end-to-end speed.
 fn summary_section(md: &mut String, series: &[Series]) {
     let _ = writeln!(md, "## Summary\n");
+    let cached = series.iter().any(|s| {
+        s.shared
+            .iter()
+            .chain(&s.stages)
+            .any(|st| st.stage == "extract (cache)")
+    });
     let _ = writeln!(
         md,
         "Pairwise over all slices. Best F is the highest over each algorithm's threshold grid; \
-         pages/s is end to end (decoding, extraction and tokenising included, wall time).\n"
+         pages/s is end to end (decoding, extraction and tokenising included, wall time){}.\n",
+        if cached {
+            ", except that this run read the pages' text from the extraction cache: \
+             its pages/s leave out decoding and extracting (`neardup run --no-cache` times them)"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         md,
@@ -1627,6 +1640,26 @@ mod tests {
         assert_eq!(distinct.len(), families.len(), "{families:?}");
         let f = |i: usize| series[i].best_f().unwrap().1.f1();
         assert!(best.members.windows(2).all(|w| f(w[0]) >= f(w[1])));
+    }
+
+    #[test]
+    fn a_summary_of_text_read_from_the_cache_says_its_rates_leave_extraction_out() {
+        let mut series = fan2008();
+        let summary = |series: &[Series]| {
+            let mut md = String::new();
+            summary_section(&mut md, series);
+            md
+        };
+        let warning = "read the pages' text from the extraction cache";
+        assert!(!summary(&series).contains(warning));
+        for s in &mut series {
+            for stage in &mut s.shared {
+                if stage.stage == "decode+extract" {
+                    stage.stage = "extract (cache)".into();
+                }
+            }
+        }
+        assert!(summary(&series).contains(warning));
     }
 
     #[test]

@@ -1487,17 +1487,7 @@ mod tests {
 
     #[test]
     fn kept_attributes_are_the_pre_passs() {
-        let kept = [
-            "class",
-            "id",
-            "itemprop",
-            "type",
-            "encoding",
-            "color",
-            "face",
-            "size",
-            "shadowrootmode",
-        ];
+        let kept = super::super::nesting::KEPT_ATTRIBUTES;
         // Each kept name with each of its bytes changed to every byte
         // value (its other case among them), and cut or lengthened.
         for name in kept {

@@ -371,7 +371,7 @@ pub(super) fn start_tag_name(piece: &str) -> Option<&str> {
 /// that steer the parser's tree (`type` of a hidden input in a table, the
 /// `encoding` of MathML's annotation-xml, `<font>`'s attributes leaving
 /// SVG, declarative shadow roots).
-const KEPT_ATTRIBUTES: [&str; 9] = [
+pub(crate) const KEPT_ATTRIBUTES: [&str; 9] = [
     "class",
     "id",
     "itemprop",

@@ -818,14 +818,13 @@ impl Dom {
                 }
                 Event::Text(a, b) => {
                     let text = &self.text[a as usize..b as usize];
-                    if !is_blank(text) {
+                    if fold_more(text, &mut line.folded, &mut line.space) {
                         line.owner.get_or_insert(*blocks.last().unwrap_or(&element));
                         // The text's own element is the innermost open one;
                         // find it from the event just before.
                         let bold = self.text_is_bold(i);
                         line.all_bold = line.all_bold.map(|b| b && bold).or(Some(bold));
                     }
-                    line.text.push_str(text);
                 }
             }
             i += 1;
@@ -896,6 +895,7 @@ fn whitespace_at(text: &str, i: usize) -> (bool, usize) {
 }
 
 /// Whether `text` is all whitespace, as `text.trim().is_empty()` says.
+#[cfg(test)]
 fn is_blank(text: &str) -> bool {
     let mut i = 0;
     while i < text.len() {
@@ -963,19 +963,32 @@ fn next_may_start_space(bytes: &[u8], mut i: usize) -> usize {
 
 /// Appends `text`'s words to `out`, one space between them, as
 /// `split_whitespace` and a join would.
+#[cfg(test)]
 fn fold_whitespace(text: &str, out: &mut String) {
+    fold_more(text, out, &mut false);
+}
+
+/// Appends `text`'s words to the line folded so far in `out`, as
+/// [`fold_whitespace`] would fold the line's texts joined: `space` says
+/// whether whitespace ended the texts before, so a word split over two
+/// texts (`<b>wo</b>rd`) stays one. Returns whether `text` had a word.
+fn fold_more(text: &str, out: &mut String, space: &mut bool) -> bool {
     let bytes = text.as_bytes();
     let n = bytes.len();
     let mut i = 0;
+    let mut any = false;
     loop {
         while i < n {
             match whitespace_at(text, i) {
-                (true, width) => i += width,
+                (true, width) => {
+                    i += width;
+                    *space = true;
+                }
                 (false, _) => break,
             }
         }
         if i >= n {
-            return;
+            return any;
         }
         let start = i;
         // A word runs to the next whitespace character; only the bytes
@@ -987,9 +1000,11 @@ fn fold_whitespace(text: &str, out: &mut String) {
             }
             i += 1;
         }
-        if !out.is_empty() {
+        if *space && !out.is_empty() {
             out.push(' ');
         }
+        *space = false;
+        any = true;
         out.push_str(&text[start..i]);
     }
 }
@@ -1009,10 +1024,12 @@ pub struct Line {
 
 #[derive(Default)]
 struct LineBuilder {
-    text: String,
-    /// Scratch space the line is folded into: most flushes find only the
-    /// whitespace between two blocks, and allocate nothing.
+    /// The line's words so far, folded as they come (see [`fold_more`]):
+    /// most flushes find only the whitespace between two blocks, and
+    /// allocate nothing.
     folded: String,
+    /// Whitespace after the last word.
+    space: bool,
     owner: Option<u32>,
     all_bold: Option<bool>,
 }
@@ -1020,8 +1037,6 @@ struct LineBuilder {
 impl LineBuilder {
     fn flush(&mut self, dom: &Dom, lines: &mut Vec<Line>) {
         let folded = &mut self.folded;
-        folded.clear();
-        fold_whitespace(&self.text, folded);
         if !folded.is_empty() {
             let heading = match self.owner.map(|o| dom.elements[o as usize].tag.name()) {
                 Some(
@@ -1046,7 +1061,8 @@ impl LineBuilder {
                 },
             });
         }
-        self.text.clear();
+        folded.clear();
+        self.space = false;
         self.owner = None;
         self.all_bold = None;
     }
@@ -1190,6 +1206,26 @@ mod tests {
         for text in &cases {
             assert_folds_like_split_whitespace(text);
             assert_eq!(is_blank(text), text.trim().is_empty(), "{text:?}");
+        }
+        // A line's texts folded in turn, as rendering folds them: cut at
+        // every character boundary, and into single characters.
+        let pieces = |parts: &[&str]| {
+            let (mut out, mut space) = (String::new(), false);
+            for part in parts {
+                let had = fold_more(part, &mut out, &mut space);
+                assert_eq!(had, !part.trim().is_empty(), "{part:?}");
+            }
+            out
+        };
+        for text in &cases {
+            let mut whole = String::new();
+            fold_whitespace(text, &mut whole);
+            for (at, _) in text.char_indices() {
+                assert_eq!(pieces(&[&text[..at], &text[at..]]), whole, "{text:?} at {at}");
+            }
+            let chars: Vec<String> = text.chars().map(String::from).collect();
+            let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
+            assert_eq!(pieces(&chars), whole, "{text:?}");
         }
     }
 

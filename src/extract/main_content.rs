@@ -277,17 +277,20 @@ fn ends_in_ellipsis(dom: &Dom, e: u32) -> bool {
     false
 }
 
-/// The text of an element, hashed (stamped widgets repeat it byte for byte).
-fn text_hash(dom: &Dom, e: u32) -> u64 {
+/// The text of an element, hashed (stamped widgets repeat it byte for
+/// byte): its texts trimmed, each followed by a space, gathered in `buf`
+/// and hashed at once (a streaming hasher's state costs more to set up
+/// than these short paragraphs cost to hash).
+fn text_hash(dom: &Dom, e: u32, buf: &mut Vec<u8>) -> u64 {
     let el = &dom.elements[e as usize];
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    buf.clear();
     for event in &dom.events[el.open as usize..el.close as usize] {
         if let Event::Text(a, b) = *event {
-            hasher.update(dom.text[a as usize..b as usize].trim().as_bytes());
-            hasher.update(b" ");
+            buf.extend_from_slice(dom.text[a as usize..b as usize].trim().as_bytes());
+            buf.push(b' ');
         }
     }
-    hasher.digest()
+    xxhash_rust::xxh3::xxh3_64(buf)
 }
 
 /// Paragraphs whose text recurs three or more times on the page: the
@@ -295,22 +298,28 @@ fn text_hash(dom: &Dom, e: u32) -> u64 {
 /// which must not score as prose however well punctuated.
 fn repeated_paragraphs(dom: &Dom, unlikely: &[bool]) -> Vec<bool> {
     let n = dom.elements.len();
-    let mut hashes: Vec<Option<u64>> = vec![None; n];
-    let mut counts: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    let mut out = vec![false; n];
+    let mut hashed: Vec<(u64, u32)> = Vec::new();
+    let mut buf = Vec::new();
     for e in 0..n as u32 {
         // Widgets are short; long paragraphs are not hashed at all.
         let length = weighted_chars(dom, e);
         if unlikely[e as usize] || !(25.0..400.0).contains(&length) || !is_paragraph_like(dom, e) {
             continue;
         }
-        let h = text_hash(dom, e);
-        hashes[e as usize] = Some(h);
-        *counts.entry(h).or_default() += 1;
+        hashed.push((text_hash(dom, e, &mut buf), e));
     }
-    hashes
-        .into_iter()
-        .map(|h| h.is_some_and(|h| counts[&h] >= 3))
-        .collect()
+    // Equal texts side by side: a sort of the few hashed paragraphs, where
+    // a map was filled and then asked once per element.
+    hashed.sort_unstable();
+    for run in hashed.chunk_by(|a, b| a.0 == b.0) {
+        if run.len() >= 3 {
+            for &(_, e) in run {
+                out[e as usize] = true;
+            }
+        }
+    }
+    out
 }
 
 fn contribution(length: f64, punct: u32) -> f64 {
@@ -410,12 +419,27 @@ fn is_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
 
 /// The site's own article-body marker (itemprop or a class/id name).
 fn body_marker(el: &super::dom::Element) -> Option<&str> {
-    if el.itemprop.split_whitespace().any(|p| p == "articlebody") {
+    if !el.itemprop.is_empty() && el.itemprop.split_whitespace().any(|p| p == "articlebody") {
         return Some("articlebody");
     }
-    el.class_id
-        .split_whitespace()
-        .find(|w| ARTICLE_BODY_NAMES.contains(w))
+    class_marker(&el.class_id)
+}
+
+/// The first word of `class_id` that [`ARTICLE_BODY_NAMES`] lists.
+fn class_marker(class_id: &str) -> Option<&str> {
+    if !class_id.is_ascii() {
+        return class_id
+            .split_whitespace()
+            .find(|w| ARTICLE_BODY_NAMES.contains(w));
+    }
+    // ASCII names split where `split_whitespace` splits them (0x0B
+    // included), a byte at a time, and only words of a listed name's
+    // length compared: the scorer asks this of every sizeable block.
+    class_id
+        .as_bytes()
+        .split(|&b| matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '))
+        .filter(|w| (9..=15).contains(&w.len()))
+        .find_map(|w| ARTICLE_BODY_NAMES.iter().copied().find(|n| n.as_bytes() == w))
 }
 
 /// The elements a site marks as the article body, when they hold real
@@ -553,10 +577,7 @@ fn add_lead(dom: &Dom, chosen: &mut Vec<u32>) {
         while pointer > close {
             pointer -= 1;
             if let Event::Text(a, b) = dom.events[pointer] {
-                gap += dom.text[a as usize..b as usize]
-                    .chars()
-                    .filter(|c| !c.is_whitespace())
-                    .count();
+                gap += non_space_chars(&dom.text[a as usize..b as usize]);
             }
         }
         if gap > LEAD_GAP {
@@ -575,17 +596,31 @@ fn add_lead(dom: &Dom, chosen: &mut Vec<u32>) {
     }
 }
 
+/// Characters of `text` that are not whitespace; ASCII text (most of the
+/// markup's text between blocks) by its bytes.
+fn non_space_chars(text: &str) -> usize {
+    if text.is_ascii() {
+        text.bytes()
+            .filter(|b| !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '))
+            .count()
+    } else {
+        text.chars().filter(|c| !c.is_whitespace()).count()
+    }
+}
+
 fn is_lead(dom: &Dom, e: u32) -> bool {
     let el = &dom.elements[e as usize];
-    if el.dropped
-        || *el.tag.name() == local_name!("h1")
-        || !is_lead_name(&el.class_id[..el.class_len])
-    {
+    if el.dropped || *el.tag.name() == local_name!("h1") {
         return false;
     }
+    // The counts first: most elements above a body are short or links,
+    // and their names need not be read.
     let s = &el.stats;
     let prose = s.punct >= 1 || s.han > 0;
     if weighted_chars(dom, e) < 30.0 || s.link_chars * 10 > s.chars * 3 || !prose {
+        return false;
+    }
+    if !is_lead_name(&el.class_id[..el.class_len]) {
         return false;
     }
     if ends_in_ellipsis(dom, e) {
@@ -713,6 +748,7 @@ fn select_body(dom: &Dom, strict: bool) -> Vec<u32> {
     };
     let threshold = (top_score * 0.2).max(10.0);
     let top_class = dom.elements[top as usize].class_id.clone();
+    let top_named = !top_class.trim().is_empty();
     let mut chosen = Vec::new();
     for e in 0..n as u32 {
         let el = &dom.elements[e as usize];
@@ -724,7 +760,7 @@ fn select_body(dom: &Dom, strict: bool) -> Vec<u32> {
             continue;
         }
         let mut s = score[e as usize];
-        if !top_class.trim().is_empty() && el.class_id == top_class {
+        if top_named && el.class_id == top_class {
             s += top_score * 0.2;
         }
         let ok = if !s.is_nan() && s >= threshold {
@@ -744,7 +780,7 @@ fn select_body(dom: &Dom, strict: bool) -> Vec<u32> {
     // The same body container repeated elsewhere (a story split into
     // chunks around pictures and ads, each in its own wrapper): blocks of
     // the best one's tag and class that score as prose too.
-    if !top_class.trim().is_empty() && weighted_chars(dom, top) >= 200.0 {
+    if top_named && weighted_chars(dom, top) >= 200.0 {
         let tag = &dom.elements[top as usize].tag;
         for e in 0..n as u32 {
             let el = &dom.elements[e as usize];
@@ -857,6 +893,29 @@ fn introduces_chrome(dom: &Dom, e: u32, article_text: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn body_names_are_found_as_whitespace_splits_them() {
+        let slow = |c: &str| c.split_whitespace().find(|w| ARTICLE_BODY_NAMES.contains(w));
+        let mut cases = vec![
+            String::new(),
+            "x articlebody ".to_string(),
+            "storybody\u{b}post-body".to_string(),
+            "post-bodyx post-body".to_string(),
+            "a\u{3000}entry-content b".to_string(),
+            "entry-content\u{3000}b".to_string(),
+        ];
+        for name in ARTICLE_BODY_NAMES {
+            for sep in [" ", "\t", "\n", "\u{b}", "\u{c}", "\r", "\u{a0}", "-", "_"] {
+                cases.push(format!("main{sep}{name}{sep}x"));
+                cases.push(format!("{name}{sep}"));
+                cases.push(format!("x{name}"));
+            }
+        }
+        for c in &cases {
+            assert_eq!(class_marker(c), slow(c), "{c:?}");
+        }
+    }
 
     #[test]
     fn class_names_weigh_as_words() {

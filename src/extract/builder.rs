@@ -262,7 +262,14 @@ impl Builder {
     #[inline]
     fn feed(&self, s: &mut State, tok: Tok) -> TokenSinkResult<NodeId> {
         let mode = s.mode;
-        match s.step(mode, tok) {
+        // Most tokens come in the body: straight to its steps, without the
+        // dispatch over every mode (whose frame costs more than the test).
+        let step = if mode == Mode::InBody {
+            s.in_body(tok)
+        } else {
+            s.step(mode, tok)
+        };
+        match step {
             Ok(result) if !s.out_of_order => result,
             _ => {
                 s.failed = true;
@@ -281,9 +288,23 @@ impl Builder {
             Some(rest) if ignore_lf => rest,
             _ => text,
         };
-        if !text.is_empty() {
-            let _ = self.feed(&mut s, Tok::Chars(text));
+        if text.is_empty() {
+            return;
         }
+        if s.mode == Mode::InBody {
+            // Text in the body, the most common token, takes in_body's
+            // first step here.
+            if s.reconstruct().is_err() {
+                s.failed = true;
+                return;
+            }
+            s.text(text);
+            if s.out_of_order {
+                s.failed = true;
+            }
+            return;
+        }
+        let _ = self.feed(&mut s, Tok::Chars(text));
     }
 }
 
@@ -1638,15 +1659,19 @@ impl State {
 
     /// Reconstructs the active formatting elements, as the standard (and
     /// html5ever) does.
+    #[inline]
     fn reconstruct(&mut self) -> Result<(), GiveUp> {
-        let Some(last) = self.formatting.last() else {
-            return Ok(());
-        };
-        match last {
-            Entry::Marker => return Ok(()),
-            Entry::Element(id, _) if self.is_open(*id) => return Ok(()),
-            _ => {}
+        // Nearly always nothing to do: checked where it is asked.
+        match self.formatting.last() {
+            None | Some(Entry::Marker) => Ok(()),
+            Some(Entry::Element(id, _)) if self.is_open(*id) => Ok(()),
+            _ => self.reconstruct_from_last(),
         }
+    }
+
+    /// [`State::reconstruct`] once the last entry is known to be closed.
+    #[inline(never)]
+    fn reconstruct_from_last(&mut self) -> Result<(), GiveUp> {
         let mut at = self.formatting.len() - 1;
         while at > 0 {
             at -= 1;

@@ -896,7 +896,9 @@ mod tests {
 
     #[test]
     fn body_names_are_found_as_whitespace_splits_them() {
-        let slow = |c: &str| c.split_whitespace().find(|w| ARTICLE_BODY_NAMES.contains(w));
+        fn slow(c: &str) -> Option<&str> {
+            c.split_whitespace().find(|w| ARTICLE_BODY_NAMES.contains(w))
+        }
         let mut cases = vec![
             String::new(),
             "x articlebody ".to_string(),

@@ -1221,7 +1221,11 @@ mod tests {
             let mut whole = String::new();
             fold_whitespace(text, &mut whole);
             for (at, _) in text.char_indices() {
-                assert_eq!(pieces(&[&text[..at], &text[at..]]), whole, "{text:?} at {at}");
+                assert_eq!(
+                    pieces(&[&text[..at], &text[at..]]),
+                    whole,
+                    "{text:?} at {at}"
+                );
             }
             let chars: Vec<String> = text.chars().map(String::from).collect();
             let chars: Vec<&str> = chars.iter().map(String::as_str).collect();

@@ -439,7 +439,12 @@ fn class_marker(class_id: &str) -> Option<&str> {
         .as_bytes()
         .split(|&b| matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '))
         .filter(|w| (9..=15).contains(&w.len()))
-        .find_map(|w| ARTICLE_BODY_NAMES.iter().copied().find(|n| n.as_bytes() == w))
+        .find_map(|w| {
+            ARTICLE_BODY_NAMES
+                .iter()
+                .copied()
+                .find(|n| n.as_bytes() == w)
+        })
 }
 
 /// The elements a site marks as the article body, when they hold real
@@ -897,7 +902,8 @@ mod tests {
     #[test]
     fn body_names_are_found_as_whitespace_splits_them() {
         fn slow(c: &str) -> Option<&str> {
-            c.split_whitespace().find(|w| ARTICLE_BODY_NAMES.contains(w))
+            c.split_whitespace()
+                .find(|w| ARTICLE_BODY_NAMES.contains(w))
         }
         let mut cases = vec![
             String::new(),

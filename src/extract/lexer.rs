@@ -564,6 +564,29 @@ fn local_name(raw: &str) -> LocalName {
         "table" => local_name!("table"),
         "tbody" => local_name!("tbody"),
         "strong" => local_name!("strong"),
+        // Names of every page (its head, headings, forms, the parts of a
+        // modern layout) that came next on fan2008, each looked up by its
+        // hash in the static atoms where a comparison settles it.
+        "h1" => local_name!("h1"),
+        "h2" => local_name!("h2"),
+        "h3" => local_name!("h3"),
+        "h4" => local_name!("h4"),
+        "em" => local_name!("em"),
+        "nav" => local_name!("nav"),
+        "meta" => local_name!("meta"),
+        "code" => local_name!("code"),
+        "html" => local_name!("html"),
+        "head" => local_name!("head"),
+        "body" => local_name!("body"),
+        "form" => local_name!("form"),
+        "input" => local_name!("input"),
+        "title" => local_name!("title"),
+        "label" => local_name!("label"),
+        "aside" => local_name!("aside"),
+        "button" => local_name!("button"),
+        "header" => local_name!("header"),
+        "option" => local_name!("option"),
+        "section" => local_name!("section"),
         _ => LocalName::default(),
     };
     if !common.is_empty() {
@@ -619,7 +642,9 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
     }
 
     /// [`Self::text`] where the caller has read the run: `special` says
-    /// whether it holds a NUL (or an `&`, if `refs`).
+    /// whether it holds a NUL (or an `&`, if `refs`). Inlined into the
+    /// loop over the page's text, which calls it for every run.
+    #[inline]
     fn scanned_text(&self, from: usize, to: usize, refs: bool, nul_token: bool, special: bool) {
         // Most runs have nothing to decode: one slice of the page, without
         // the decoder's plumbing.
@@ -1563,11 +1588,12 @@ mod tests {
     fn names_are_the_atoms_html5ever_makes() {
         // Common names and others, in lower and upper case (NULs and
         // all), and every one- and two-letter name.
-        let common = "a p b i u s br li td tr th ul ol dl dd dt em hr h1 h6 tt id div img nav pre \
-                      sup col big span font html head body meta link form code nobr name type \
-                      size face class table tbody title style input small color strong script \
-                      select option button center header iframe strike section article \
-                      address itemprop noscript textarea encoding blockquote spans divx x-y 中";
+        let common = "a p b i u s br li td tr th ul ol dl dd dt em hr h1 h2 h3 h4 h6 tt id div img \
+                      nav pre sup col big span font html head body meta link form code nobr name \
+                      type size face class table tbody title style input label aside small color \
+                      strong script select option button center header iframe strike section \
+                      article address itemprop noscript textarea encoding blockquote spans divx \
+                      x-y 中";
         let odd = [
             "a\0", "\0", "p\0\0", "div\0", "span\0\0\0\0", "a\0b", "id\0", "i\0d", "class\0",
             "clas\0", "Class", "cLASS", "classs", "ids",

@@ -1588,15 +1588,27 @@ mod tests {
     fn names_are_the_atoms_html5ever_makes() {
         // Common names and others, in lower and upper case (NULs and
         // all), and every one- and two-letter name.
-        let common = "a p b i u s br li td tr th ul ol dl dd dt em hr h1 h2 h3 h4 h6 tt id div img \
-                      nav pre sup col big span font html head body meta link form code nobr name \
-                      type size face class table tbody title style input label aside small color \
-                      strong script select option button center header iframe strike section \
-                      article address itemprop noscript textarea encoding blockquote spans divx \
-                      x-y 中";
+        let common = "a p b i u s br li td tr th ul ol dl dd dt em hr h1 h2 h3 h4 h6 tt id div \
+                      img nav pre sup col big span font html head body meta link form code nobr \
+                      name type size face class table tbody title style input label aside small \
+                      color strong script select option button center header iframe strike \
+                      section article address itemprop noscript textarea encoding blockquote \
+                      spans divx x-y 中";
         let odd = [
-            "a\0", "\0", "p\0\0", "div\0", "span\0\0\0\0", "a\0b", "id\0", "i\0d", "class\0",
-            "clas\0", "Class", "cLASS", "classs", "ids",
+            "a\0",
+            "\0",
+            "p\0\0",
+            "div\0",
+            "span\0\0\0\0",
+            "a\0b",
+            "id\0",
+            "i\0d",
+            "class\0",
+            "clas\0",
+            "Class",
+            "cLASS",
+            "classs",
+            "ids",
         ];
         let mut names: Vec<String> = common
             .split_whitespace()
@@ -1617,7 +1629,11 @@ mod tests {
                     c => c.to_ascii_lowercase(),
                 })
                 .collect();
-            assert_eq!(local_name(&name), LocalName::from(expected.clone()), "{name}");
+            assert_eq!(
+                local_name(&name),
+                LocalName::from(expected.clone()),
+                "{name}"
+            );
             assert_eq!(attribute_name(&name), LocalName::from(expected), "{name}");
         }
     }

@@ -201,25 +201,67 @@ pub struct Dom {
     pub body: Option<u32>,
 }
 
-/// Of the 16 bytes at `at`, if all are ASCII: the masks of those that are
+/// Ones in a byte, for the 16-bit masks [`ascii_run`] gives: without a
+/// `popcnt` target feature `count_ones` is a dozen instructions, and it
+/// ran twice for every 16 bytes of text.
+static POP8: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = (i as u8).count_ones() as u8;
+        i += 1;
+    }
+    t
+};
+
+#[inline(always)]
+fn pop16(mask: u32) -> u32 {
+    u32::from(POP8[(mask & 0xFF) as usize]) + u32::from(POP8[((mask >> 8) & 0xFF) as usize])
+}
+
+/// Per ASCII byte, what [`count_text`] counts: 1 for a character that is
+/// not whitespace (tab to carriage return and the space are), 2 more for
+/// sentence punctuation.
+static ASCII_COUNT: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        t[i] = match i as u8 {
+            b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ' => 0,
+            b',' | b'.' | b'!' | b'?' | b';' => 3,
+            _ => 1,
+        };
+        i += 1;
+    }
+    t
+};
+
+/// The ASCII bytes from `at` (which is ASCII) up to the next other byte,
+/// at most 16 and within the text: the masks of those that are
 /// whitespace (as `char::is_whitespace` says of ASCII: tab to carriage
 /// return, and the space) and of the sentence punctuation [`count_text`]
-/// counts. `None` when fewer remain or one is not ASCII. Most of a page's
-/// text (and all of its markup's whitespace) is ASCII, and 16 bytes at
-/// once take a few instructions where a byte at a time takes a few each.
+/// counts, and how many there are. `None` when the text is shorter than
+/// 16 bytes. Near the text's end the last 16 bytes are read, those
+/// before `at` left out; before a byte that is not ASCII, the ASCII ones
+/// are counted all the same. Most of a page's text (and all of its
+/// markup's whitespace) is ASCII, and 16 bytes at once take a few
+/// instructions where a byte at a time takes a few each.
 #[inline]
-fn ascii16(bytes: &[u8], at: usize) -> Option<(u32, u32)> {
+fn ascii_run(bytes: &[u8], at: usize) -> Option<(u32, u32, usize)> {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::*;
-        let chunk = bytes.get(at..at + 16)?;
+        let len = bytes.len();
+        if len < 16 {
+            return None;
+        }
+        let start = at.min(len - 16);
+        let shift = at - start;
+        let chunk = &bytes[start..start + 16];
         // SAFETY: SSE2 is part of every x86_64 target; the load reads the
         // 16 bytes of `chunk`, unaligned.
-        unsafe {
+        let (high, space, punct) = unsafe {
             let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-            if _mm_movemask_epi8(v) != 0 {
-                return None;
-            }
             let eq = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
             // Tab to carriage return (9 to 13): v - 9 <= 4, unsigned.
             let shifted = _mm_sub_epi8(v, _mm_set1_epi8(9));
@@ -232,11 +274,17 @@ fn ascii16(bytes: &[u8], at: usize) -> Option<(u32, u32)> {
                 ),
                 eq(b';'),
             );
-            Some((
+            (
+                _mm_movemask_epi8(v) as u32,
                 _mm_movemask_epi8(space) as u32,
                 _mm_movemask_epi8(punct) as u32,
-            ))
-        }
+            )
+        };
+        // The ASCII bytes from `at`: up to the first high bit, or the end
+        // of the chunk (a bit set just past it).
+        let n = ((high >> shift) | (1 << (16 - shift))).trailing_zeros() as usize;
+        let keep = (1u32 << n) - 1;
+        Some(((space >> shift) & keep, (punct >> shift) & keep, n))
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -251,20 +299,18 @@ fn count_text(text: &str, stats: &mut Stats) {
     while i < bytes.len() {
         let b = bytes[i];
         if b.is_ascii() {
-            if let Some((space, punct)) = ascii16(bytes, i) {
-                stats.chars += 16 - space.count_ones();
-                stats.punct += punct.count_ones();
-                i += 16;
+            if let Some((space, punct, n)) = ascii_run(bytes, i) {
+                stats.chars += n as u32 - pop16(space);
+                stats.punct += pop16(punct);
+                i += n;
                 continue;
             }
-            // Most text is ASCII (and all of the markup's whitespace): no
-            // character to decode, and what `char::is_whitespace` says of
-            // ASCII is tab to carriage return and the space.
+            // Text of fewer than 16 bytes (the whitespace between tags,
+            // mostly): no character to decode.
+            let count = ASCII_COUNT[b as usize];
+            stats.chars += u32::from(count & 1);
+            stats.punct += u32::from(count >> 1);
             i += 1;
-            if !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') {
-                stats.chars += 1;
-                stats.punct += u32::from(matches!(b, b',' | b'.' | b'!' | b'?' | b';'));
-            }
             continue;
         }
         // U+5000-U+9FFF: Han, none of them whitespace or punctuation
@@ -577,13 +623,21 @@ impl Builder {
         let dropped = parent_dropped || is_dropped_tag(atom);
         let in_link = parent_link || *atom == local_name!("a");
         let in_bold = parent_bold || matches!(*atom, local_name!("b") | local_name!("strong"));
-        dom.elements.push(Element {
+        // Room made before the element is: pushed, it was made on the
+        // stack and copied (the push may grow the vector in between).
+        dom.elements.reserve(1);
+        dom.elements.spare_capacity_mut()[0].write(Element {
             node,
             dropped,
             in_link,
             in_bold,
             is_block,
-            itemprop: itemprop.to_ascii_lowercase(),
+            // Most elements have none: no call to lower an empty name.
+            itemprop: if itemprop.is_empty() {
+                String::new()
+            } else {
+                itemprop.to_ascii_lowercase()
+            },
             class_weight,
             tag,
             class_id,
@@ -598,6 +652,8 @@ impl Builder {
             },
             inline: Stats::default(),
         });
+        // SAFETY: the element after the last has just been written.
+        unsafe { dom.elements.set_len(index as usize + 1) };
         dom.events.push(Event::Open(index));
         self.stack.push(index);
         if is_block {

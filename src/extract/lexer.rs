@@ -223,6 +223,18 @@ static NAME_BYTE: [u8; 256] = {
     t
 };
 
+/// Per byte: whether it ends a tag's name (whitespace, `/`, `>`), one
+/// load where four comparisons were.
+static TAG_NAME_END: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = matches!(i as u8, b'\t' | b'\n' | b'\x0c' | b' ' | b'/' | b'>');
+        i += 1;
+    }
+    t
+};
+
 /// How far [`find_any`] reads 16 bytes at a time before handing the rest
 /// to memchr, whose wider loop is cheaper on long runs (a paragraph) but
 /// whose call and set-up cost more than the few loads most searches in
@@ -275,6 +287,36 @@ fn find_any<const N: usize>(needles: [u8; N], hay: &[u8]) -> Option<usize> {
         }
     }
     hay.iter().position(|x| needles.contains(x))
+}
+
+/// Of the 16 bytes of `chunk`, those equal to one of `needles`, as a bit
+/// mask (bit `i` for byte `i`).
+#[inline(always)]
+fn mask16<const N: usize>(needles: [u8; N], chunk: &[u8]) -> u32 {
+    debug_assert_eq!(chunk.len(), 16);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8,
+        };
+        if chunk.len() == 16 {
+            // SAFETY: the load reads the 16 bytes of `chunk`, unaligned.
+            return unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr() as *const __m128i);
+                let mut m = _mm_cmpeq_epi8(v, _mm_set1_epi8(needles[0] as i8));
+                for &n in &needles[1..] {
+                    m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8(n as i8)));
+                }
+                _mm_movemask_epi8(m) as u32
+            };
+        }
+    }
+    chunk
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| needles.contains(x))
+        .fold(0, |m, (i, _)| m | 1 << i)
 }
 
 #[inline(always)]
@@ -486,6 +528,19 @@ fn kept_attribute(name: &[u8]) -> bool {
     }
 }
 
+/// [`local_name`] of a kept attribute's name, the commonest two (`class`
+/// and `id`, written so) told by their [`read_key`] alone.
+#[inline]
+fn attribute_name(raw: &str) -> LocalName {
+    const ID: u64 = name_key(b"id");
+    const CLASS: u64 = name_key(b"class");
+    match (raw.len(), read_key(raw.as_bytes())) {
+        (5, Some(CLASS)) => local_name!("class"),
+        (2, Some(ID)) => local_name!("id"),
+        _ => local_name(raw),
+    }
+}
+
 /// A name as the tokenizer reads it: ASCII capitals lowered, NUL as
 /// U+FFFD.
 fn local_name(raw: &str) -> LocalName {
@@ -509,6 +564,29 @@ fn local_name(raw: &str) -> LocalName {
         "table" => local_name!("table"),
         "tbody" => local_name!("tbody"),
         "strong" => local_name!("strong"),
+        // Names of every page (its head, headings, forms, the parts of a
+        // modern layout) that came next on fan2008, each looked up by its
+        // hash in the static atoms where a comparison settles it.
+        "h1" => local_name!("h1"),
+        "h2" => local_name!("h2"),
+        "h3" => local_name!("h3"),
+        "h4" => local_name!("h4"),
+        "em" => local_name!("em"),
+        "nav" => local_name!("nav"),
+        "meta" => local_name!("meta"),
+        "code" => local_name!("code"),
+        "html" => local_name!("html"),
+        "head" => local_name!("head"),
+        "body" => local_name!("body"),
+        "form" => local_name!("form"),
+        "input" => local_name!("input"),
+        "title" => local_name!("title"),
+        "label" => local_name!("label"),
+        "aside" => local_name!("aside"),
+        "button" => local_name!("button"),
+        "header" => local_name!("header"),
+        "option" => local_name!("option"),
+        "section" => local_name!("section"),
         _ => LocalName::default(),
     };
     if !common.is_empty() {
@@ -564,7 +642,9 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
     }
 
     /// [`Self::text`] where the caller has read the run: `special` says
-    /// whether it holds a NUL (or an `&`, if `refs`).
+    /// whether it holds a NUL (or an `&`, if `refs`). Inlined into the
+    /// loop over the page's text, which calls it for every run.
+    #[inline]
     fn scanned_text(&self, from: usize, to: usize, refs: bool, nul_token: bool, special: bool) {
         // Most runs have nothing to decode: one slice of the page, without
         // the decoder's plumbing.
@@ -581,6 +661,19 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
 
     /// Whether `[from, to)` holds a NUL, or an `&` if `refs`.
     fn has_special(&self, from: usize, to: usize, refs: bool) -> bool {
+        // A short run (most attribute values) with 16 bytes of the page
+        // from its start: one vector step, the bytes past its end masked
+        // out, where a byte at a time was read.
+        if to - from < 16 {
+            if let Some(chunk) = self.b.get(from..from + 16) {
+                let mask = if refs {
+                    mask16([b'&', 0], chunk)
+                } else {
+                    mask16([0], chunk)
+                };
+                return mask & ((1 << (to - from)) - 1) != 0;
+            }
+        }
         let run = &self.b[from..to];
         if refs {
             find_any([b'&', 0], run).is_some()
@@ -1038,7 +1131,7 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
         let b = self.b;
         let Some(name_end) = b[name_start..]
             .iter()
-            .position(|&c| is_space(c) || c == b'/' || c == b'>')
+            .position(|&c| TAG_NAME_END[c as usize])
             .map(|i| name_start + i)
         else {
             return self.cut_tag(name_start, kind, false);
@@ -1062,7 +1155,7 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
         let mut current: Option<(usize, usize, StrTendril)> = None;
         let mut finish = |current: &mut Option<(usize, usize, StrTendril)>| {
             if let Some((from, to, value)) = current.take() {
-                let name = local_name(&self.s[from..to]);
+                let name = attribute_name(&self.s[from..to]);
                 if attrs.iter().any(|a| a.name.local == name) {
                     duplicate = true;
                 } else {
@@ -1140,6 +1233,17 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
                             a.2 = self.attribute_value(j + 2, j + 2 + k);
                         }
                         i = j + k + 3;
+                        // The whitespace before the next name (after a
+                        // quoted value, then before a name: both skip it)
+                        // read here, where each byte took a step.
+                        if b.get(i).is_some_and(|&c| is_space(c)) {
+                            i += 1;
+                            while b.get(i).is_some_and(|&c| is_space(c)) {
+                                i += 1;
+                            }
+                            state = At::BeforeName;
+                            continue;
+                        }
                         state = At::AfterQuoted;
                         continue;
                     }
@@ -1430,6 +1534,34 @@ mod tests {
     ];
 
     #[test]
+    fn short_values_and_raw_text_are_read_alike_wherever_a_reference_falls() {
+        // Values and a title's text shorter than 16 bytes, with a
+        // reference, a lone `&` or a NUL at every place, the page going on
+        // past them or ending right after.
+        for len in 0..18 {
+            for at in 0..=len {
+                for special in ["&amp;", "&", "\0", "&#65;", "&notin"] {
+                    let mut value = "v".repeat(len);
+                    value.insert_str(at, special);
+                    for tail in ["", "<p>and some more text after it</p>"] {
+                        for html in [
+                            format!("<p class=\"{value}\">x</p>{tail}"),
+                            format!("<p class={value}>x</p>{tail}"),
+                            format!("<title>{value}</title>{tail}"),
+                        ] {
+                            assert_eq!(
+                                lexer_tokens(&html).as_ref(),
+                                Ok(&html5ever_tokens(&html)),
+                                "{html:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_lexer_gives_html5evers_tokens() {
         for html in TRICKY_TOKENS {
             assert_eq!(
@@ -1456,12 +1588,28 @@ mod tests {
     fn names_are_the_atoms_html5ever_makes() {
         // Common names and others, in lower and upper case (NULs and
         // all), and every one- and two-letter name.
-        let common = "a p b i u s br li td tr th ul ol dl dd dt em hr h1 h6 tt id div img nav pre \
-                      sup col big span font html head body meta link form code nobr name type \
-                      size face class table tbody title style input small color strong script \
-                      select option button center header iframe strike section article \
-                      address itemprop noscript textarea encoding blockquote spans divx x-y 中";
-        let odd = ["a\0", "\0", "p\0\0", "div\0", "span\0\0\0\0", "a\0b"];
+        let common = "a p b i u s br li td tr th ul ol dl dd dt em hr h1 h2 h3 h4 h6 tt id div \
+                      img nav pre sup col big span font html head body meta link form code nobr \
+                      name type size face class table tbody title style input label aside small \
+                      color strong script select option button center header iframe strike \
+                      section article address itemprop noscript textarea encoding blockquote \
+                      spans divx x-y 中";
+        let odd = [
+            "a\0",
+            "\0",
+            "p\0\0",
+            "div\0",
+            "span\0\0\0\0",
+            "a\0b",
+            "id\0",
+            "i\0d",
+            "class\0",
+            "clas\0",
+            "Class",
+            "cLASS",
+            "classs",
+            "ids",
+        ];
         let mut names: Vec<String> = common
             .split_whitespace()
             .chain(odd)
@@ -1481,7 +1629,12 @@ mod tests {
                     c => c.to_ascii_lowercase(),
                 })
                 .collect();
-            assert_eq!(local_name(&name), LocalName::from(expected), "{name}");
+            assert_eq!(
+                local_name(&name),
+                LocalName::from(expected.clone()),
+                "{name}"
+            );
+            assert_eq!(attribute_name(&name), LocalName::from(expected), "{name}");
         }
     }
 

@@ -12,7 +12,7 @@
 
 use html5ever::{local_name, LocalName};
 
-use super::dom::{Dom, Event, Line};
+use super::dom::{is_ascii_space, Dom, Event, Line};
 
 // Tag names are matched as the parser's interned atoms (see `dom::Tag`):
 // the scorer asks about every element several times.
@@ -425,6 +425,19 @@ fn body_marker(el: &super::dom::Element) -> Option<&str> {
     class_marker(&el.class_id)
 }
 
+/// The shortest and longest of [`ARTICLE_BODY_NAMES`]: other words of a
+/// class are not compared at all.
+const BODY_NAME_LENGTHS: std::ops::RangeInclusive<usize> = {
+    let (mut least, mut most, mut i) = (usize::MAX, 0, 0);
+    while i < ARTICLE_BODY_NAMES.len() {
+        let n = ARTICLE_BODY_NAMES[i].len();
+        least = if n < least { n } else { least };
+        most = if n > most { n } else { most };
+        i += 1;
+    }
+    least..=most
+};
+
 /// The first word of `class_id` that [`ARTICLE_BODY_NAMES`] lists.
 fn class_marker(class_id: &str) -> Option<&str> {
     if !class_id.is_ascii() {
@@ -437,8 +450,8 @@ fn class_marker(class_id: &str) -> Option<&str> {
     // length compared: the scorer asks this of every sizeable block.
     class_id
         .as_bytes()
-        .split(|&b| matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '))
-        .filter(|w| (9..=15).contains(&w.len()))
+        .split(|&b| is_ascii_space(b))
+        .filter(|w| BODY_NAME_LENGTHS.contains(&w.len()))
         .find_map(|w| {
             ARTICLE_BODY_NAMES
                 .iter()
@@ -605,9 +618,7 @@ fn add_lead(dom: &Dom, chosen: &mut Vec<u32>) {
 /// markup's text between blocks) by its bytes.
 fn non_space_chars(text: &str) -> usize {
     if text.is_ascii() {
-        text.bytes()
-            .filter(|b| !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '))
-            .count()
+        text.bytes().filter(|&b| !is_ascii_space(b)).count()
     } else {
         text.chars().filter(|c| !c.is_whitespace()).count()
     }

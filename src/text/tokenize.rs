@@ -237,6 +237,16 @@ pub(crate) fn split(text: &str, lang: Lang, config: &TokenizerConfig) -> (String
     }
 }
 
+/// `f` of each token of `text` (as [`split`] cuts it, normalised) and its
+/// dictionary word number or [`NO_WORD`], in order: for a signature made
+/// straight from the text, with no vocabulary.
+pub fn each_token(text: &str, lang: Lang, config: &TokenizerConfig, mut f: impl FnMut(&str, u32)) {
+    let (normalized, spans) = split(text, lang, config);
+    for (a, b, word) in spans {
+        f(&normalized[a as usize..b as usize], word);
+    }
+}
+
 /// `f` of each character n-gram of `text` with whitespace removed, in
 /// order (a text shorter than n is one gram), without a vocabulary.
 pub fn each_char_ngram(text: &str, n: usize, mut f: impl FnMut(&str)) {

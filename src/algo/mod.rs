@@ -243,6 +243,17 @@ pub trait Detector: Send + Sync {
     fn reads_tokens(&self) -> bool {
         true
     }
+    /// Whether signing can tokenise each page's text itself, with no
+    /// vocabulary of the collection (SimHash's words weighted by counts):
+    /// when no other algorithm on the same tokens reads them, the runner
+    /// then makes none ([`Detector::sign_from_text`]).
+    fn signs_from_text(&self) -> bool {
+        false
+    }
+    /// From now on sign each page from its structure's text with
+    /// `tokenizer`, the documents carrying no tokens. Called only when
+    /// [`Detector::signs_from_text`].
+    fn sign_from_text(&mut self, _tokenizer: &TokenizerConfig) {}
     /// Fits now, ahead of [`Algorithm::run_within`] (whose `fit` then does
     /// nothing), and says whether it did: a detector that signs from what
     /// `fit` kept, never reading the documents' structures after it, fits
@@ -467,6 +478,10 @@ pub trait Algorithm: Send + Sync {
     fn shingle_widths(&self) -> Vec<usize>;
     /// [`Detector::reads_tokens`].
     fn reads_tokens(&self) -> bool;
+    /// [`Detector::signs_from_text`].
+    fn signs_from_text(&self) -> bool;
+    /// [`Detector::sign_from_text`].
+    fn sign_from_text(&mut self, tokenizer: &TokenizerConfig);
     /// [`Detector::last_reader`].
     fn last_reader(&mut self) {}
     /// [`Detector::fit_ahead`].
@@ -672,6 +687,14 @@ impl<D: Detector> Algorithm for D {
 
     fn reads_tokens(&self) -> bool {
         Detector::reads_tokens(self)
+    }
+
+    fn signs_from_text(&self) -> bool {
+        Detector::signs_from_text(self)
+    }
+
+    fn sign_from_text(&mut self, tokenizer: &TokenizerConfig) {
+        Detector::sign_from_text(self, tokenizer)
     }
 
     fn last_reader(&mut self) {

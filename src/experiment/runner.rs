@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use super::config::{ExperimentConfig, PreparedAlgorithm};
 use super::References;
 use crate::algo::{stand_in_structures, AlgorithmRun, Document};
-use crate::corpus::{Content, Corpus, Page};
+use crate::corpus::{Content, Corpus, Lang, Page};
 use crate::eval::curve::ThresholdCurve;
 use crate::eval::throughput::{
     peak_memory_bytes, process_cpu_seconds, release_freed_memory, Progress, Stage, StageClock,
@@ -23,6 +23,7 @@ use crate::extract::boilerplate::{remove_site_boilerplate, GroupReport};
 use crate::extract::cache::{CacheReport, ExtractCache, Packed};
 use crate::extract::structure::DocumentStructure;
 use crate::extract::{self, Extraction};
+use crate::text::lang::detect_lang;
 use crate::text::tokenize::Tokens;
 use crate::text::{tokenize_many, TokenizerConfig, Vocab};
 
@@ -250,8 +251,7 @@ fn run_pages(
         });
         // Documents per tokenizer: algorithms with tokens of their own
         // tokenise once per kind, not once each.
-        // With the record of the tokenising stage, for end-to-end times.
-        let mut tokenized: Vec<(TokenizerConfig, Vec<Document>, usize, Arc<Vocab>)> = Vec::new();
+        let mut tokenized: Vec<TokenizedGroup> = Vec::new();
         let prepared: Vec<PreparedAlgorithm> = config
             .prepare(references)
             .into_iter()
@@ -279,6 +279,21 @@ fn run_pages(
             .iter()
             .map(|p| p.algorithm.reads_tokens())
             .collect();
+        let signs_from_text: Vec<bool> = prepared
+            .iter()
+            .map(|p| p.algorithm.signs_from_text())
+            .collect();
+        // Whether algorithm n's tokens would serve one algorithm that can
+        // sign from the text as well (SimHash's words by their counts) and
+        // none that needs them: tokenising into a vocabulary costs it about
+        // as much again as its signatures. Two such algorithms share the
+        // tokens instead, which is cheaper than tokenising twice.
+        let text_only = |n: usize| {
+            let readers: Vec<usize> = (n..tokenizers.len())
+                .filter(|&m| tokenizers[m] == tokenizers[n] && reads_tokens[m])
+                .collect();
+            matches!(readers[..], [m] if signs_from_text[m])
+        };
         // The semantic method's analyses of these structures serve a later
         // semantic run (or the learned judge's semantic features); with
         // none to come, they go as soon as the pages are signed.
@@ -288,8 +303,20 @@ fn run_pages(
                 break;
             }
             let tokenizer = tokenizers[n].clone();
-            let at = match tokenized.iter().position(|(t, ..)| *t == tokenizer) {
+            let at = match tokenized.iter().position(|g| g.tokenizer == tokenizer) {
                 Some(at) => at,
+                None if text_only(n) => {
+                    // No algorithm on these tokens reads them: each signs
+                    // from the text (tokenising it there) or the structure.
+                    let docs = untokenized_documents(&corpus.pages, &inputs, &structures);
+                    tokenized.push(TokenizedGroup {
+                        tokenizer,
+                        docs,
+                        record: None,
+                        vocab: Arc::default(),
+                    });
+                    tokenized.len() - 1
+                }
                 None => {
                     let label = if tokenizer == config.tokenizer {
                         extraction.name().to_string()
@@ -304,23 +331,31 @@ fn run_pages(
                         &label,
                         &mut clock,
                     );
-                    tokenized.push((tokenizer, docs, clock.records.len() - 1, vocab));
+                    tokenized.push(TokenizedGroup {
+                        tokenizer,
+                        docs,
+                        record: Some(clock.records.len() - 1),
+                        vocab,
+                    });
                     tokenized.len() - 1
                 }
             };
+            if tokenized[at].record.is_none() && signs_from_text[n] {
+                prepared.algorithm.sign_from_text(&tokenized[at].tokenizer);
+            }
             tokenized[at]
-                .3
+                .vocab
                 .share(widths[n].iter().copied().filter(|&w| read_later(n, w)));
             // Tokens that neither this algorithm nor a later one on them
             // reads go before it runs (the semantic method tags the
             // structures): at scale they are the largest thing per page.
             // Pages keep their own structure, so identical inputs are still
             // told apart by it.
-            let tokens_read_later =
-                (n..tokenizers.len()).any(|m| reads_tokens[m] && tokenizers[m] == tokenized[at].0);
+            let tokens_read_later = (n..tokenizers.len())
+                .any(|m| reads_tokens[m] && tokenizers[m] == tokenized[at].tokenizer);
             if !tokens_read_later {
                 let empty = Arc::new(Tokens::default());
-                for doc in &mut tokenized[at].1 {
+                for doc in &mut tokenized[at].docs {
                     doc.tokens = empty.clone();
                 }
                 release_freed_memory();
@@ -344,14 +379,14 @@ fn run_pages(
             // structure, so that identical inputs are still told apart.
             if n + 1 == names.len() {
                 let started = clock.start();
-                if prepared.algorithm.fit_ahead(&tokenized[at].1) {
+                if prepared.algorithm.fit_ahead(&tokenized[at].docs) {
                     clock.stop(
                         started,
                         Stage::Fit,
                         &format!("{} [{variant}]", prepared.algorithm.label()),
                     );
                     drop(std::mem::take(&mut structures));
-                    stand_in_structures(&mut tokenized[at].1);
+                    stand_in_structures(&mut tokenized[at].docs);
                     release_freed_memory();
                 }
             }
@@ -360,7 +395,7 @@ fn run_pages(
                 config.pair_budget_bytes(),
                 extraction,
                 &variant,
-                &tokenized[at].1,
+                &tokenized[at].docs,
                 truth,
                 &mut clock,
             );
@@ -368,9 +403,8 @@ fn run_pages(
             // share of the pass that made every extraction) and tokenising
             // (shared with others here) and its own stages.
             result.end_to_end = extract_charge;
-            for r in
-                std::iter::once(&clock.records[tokenized[at].2]).chain(&clock.records[own_from..])
-            {
+            let tokenizing = tokenized[at].record.map(|r| &clock.records[r]);
+            for r in tokenizing.into_iter().chain(&clock.records[own_from..]) {
                 result.end_to_end.wall_seconds += r.wall_seconds;
                 result.end_to_end.cpu_seconds += r.cpu_seconds;
             }
@@ -388,13 +422,13 @@ fn run_pages(
             // Tokens no later algorithm reads go now (a page's character
             // tokens take several times its text), and what the run freed
             // goes back to the system before the next one allocates.
-            if !tokenizers[n + 1..].contains(&tokenized[at].0) {
-                tokenized[at].1 = Vec::new();
-                tokenized[at].3 = Arc::default();
+            if !tokenizers[n + 1..].contains(&tokenized[at].tokenizer) {
+                tokenized[at].docs = Vec::new();
+                tokenized[at].vocab = Arc::default();
             } else {
                 // Shingle sets no later algorithm reads go too, and the
                 // per-token values this one derived.
-                let (_, docs, _, vocab) = &tokenized[at];
+                let TokenizedGroup { docs, vocab, .. } = &tokenized[at];
                 vocab.forget_derived();
                 for &width in widths[n].iter().filter(|&&w| !read_later(n, w)) {
                     if vocab.shares(width) {
@@ -815,6 +849,16 @@ fn extract_structures(
     out
 }
 
+/// Documents of one tokenizer, shared by the algorithms reading it.
+struct TokenizedGroup {
+    tokenizer: TokenizerConfig,
+    docs: Vec<Document>,
+    /// The tokenising stage's record, for end-to-end times: `None` when
+    /// no algorithm on them reads tokens and none were made.
+    record: Option<usize>,
+    vocab: Arc<Vocab>,
+}
+
 /// Tokenise each distinct text once, timed under `label`: one document per
 /// page, sharing its slot's tokens and structure, and the tokens'
 /// vocabulary.
@@ -835,27 +879,56 @@ fn tokenize_documents(
         ticker.tick(1);
         (structures[slot].text().to_string(), pages[p].lang)
     });
-    let distinct: Vec<Document> = tokens
+    let distinct: Vec<(Arc<Tokens>, Lang)> = tokens
         .into_iter()
+        .map(|(tokens, lang)| (Arc::new(tokens), lang))
+        .collect();
+    let docs = page_documents(pages, inputs, structures, &distinct);
+    clock.stop(started, Stage::Tokenize, label);
+    (docs, vocab)
+}
+
+/// Documents without tokens, for algorithms that tokenise each page's
+/// text as they sign it ([`crate::algo::Detector::sign_from_text`]): each
+/// page's structure and language (decided by script as tokenising would,
+/// when the corpus does not say).
+fn untokenized_documents(
+    pages: &[Page],
+    inputs: &DistinctInputs,
+    structures: &[Arc<DocumentStructure>],
+) -> Vec<Document> {
+    let empty = Arc::new(Tokens::default());
+    let distinct: Vec<(Arc<Tokens>, Lang)> = inputs
+        .first
+        .par_iter()
         .enumerate()
-        .map(|(slot, (tokens, lang))| Document {
-            page: inputs.first[slot],
-            lang,
-            tokens: Arc::new(tokens),
-            structure: None,
-            host: None,
+        .map(|(slot, &p)| {
+            let lang = pages[p as usize]
+                .lang
+                .unwrap_or_else(|| detect_lang(structures[slot].text()));
+            (empty.clone(), lang)
         })
         .collect();
-    let docs = inputs
+    page_documents(pages, inputs, structures, &distinct)
+}
+
+/// One document per page from its slot's tokens, language and structure.
+fn page_documents(
+    pages: &[Page],
+    inputs: &DistinctInputs,
+    structures: &[Arc<DocumentStructure>],
+    distinct: &[(Arc<Tokens>, Lang)],
+) -> Vec<Document> {
+    inputs
         .slot
         .iter()
         .enumerate()
         .map(|(page, &s)| {
-            let d = &distinct[s as usize];
+            let (tokens, lang) = &distinct[s as usize];
             Document {
                 page: page as u32,
-                lang: d.lang,
-                tokens: d.tokens.clone(),
+                lang: *lang,
+                tokens: tokens.clone(),
                 structure: Some(structures[s as usize].clone()),
                 host: pages[page]
                     .url
@@ -863,9 +936,7 @@ fn tokenize_documents(
                     .and_then(crate::algo::learned::host_of),
             }
         })
-        .collect();
-    clock.stop(started, Stage::Tokenize, label);
-    (docs, vocab)
+        .collect()
 }
 
 fn run_algorithm(

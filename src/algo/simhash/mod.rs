@@ -19,7 +19,9 @@ use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 use super::collection::DocumentFrequencies;
 use super::{Detector, Direction, Document, ScoreScale};
-use crate::text::tokenize::each_char_ngram;
+use crate::corpus::Lang;
+use crate::text::tokenize::{each_char_ngram, each_token};
+use crate::text::TokenizerConfig;
 use tables::Layout;
 
 /// Fixed so that fingerprints are the same on every run and machine.
@@ -67,6 +69,10 @@ pub struct SimHash {
     /// A reference collection for IDF; `None` for the evaluated pages.
     pub reference: Option<Arc<Vec<Document>>>,
     idf: Option<DocumentFrequencies>,
+    /// Set by the runner when no algorithm on these tokens reads them:
+    /// pages are then signed straight from their text with this
+    /// tokenizer, without a vocabulary (see [`SimHash::sign_text`]).
+    from_text: Option<TokenizerConfig>,
 }
 
 impl Default for SimHash {
@@ -80,6 +86,7 @@ impl Default for SimHash {
             layout: None,
             reference: None,
             idf: None,
+            from_text: None,
         }
     }
 }
@@ -103,7 +110,43 @@ impl SimHash {
             layout,
             reference,
             idf: None,
+            from_text: None,
         }
+    }
+
+    /// Whether the fingerprint can be made from the page's text alone:
+    /// words weighted by their counts need neither the collection nor ids.
+    pub fn signs_from_text(&self) -> bool {
+        self.features == Features::Words && self.weights == Weights::Tf
+    }
+
+    /// The fingerprint of `text` tokenised by `tokenizer`, each token
+    /// hashed from its string as it is cut: the same fingerprint as
+    /// tokenising into a vocabulary and signing the ids, without the
+    /// vocabulary (interning, ids, the merge of runs), which costs about
+    /// as much as the signature itself. `None` when there are no tokens,
+    /// or the set-up does not sign from text ([`SimHash::signs_from_text`]).
+    pub fn sign_text(&self, text: &str, lang: Lang, tokenizer: &TokenizerConfig) -> Option<u128> {
+        thread_local! {
+            static HASHES: std::cell::RefCell<Vec<u128>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        if !self.signs_from_text() {
+            return None;
+        }
+        HASHES.with(|hashes| {
+            let mut hashes = hashes.borrow_mut();
+            hashes.clear();
+            each_token(text, lang, tokenizer, |token, _| {
+                hashes.push(xxh3_128_with_seed(token.as_bytes(), SEED));
+            });
+            let signed = (!hashes.is_empty())
+                .then(|| occurrence_fingerprint(hashes.iter().copied(), hashes.len(), self.bits));
+            // A huge page does not leave its buffer to the thread.
+            if hashes.capacity() > 1 << 16 {
+                *hashes = Vec::new();
+            }
+            signed
+        })
     }
 
     /// The page's features as 128-bit hashes with their counts, in
@@ -427,7 +470,18 @@ impl Detector for SimHash {
         true
     }
 
+    fn signs_from_text(&self) -> bool {
+        SimHash::signs_from_text(self)
+    }
+
+    fn sign_from_text(&mut self, tokenizer: &TokenizerConfig) {
+        self.from_text = Some(tokenizer.clone());
+    }
+
     fn sign(&self, doc: &Document) -> Option<u128> {
+        if let (Some(tokenizer), Some(structure)) = (&self.from_text, &doc.structure) {
+            return self.sign_text(structure.text(), doc.lang, tokenizer);
+        }
         if self.features == Features::Words && self.weights == Weights::Tf {
             let ids = doc.tokens.ids();
             if ids.is_empty() {
@@ -722,5 +776,76 @@ mod tests {
     #[test]
     fn empty_page_gets_no_signature() {
         assert_eq!(SimHash::default().sign(&doc("  ")), None);
+    }
+
+    /// Pages of People's Daily 1998 cut to 600 characters (the bench's
+    /// Chinese input), and made-up pages mixing scripts.
+    fn pages() -> Vec<(Lang, String)> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/corpora/peoples_daily_1998_01/articles.jsonl.gz");
+        let mut pages = crate::bench::BenchInput::cut_into_pages(&path, 600)
+            .expect("People's Daily 1998 in ../shared/corpora")
+            .pages;
+        pages.truncate(600);
+        for text in [
+            "",
+            "  \u{3000} ",
+            "ＧＤＰ增长１０％, the Quick fox 2024年“中国”",
+            "北京大学 北京大学 北京大学",
+            "a",
+        ] {
+            pages.push((Lang::Zh, text.to_string()));
+            pages.push((Lang::En, text.to_string()));
+        }
+        pages
+    }
+
+    #[test]
+    fn signing_from_text_gives_the_fingerprint_of_the_tokens() {
+        for bits in [64, 128] {
+            let s = SimHash::new(Features::Words, 2, Weights::Tf, bits, 3, None, None);
+            let tokenizer = TokenizerConfig::default();
+            let pages = pages();
+            let docs = Document::many(pages.len(), &tokenizer, |i| {
+                (pages[i].1.clone(), Some(pages[i].0))
+            });
+            let mut signed = 0;
+            for ((lang, text), doc) in pages.iter().zip(&docs) {
+                let from_text = s.sign_text(text, *lang, &tokenizer);
+                assert_eq!(from_text, s.sign(doc), "{bits} bits: {text:?}");
+                signed += usize::from(from_text.is_some());
+            }
+            assert!(signed >= 600, "{signed} pages signed");
+        }
+        // Other features or weights need the collection or the ids.
+        let idf = SimHash::new(Features::Words, 2, Weights::TfIdf, 64, 3, None, None);
+        assert!(!idf.signs_from_text());
+        assert_eq!(
+            idf.sign_text("北京大学", Lang::Zh, &TokenizerConfig::default()),
+            None
+        );
+        assert!(
+            !SimHash::new(Features::Ngrams, 2, Weights::Tf, 64, 3, None, None).signs_from_text()
+        );
+    }
+
+    #[test]
+    fn a_signer_told_to_sign_from_text_reads_the_structure() {
+        let tokenizer = TokenizerConfig::default();
+        let text = "北京大学的学生 and the quick fox";
+        let mut s = SimHash::default();
+        let with_tokens = Document::new(0, text, Some(Lang::Zh), &tokenizer);
+        let expected = s.sign(&with_tokens);
+        assert!(expected.is_some());
+        Detector::sign_from_text(&mut s, &tokenizer);
+        let structure =
+            crate::extract::structure::DocumentStructure::new(None, vec![], vec![text.into()]);
+        assert_eq!(structure.text(), text);
+        let without_tokens = Document {
+            tokens: std::sync::Arc::default(),
+            structure: Some(std::sync::Arc::new(structure)),
+            ..with_tokens
+        };
+        assert_eq!(s.sign(&without_tokens), expected);
     }
 }

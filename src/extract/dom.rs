@@ -348,11 +348,14 @@ fn count_text(text: &str, stats: &mut Stats) {
     }
 }
 
-/// Class weights by `class_id`, kept by each thread from page to page: a
-/// site's template repeats its classes on every page, and weighing one
-/// takes dozens of word and substring comparisons. The names are shared
-/// by the elements that carry them, so most elements allocate nothing.
-type ClassNames = HashMap<Rc<str>, f64, FxBuildHasher>;
+/// Class names and their weights by `class` and `id` as the page writes
+/// them (each followed by a space), kept by each thread from page to
+/// page: a site's template repeats its classes on every page, and
+/// weighing one takes dozens of word and substring comparisons. The
+/// names are shared by the elements that carry them, so most elements
+/// allocate nothing; keyed as written, a name found is not lower-cased
+/// first (most are lower-case already, and then the key is the name).
+type ClassNames = HashMap<Rc<str>, (Rc<str>, f64), FxBuildHasher>;
 
 /// Past this many names the cache starts again (a crawl of many sites
 /// would otherwise grow it without end).
@@ -440,8 +443,8 @@ impl Builder {
         if names.len() > MAX_CLASS_NAMES {
             names.clear();
         }
-        let empty = match names.get_key_value("") {
-            Some((k, _)) => k.clone(),
+        let empty = match names.get("") {
+            Some((name, _)) => name.clone(),
             None => Rc::from(""),
         };
         let (mut kept_elements, mut events, text) = KEPT
@@ -538,13 +541,18 @@ impl Builder {
         if scratch.is_empty() {
             return (self.empty.clone(), 0, 0.0);
         }
-        scratch.make_ascii_lowercase();
-        if let Some((name, &weight)) = self.names.get_key_value(scratch.as_str()) {
-            return (name.clone(), class_len, weight);
+        if let Some((name, weight)) = self.names.get(scratch.as_str()) {
+            return (name.clone(), class_len, *weight);
         }
-        let name: Rc<str> = Rc::from(scratch.as_str());
+        let written: Rc<str> = Rc::from(scratch.as_str());
+        scratch.make_ascii_lowercase();
+        let name = if *written == **scratch {
+            written.clone()
+        } else {
+            Rc::from(scratch.as_str())
+        };
         let weight = super::main_content::class_weight(&name);
-        self.names.insert(name.clone(), weight);
+        self.names.insert(written, (name.clone(), weight));
         (name, class_len, weight)
     }
 
@@ -1314,6 +1322,56 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn class_names_are_lowered_and_weighed_whatever_their_spelling() {
+        let spellings: [(Option<&str>, Option<&str>); 10] = [
+            (Some("Nav Main"), None),
+            (Some("nav main"), None),
+            (Some("NAV MAIN"), None),
+            (None, Some("Post-1")),
+            (Some("nav main"), Some("Post-1")),
+            (Some(""), None),
+            (Some("Sidebar"), Some("X")),
+            (Some("sidebar"), Some("x")),
+            (Some("ARTICLE-Body"), None),
+            (None, None),
+        ];
+        // Twice with the names kept from the first page, then anew.
+        for clear in [true, false, true] {
+            if clear {
+                clear_class_names();
+            }
+            let mut builder = Builder::new(16);
+            for (class, id) in spellings {
+                builder.open_html(local_name!("div"), class, id, "");
+                builder.close();
+            }
+            let dom = builder.finish();
+            for ((class, id), el) in spellings.iter().zip(&dom.elements) {
+                let mut expected = String::new();
+                if let Some(c) = class {
+                    expected.push_str(c);
+                    expected.push(' ');
+                }
+                let class_len = expected.len();
+                if let Some(i) = id {
+                    expected.push_str(i);
+                    expected.push(' ');
+                }
+                expected.make_ascii_lowercase();
+                assert_eq!(&*el.class_id, expected, "{class:?} {id:?}");
+                assert_eq!(el.class_len, class_len, "{class:?} {id:?}");
+                assert_eq!(
+                    el.class_weight,
+                    super::super::main_content::class_weight(&expected),
+                    "{class:?} {id:?}"
+                );
+            }
+            assert_eq!(dom.elements[8].class_weight, 25.0);
+            assert_eq!(dom.elements[6].class_weight, -25.0);
         }
     }
 

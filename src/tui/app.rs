@@ -235,14 +235,24 @@ impl Progress {
             .filter(|w| !extracting(w))
             .map_or(0.0, current);
         // Each extraction is tokenised once for the runs on it (algorithms
-        // with tokens of their own add stages that are not counted ahead).
+        // with tokens of their own add stages that are not counted ahead),
+        // or not at all when its one reader signs from the text (SimHash
+        // alone): then it counts once its runs have begun.
+        let seen = self.runs_seen();
+        let run_extractions: std::collections::HashSet<&str> = seen
+            .iter()
+            .filter_map(|(algorithm, _)| {
+                let variant = algorithm.rsplit_once(" [")?.1;
+                variant.split([' ', ']']).next()
+            })
+            .collect();
         let tokenised = self
             .records
             .iter()
             .filter(|r| r.stage == Stage::Tokenize)
             .count()
+            .max(run_extractions.len())
             .min(self.extractions);
-        let seen = self.runs_seen();
         let finished: usize = seen.iter().map(|r| r.1).sum();
         let planned = (runs * RUN_STAGES + self.extractions).max(1);
         Overall::Runs {

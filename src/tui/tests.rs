@@ -190,6 +190,30 @@ fn snapshot_loading_and_failure() {
         app.progress.overall().ratio() < 7.0 / 13.0,
         "a finished stage counts once, with its record"
     );
+    // A run of SimHash alone makes no tokens: its extraction counts as
+    // tokenised once its run begins, so the gauge reaches its end.
+    let mut alone = App::new(Source::Demo);
+    alone.on_load_event(LoadEvent::Planned {
+        runs: 1,
+        pages: 196,
+        extractions: 1,
+    });
+    alone.on_load_event(record(Stage::DecodeExtract, "main"));
+    let simhash = |ratio: f64, done| Overall::Runs {
+        ratio,
+        done,
+        runs: 1,
+    };
+    assert_eq!(alone.progress.overall(), simhash(0.0, 0));
+    for stage in [
+        Stage::Signature,
+        Stage::Candidates,
+        Stage::Verify,
+        Stage::Evaluate,
+    ] {
+        alone.on_load_event(record(stage, "simhash(words,tf) [main]"));
+    }
+    assert_eq!(alone.progress.overall(), simhash(1.0, 1));
     app.on_load_event(LoadEvent::Failed(
         "experiments/x.yaml: line 3: algorithms[0].threshold: 70 is out of range 0..=64".into(),
     ));

@@ -154,12 +154,13 @@ fn snapshot_loading_and_failure() {
     );
     app.on_load_event(record(Stage::DecodeExtract, "main"));
     app.on_load_event(record(Stage::Tokenize, "main"));
-    for stage in [
+    let run_stages = [
         Stage::Signature,
         Stage::Candidates,
         Stage::Verify,
         Stage::Evaluate,
-    ] {
+    ];
+    for stage in run_stages {
         app.on_load_event(record(stage, "exact [main]"));
     }
     app.on_load_event(record(Stage::Signature, "simhash(words,tf) [main]"));
@@ -205,12 +206,7 @@ fn snapshot_loading_and_failure() {
         runs: 1,
     };
     assert_eq!(alone.progress.overall(), simhash(0.0, 0));
-    for stage in [
-        Stage::Signature,
-        Stage::Candidates,
-        Stage::Verify,
-        Stage::Evaluate,
-    ] {
+    for stage in run_stages {
         alone.on_load_event(record(stage, "simhash(words,tf) [main]"));
     }
     assert_eq!(alone.progress.overall(), simhash(1.0, 1));

@@ -64,7 +64,16 @@ pub fn is_alphanumeric(c: char) -> bool {
 
 /// Returns the normalised text with runs of whitespace folded to one space.
 pub fn normalize(text: &str, options: &NormalizeOptions) -> String {
-    let mut out = String::with_capacity(text.len());
+    let mut out = String::new();
+    normalize_into(text, options, &mut out);
+    out
+}
+
+/// [`normalize`] into `out` (cleared first), so that a caller normalising
+/// page after page can keep one buffer.
+pub fn normalize_into(text: &str, options: &NormalizeOptions, out: &mut String) {
+    out.clear();
+    out.reserve(text.len());
     let mut pending_space = false;
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -74,16 +83,17 @@ pub fn normalize(text: &str, options: &NormalizeOptions) -> String {
         // 0xE4 then 0xB8 or more; tests/segment.rs checks the block),
         // digits, and ASCII letters already in the case asked for.
         let mut j = i;
+        // Chinese characters first: in Chinese text they are most bytes.
         while let Some(&b) = bytes.get(j) {
-            if b.is_ascii_digit()
+            if (0xE5..=0xE9).contains(&b)
+                || (b == 0xE4 && bytes.get(j + 1).is_some_and(|&x| x >= 0xB8))
+            {
+                j += 3;
+            } else if b.is_ascii_digit()
                 || b.is_ascii_lowercase()
                 || (!options.case && b.is_ascii_uppercase())
             {
                 j += 1;
-            } else if (0xE5..=0xE9).contains(&b)
-                || (b == 0xE4 && bytes.get(j + 1).is_some_and(|&x| x >= 0xB8))
-            {
-                j += 3;
             } else {
                 break;
             }
@@ -140,7 +150,6 @@ pub fn normalize(text: &str, options: &NormalizeOptions) -> String {
             out.push(c);
         }
     }
-    out
 }
 
 #[cfg(test)]

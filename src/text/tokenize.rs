@@ -1,13 +1,14 @@
 //! Tokenisers: jieba-rs words for Chinese, Unicode words for English, and
 //! character n-grams for either.
 
+use std::cell::RefCell;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use jieba_rs::Jieba;
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::normalize::{normalize, NormalizeOptions};
+use super::normalize::{normalize, normalize_into, NormalizeOptions};
 use super::segment::NO_WORD;
 use super::shingle::{shingle_hashes, ShingleSet};
 use super::vocab::{Builder, Vocab};
@@ -198,29 +199,12 @@ pub(crate) type Span = (u32, u32, u32);
 /// as spans into it.
 pub(crate) fn split(text: &str, lang: Lang, config: &TokenizerConfig) -> (String, Vec<Span>) {
     let normalized = normalize(text, &config.normalize);
-    let kind = match (config.kind, lang) {
-        (TokenKind::Auto, Lang::Zh) => TokenKind::Jieba,
-        (TokenKind::Auto, Lang::En | Lang::Other(_)) => TokenKind::Words,
-        (kind, _) => kind,
-    };
-    match kind {
+    match token_kind(config.kind, lang) {
         TokenKind::Jieba => {
             // jieba-rs's `cut(text, true)`, token for token, only faster.
             let mut spans = Vec::with_capacity(normalized.len() / 4);
-            let bytes = normalized.as_bytes();
             super::segment::cut_words(&normalized, |a, b, word| {
-                // Most tokens start with a letter, a digit or a character
-                // of U+4E00..=U+9FFF (lead byte 0xE5..=0xE9, or 0xE4 then
-                // 0xB8 or more), all alphanumeric: no decoding for them.
-                let lead = bytes[a];
-                let quick = lead.is_ascii_alphanumeric()
-                    || (0xE5..=0xE9).contains(&lead)
-                    || (lead == 0xE4 && b - a >= 3 && bytes[a + 1] >= 0xB8);
-                if quick
-                    || normalized[a..b]
-                        .chars()
-                        .any(super::normalize::is_alphanumeric)
-                {
+                if is_word_token(&normalized, a, b) {
                     spans.push((a as u32, b as u32, word));
                 }
             });
@@ -237,14 +221,61 @@ pub(crate) fn split(text: &str, lang: Lang, config: &TokenizerConfig) -> (String
     }
 }
 
-/// `f` of each token of `text` (as [`split`] cuts it, normalised) and its
-/// dictionary word number or [`NO_WORD`], in order: for a signature made
-/// straight from the text, with no vocabulary.
-pub fn each_token(text: &str, lang: Lang, config: &TokenizerConfig, mut f: impl FnMut(&str, u32)) {
-    let (normalized, spans) = split(text, lang, config);
-    for (a, b, word) in spans {
-        f(&normalized[a as usize..b as usize], word);
+/// The tokeniser `kind` means for a page in `lang`.
+fn token_kind(kind: TokenKind, lang: Lang) -> TokenKind {
+    match (kind, lang) {
+        (TokenKind::Auto, Lang::Zh) => TokenKind::Jieba,
+        (TokenKind::Auto, Lang::En | Lang::Other(_)) => TokenKind::Words,
+        (kind, _) => kind,
     }
+}
+
+/// Whether the segmenter's token `a..b` of `text` is kept: it has a letter
+/// or digit (spaces and punctuation are cut as tokens of their own).
+#[inline(always)]
+fn is_word_token(text: &str, a: usize, b: usize) -> bool {
+    // Most tokens start with a letter, a digit or a character of
+    // U+4E00..=U+9FFF (lead byte 0xE5..=0xE9, or 0xE4 then 0xB8 or more),
+    // all alphanumeric: no decoding for them.
+    let bytes = text.as_bytes();
+    let lead = bytes[a];
+    let quick = (0xE5..=0xE9).contains(&lead)
+        || lead.is_ascii_alphanumeric()
+        || (lead == 0xE4 && b - a >= 3 && bytes[a + 1] >= 0xB8);
+    quick || text[a..b].chars().any(super::normalize::is_alphanumeric)
+}
+
+/// `f` of each token of `text` (as [`split`] cuts it, normalised), in
+/// order: for a signature made straight from the text, with no
+/// vocabulary.
+///
+/// Chinese tokens go to `f` as the segmenter cuts them, from a normalised
+/// copy of the text kept per thread, with no list of spans in between; so
+/// `f` must not tokenise or segment text itself.
+pub fn each_token(text: &str, lang: Lang, config: &TokenizerConfig, mut f: impl FnMut(&str)) {
+    thread_local! {
+        static NORMALIZED: RefCell<String> = const { RefCell::new(String::new()) };
+    }
+    if token_kind(config.kind, lang) != TokenKind::Jieba {
+        let (normalized, spans) = split(text, lang, config);
+        for (a, b, _) in spans {
+            f(&normalized[a as usize..b as usize]);
+        }
+        return;
+    }
+    NORMALIZED.with(|buffer| {
+        let mut normalized = buffer.borrow_mut();
+        normalize_into(text, &config.normalize, &mut normalized);
+        super::segment::cut(&normalized, |a, b| {
+            if is_word_token(&normalized, a, b) {
+                f(&normalized[a..b]);
+            }
+        });
+        // A huge page does not leave its buffer to the thread.
+        if normalized.capacity() > 1 << 20 {
+            *normalized = String::new();
+        }
+    });
 }
 
 /// `f` of each character n-gram of `text` with whitespace removed, in

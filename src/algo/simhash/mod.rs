@@ -136,7 +136,7 @@ impl SimHash {
         HASHES.with(|hashes| {
             let mut hashes = hashes.borrow_mut();
             hashes.clear();
-            each_token(text, lang, tokenizer, |token, _| {
+            each_token(text, lang, tokenizer, |token| {
                 hashes.push(xxh3_128_with_seed(token.as_bytes(), SEED));
             });
             let signed = (!hashes.is_empty())

@@ -330,3 +330,55 @@ fn idf_over_the_corpus_is_the_same_in_every_shard() {
     assert!(a.height() > 100);
     assert!(a.equals(&b), "a shard weighed its features by its own IDF");
 }
+
+#[test]
+fn simhash_alone_signs_from_text_the_fingerprints_shared_tokens_give() {
+    let tmp = tempfile::tempdir().unwrap();
+    let simhash =
+        "  - type: simhash\n    index: 6c3\n    threshold: 3\n    floor: 3\n    grid: [0, 1, 2, 3]\n";
+    // Alone on its tokens SimHash signs each page from its text; beside
+    // MinHash the shard is tokenised once for both.
+    let alone = format!("corpus: demo\nalgorithms:\n{simhash}");
+    let shared = format!("corpus: demo\nalgorithms:\n{simhash}  - type: minhash\n");
+    let (alone_yaml, shared_yaml) = (
+        tmp.path().join("alone.yaml"),
+        tmp.path().join("shared.yaml"),
+    );
+    std::fs::write(&alone_yaml, &alone).unwrap();
+    std::fs::write(&shared_yaml, &shared).unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    signatures(&alone_yaml, &a, "0/2");
+    signatures(&alone_yaml, &a, "1/2");
+    signatures(&shared_yaml, &b, "0/1");
+    let (from_text, from_tokens) = (
+        table(&a.join("simhash-0/fingerprints")),
+        table(&b.join("simhash-0/fingerprints")),
+    );
+    assert!(from_text.height() > 100);
+    assert!(from_text.equals(&from_tokens));
+    // And both are the fingerprints the detector makes from tokens.
+    let corpus = demo_corpus().unwrap();
+    let config = ExperimentConfig::parse(&alone_yaml, &alone).unwrap();
+    let neardup::experiment::config::AlgorithmConfig::Simhash(c) = &config.algorithms[0].config
+    else {
+        panic!("the algorithm is SimHash")
+    };
+    let detector = c.detector(None);
+    let pages = from_text.column("page").unwrap().i64().unwrap();
+    let fingerprints = from_text.column("fingerprint").unwrap().i64().unwrap();
+    for row in (0..from_text.height()).step_by(5) {
+        let p = pages.get(row).unwrap() as usize;
+        let text = extract_page(&corpus.pages[p], Extraction::Main)
+            .structure
+            .text()
+            .to_string();
+        let doc = Document::new(
+            p as u32,
+            &text,
+            corpus.pages[p].lang,
+            &TokenizerConfig::default(),
+        );
+        let expected = detector.sign(&doc).unwrap() as u64 as i64;
+        assert_eq!(fingerprints.get(row), Some(expected), "page {p}");
+    }
+}

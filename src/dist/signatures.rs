@@ -32,6 +32,7 @@ use crate::corpus::Corpus;
 use crate::experiment::config::{with_threshold, AlgorithmConfig};
 use crate::experiment::{ExperimentConfig, References};
 use crate::extract::{extract_page, Extraction};
+use crate::text::lang::detect_lang;
 use crate::text::TokenizerConfig;
 
 /// What was written for one algorithm (or why it was not).
@@ -192,8 +193,31 @@ pub fn write_signatures(
         &metadata("pages", shard, &pages_settings),
     )?;
 
-    // Documents per tokenizer, as the runner builds them.
+    // Documents per tokenizer, as the runner builds them, made when an
+    // algorithm first needs them.
     let mut tokenized: Vec<(TokenizerConfig, Vec<Document>)> = Vec::new();
+    // Each algorithm's tokenizer when it is exported. A SimHash that is
+    // the only one exported on its tokens signs each page straight from
+    // its text (as a run does), without tokenising the shard.
+    let exported_on: Vec<Option<TokenizerConfig>> = config
+        .algorithms
+        .iter()
+        .map(|entry| {
+            (config.runs_on(entry, extraction) && exportable(&entry.config).is_ok()).then(|| {
+                config
+                    .algorithm_tokenizer(&entry.config)
+                    .unwrap_or_else(|| config.tokenizer.clone())
+            })
+        })
+        .collect();
+    let alone_on = |tokenizer: &TokenizerConfig| {
+        exported_on
+            .iter()
+            .flatten()
+            .filter(|t| *t == tokenizer)
+            .count()
+            == 1
+    };
 
     let mut exported = Vec::new();
     for (position, entry) in config.algorithms.iter().enumerate() {
@@ -215,21 +239,6 @@ pub fn write_signatures(
         }
         let own = config.algorithm_tokenizer(algorithm);
         let tokenizer = own.clone().unwrap_or_else(|| config.tokenizer.clone());
-        let at = match tokenized.iter().position(|(t, _)| *t == tokenizer) {
-            Some(at) => at,
-            None => {
-                let mut docs = Document::many(selected.len(), &tokenizer, |k| {
-                    let page = selected[k] as usize;
-                    (texts[k].clone(), corpus.pages[page].lang)
-                });
-                for (doc, &page) in docs.iter_mut().zip(selected.iter()) {
-                    doc.page = page;
-                }
-                tokenized.push((tokenizer.clone(), docs));
-                tokenized.len() - 1
-            }
-        };
-        let docs = &tokenized[at].1;
         let suffix = own
             .map(|t| format!(" on {}", t.describe()))
             .unwrap_or_default();
@@ -267,6 +276,7 @@ pub fn write_signatures(
                     ),
                 ]);
                 let settings = Value::Object(settings);
+                let docs = documents_for(&mut tokenized, &tokenizer, &selected, &texts, corpus);
                 let sketches: Vec<Option<Vec<u32>>> = docs
                     .par_iter()
                     .map(|d| detector.sign(d).map(|s| s.values))
@@ -329,7 +339,13 @@ pub fn write_signatures(
                         });
                         detector.fit(&all);
                     } else {
-                        detector.fit(docs);
+                        detector.fit(documents_for(
+                            &mut tokenized,
+                            &tokenizer,
+                            &selected,
+                            &texts,
+                            corpus,
+                        ));
                     }
                 }
                 let layout = detector
@@ -371,10 +387,27 @@ pub fn write_signatures(
                     ),
                 ]);
                 let settings = Value::Object(settings);
-                let fingerprints: Vec<(i64, i64)> = docs
-                    .par_iter()
-                    .filter_map(|d| Some((i64::from(d.page), detector.sign(d)? as u64 as i64)))
-                    .collect();
+                let fingerprints: Vec<(i64, i64)> = if detector.signs_from_text()
+                    && alone_on(&tokenizer)
+                {
+                    selected
+                        .par_iter()
+                        .zip(&texts)
+                        .filter_map(|(&page, text)| {
+                            // The language as tokenising would take it.
+                            let lang = corpus.pages[page as usize]
+                                .lang
+                                .unwrap_or_else(|| detect_lang(text));
+                            let fingerprint = detector.sign_text(text, lang, &tokenizer)?;
+                            Some((i64::from(page), fingerprint as u64 as i64))
+                        })
+                        .collect()
+                } else {
+                    documents_for(&mut tokenized, &tokenizer, &selected, &texts, corpus)
+                        .par_iter()
+                        .filter_map(|d| Some((i64::from(d.page), detector.sign(d)? as u64 as i64)))
+                        .collect()
+                };
                 let mut table = DataFrame::new_infer_height(vec![
                     Column::new(
                         "page".into(),
@@ -423,6 +456,32 @@ pub fn write_signatures(
         )));
     }
     Ok(exported)
+}
+
+/// The shard's documents tokenised by `tokenizer`, made the first time
+/// an algorithm asks for them and kept for the others.
+fn documents_for<'a>(
+    tokenized: &'a mut Vec<(TokenizerConfig, Vec<Document>)>,
+    tokenizer: &TokenizerConfig,
+    selected: &[u32],
+    texts: &[String],
+    corpus: &Corpus,
+) -> &'a Vec<Document> {
+    let at = match tokenized.iter().position(|(t, _)| t == tokenizer) {
+        Some(at) => at,
+        None => {
+            let mut docs = Document::many(selected.len(), tokenizer, |k| {
+                let page = selected[k] as usize;
+                (texts[k].clone(), corpus.pages[page].lang)
+            });
+            for (doc, &page) in docs.iter_mut().zip(selected) {
+                doc.page = page;
+            }
+            tokenized.push((tokenizer.clone(), docs));
+            tokenized.len() - 1
+        }
+    };
+    &tokenized[at].1
 }
 
 /// The experiment `neardup signatures CORPUS` uses: MinHash at its defaults

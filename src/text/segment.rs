@@ -146,6 +146,26 @@ struct DoubleArray {
     nodes: Vec<[u32; 2]>,
 }
 
+/// What the root's child by one character code gives, so that a word's
+/// first step is one load, with no check and no separate leaf to read:
+/// the character's own word, if it is one, and where its node's children
+/// start.
+#[derive(Clone, Copy)]
+struct FirstStep {
+    /// `ln(freq) - ln(total)` of the character's word (unused without one).
+    weight: f64,
+    /// The character's word's trie value, or [`NO_WORD`].
+    value: u32,
+    /// The base of the character's node, or [`NO_CHILDREN`] when no word
+    /// starts with it and goes on.
+    base: u32,
+}
+
+/// A base whose children lie past every node: xor-ed with any 16-bit
+/// code (or with [`NO_CODE`] or [`NOT_HAN`]) it gives an index of at
+/// least 2^30, which `DoubleArray::parse` checks is out of the nodes.
+const NO_CHILDREN: u32 = 1 << 30;
+
 /// A character of the dictionary's blocks that no word has.
 const NO_CODE: u32 = u32::MAX - 1;
 /// The same in the table of codes.
@@ -195,6 +215,12 @@ impl DoubleArray {
         if nodes.first().is_none_or(|n| n[0] & !OFFSET_MASK != 0) {
             return Err(SegmentError::Trie("no root".into()));
         }
+        // The route ends a walk on an index past the nodes rather than on
+        // a check of the code: an invalid code or NO_CHILDREN must lead
+        // out of them.
+        if nodes.len() > NO_CHILDREN as usize {
+            return Err(SegmentError::Trie(format!("{} nodes", nodes.len())));
+        }
         Ok(DoubleArray { codes, nodes })
     }
 
@@ -227,6 +253,49 @@ impl DoubleArray {
         }
     }
 
+    /// Each code's [`FirstStep`], the weights by a value's class.
+    fn first_steps(&self, weight: &[f64]) -> Vec<FirstStep> {
+        let root_base = self.nodes[0][0] & OFFSET_MASK;
+        let codes = self
+            .codes
+            .iter()
+            .filter(|&&c| c != NO_CODE16)
+            .map(|&c| u32::from(c) + 1)
+            .max()
+            .unwrap_or(0);
+        (0..codes)
+            .map(|code| {
+                let node = root_base ^ code;
+                let (value, base) = match self.nodes.get(node as usize) {
+                    // The end marker (code 0) is no character.
+                    Some(&[base, check]) if code != 0 && check & OFFSET_MASK == 0 => {
+                        if base & !OFFSET_MASK != 0 {
+                            (base & OFFSET_MASK, NO_CHILDREN)
+                        } else if check & !OFFSET_MASK != 0 {
+                            let leaf = self.nodes.get((base & OFFSET_MASK) as usize);
+                            (
+                                leaf.map_or(NO_WORD, |l| l[0] & OFFSET_MASK),
+                                base & OFFSET_MASK,
+                            )
+                        } else {
+                            (NO_WORD, base & OFFSET_MASK)
+                        }
+                    }
+                    _ => (NO_WORD, NO_CHILDREN),
+                };
+                let weight = match weight.get((value >> RANK_BITS) as usize) {
+                    Some(&w) if value != NO_WORD => w,
+                    _ => 0.0,
+                };
+                FirstStep {
+                    weight,
+                    value,
+                    base,
+                }
+            })
+            .collect()
+    }
+
     /// The value of the key `chars`, as crawdad's `exact_match`.
     fn exact_match(&self, chars: impl Iterator<Item = char>) -> Option<u32> {
         let mut node = 0;
@@ -251,12 +320,19 @@ impl DoubleArray {
     }
 }
 
+/// How many frequency classes a trie value can name (its bits above
+/// [`RANK_BITS`]): the weight table has an entry for each, so that
+/// indexing it by a value's class needs no bounds check.
+const CLASSES: usize = 1 << (31 - RANK_BITS);
+
 pub struct Segmenter {
     trie: DoubleArray,
     /// `ln(freq) - ln(total)` of each frequency class (a trie value's top
     /// bits): a few thousand classes, so the table stays in cache, where
-    /// one entry per word would not.
-    weight: Vec<f64>,
+    /// one entry per word would not. Classes the dictionary lacks are 0.
+    weight: Box<[f64; CLASSES]>,
+    /// Indexed by character code.
+    first: Vec<FirstStep>,
     /// Each class's first word number: a word's number is its class's
     /// start plus its rank, so that common words have small numbers.
     class_start: Vec<u32>,
@@ -297,9 +373,19 @@ impl Segmenter {
         }
         // The last entry is where a class after the last would start.
         let words = class_start.pop().unwrap_or(0);
+        if weight.len() > CLASSES {
+            return Err(SegmentError::Dict(format!(
+                "{} frequency classes, at most {CLASSES}",
+                weight.len()
+            )));
+        }
+        let first = trie.first_steps(&weight);
+        let mut classes = Box::new([0.0; CLASSES]);
+        classes[..weight.len()].copy_from_slice(&weight);
         Ok(Segmenter {
             trie,
-            weight,
+            weight: classes,
+            first,
             class_start,
             words,
             unknown: 0.0f64 - log_total,
@@ -510,46 +596,49 @@ impl Segmenter {
         let codes: &[u32] = codes;
         let n = codes.len() - 1;
         let nodes = &self.trie.nodes[..];
+        let first = &self.first[..];
         let root_base = nodes[0][0] & OFFSET_MASK;
-        route.clear();
-        route.resize(n + 1, (0.0, n as u32, NO_WORD));
-        // The index of the second node of a word starting at `p`, from its
-        // first (the root's children, a few thousand by frequency, mostly
-        // cached).
-        let second = |p: usize| -> Option<u32> {
-            let (c0, c1) = (codes[p], codes[p + 1]);
-            if c0 >= NO_CODE || c1 >= NO_CODE {
-                return None;
-            }
-            let [base, check] = *nodes.get((root_base ^ c0) as usize)?;
-            (check & OFFSET_MASK == 0 && base & !OFFSET_MASK == 0)
-                .then_some((base & OFFSET_MASK) ^ c1)
-        };
+        // Every entry below n is written before it is read, so the entries
+        // of the page before need not be reset.
+        route.truncate(n + 1);
+        route.resize(n + 1, (0.0, 0, NO_WORD));
+        route[n] = (0.0, n as u32, NO_WORD);
         for idx in (0..n).rev() {
             if idx >= FAR {
-                if let Some(node) = second(idx - FAR) {
-                    self.trie.prefetch(node);
+                // The second node of a word starting at idx - FAR.
+                if let Some(step) = first.get(codes[idx - FAR] as usize) {
+                    let node = step.base ^ codes[idx - FAR + 1];
+                    if (node as usize) < nodes.len() {
+                        self.trie.prefetch(node);
+                    }
                 }
             }
             let code = codes[idx];
-            if code == NOT_HAN {
-                // The end of the block before.
-                route[idx] = (0.0, idx as u32 + 1, NO_WORD);
+            let Some(step) = first.get(code as usize) else {
+                route[idx] = if code == NOT_HAN {
+                    // The end of the block before.
+                    (0.0, idx as u32 + 1, NO_WORD)
+                } else {
+                    (self.unknown + route[idx + 1].0, idx as u32 + 1, NO_WORD)
+                };
                 continue;
-            }
-            // No word yet: end 0 (every word ends after idx), so the
-            // first word is taken whatever its probability (-inf for a
-            // word of frequency 0), as jieba-rs takes it.
-            let (mut best_p, mut best_end, mut best_value) = (f64::NEG_INFINITY, 0u32, NO_WORD);
-            let mut node = 0u32;
-            let mut node_base = root_base;
-            let mut k = idx;
+            };
+            // The first word is taken whatever its probability (-inf for a
+            // word of frequency 0), as jieba-rs takes it; end 0 means no
+            // word yet (every word ends after idx).
+            let (mut best_p, mut best_end, mut best_value) = if step.value != NO_WORD {
+                (step.weight + route[idx + 1].0, idx as u32 + 1, step.value)
+            } else {
+                (f64::NEG_INFINITY, 0u32, NO_WORD)
+            };
+            let mut node = root_base ^ code;
+            let mut node_base = step.base;
+            let mut k = idx + 1;
             loop {
-                let code = codes[k];
-                if code >= NO_CODE {
-                    break;
-                }
-                let child = node_base ^ code;
+                // An invalid code (NO_CODE, NOT_HAN, which ends the codes)
+                // or NO_CHILDREN leads past the nodes (checked when
+                // parsing), so no code is checked here.
+                let child = node_base ^ codes[k];
                 let Some(&[base, check]) = nodes.get(child as usize) else {
                     break;
                 };

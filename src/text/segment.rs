@@ -140,9 +140,12 @@ struct DoubleArray {
     /// [`NO_CODE16`]: two bytes a character, so that the Chinese block's
     /// codes take half the cache they would as crawdad's u32s.
     codes: Vec<u16>,
-    /// `[base, check]`: the top bit of base marks a leaf, whose base is
-    /// its value; the top bit of check marks a node with a leaf child
-    /// (code 0), i.e. a key ending there with longer keys after it.
+    /// `[base, check]`, both flags in base, so that a child is checked
+    /// by one compare of its check with its parent's index: [`LEAF`]
+    /// marks a leaf, whose base (below the flag) is its value; [`HAS_LEAF`]
+    /// a node with a leaf child (code 0), i.e. a key ending there with
+    /// longer keys after it, whose children start at base & [`BASE_MASK`].
+    /// crawdad keeps the second flag in the top bit of check.
     nodes: Vec<[u32; 2]>,
 }
 
@@ -172,7 +175,11 @@ const NO_CODE: u32 = u32::MAX - 1;
 const NO_CODE16: u16 = u16::MAX;
 /// A character outside the dictionary's blocks.
 const NOT_HAN: u32 = u32::MAX;
+/// crawdad's mask of a leaf's value, of a base and of a check.
 const OFFSET_MASK: u32 = 0x7fff_ffff;
+const LEAF: u32 = 1 << 31;
+const HAS_LEAF: u32 = 1 << 30;
+const BASE_MASK: u32 = HAS_LEAF - 1;
 /// How many characters ahead of the route (to the left) a word's second
 /// trie node is prefetched. Prefetching its leaf and third node as well,
 /// a few characters later (their addresses are in the second), was
@@ -221,6 +228,23 @@ impl DoubleArray {
         if nodes.len() > NO_CHILDREN as usize {
             return Err(SegmentError::Trie(format!("{} nodes", nodes.len())));
         }
+        let len = nodes.len() as u32;
+        for (i, node) in nodes.iter_mut().enumerate() {
+            let [base, check] = *node;
+            let parent = check & OFFSET_MASK;
+            // The root and vacant nodes have the check OFFSET_MASK, which
+            // no node's index equals.
+            let reached = parent < len || i == 0;
+            *node = if base & LEAF != 0 || !reached {
+                [base, parent]
+            } else if base & OFFSET_MASK < len {
+                [base | (check & !OFFSET_MASK) >> 1, parent]
+            } else {
+                return Err(SegmentError::Trie(format!(
+                    "node {i}: base {base} past the {len} nodes"
+                )));
+            };
+        }
         Ok(DoubleArray { codes, nodes })
     }
 
@@ -235,10 +259,10 @@ impl DoubleArray {
     /// The child of `node` (not a leaf) by `code`, if there is one.
     #[inline(always)]
     fn child(&self, node: u32, code: u32) -> Option<u32> {
-        let child = (self.nodes[node as usize][0] & OFFSET_MASK) ^ code;
+        let child = (self.nodes[node as usize][0] & BASE_MASK) ^ code;
         self.nodes
             .get(child as usize)
-            .filter(|n| n[1] & OFFSET_MASK == node)
+            .filter(|n| n[1] == node)
             .map(|_| child)
     }
 
@@ -255,7 +279,7 @@ impl DoubleArray {
 
     /// Each code's [`FirstStep`], the weights by a value's class.
     fn first_steps(&self, weight: &[f64]) -> Vec<FirstStep> {
-        let root_base = self.nodes[0][0] & OFFSET_MASK;
+        let root_base = self.nodes[0][0] & BASE_MASK;
         let codes = self
             .codes
             .iter()
@@ -268,19 +292,14 @@ impl DoubleArray {
                 let node = root_base ^ code;
                 let (value, base) = match self.nodes.get(node as usize) {
                     // The end marker (code 0) is no character.
-                    Some(&[base, check]) if code != 0 && check & OFFSET_MASK == 0 => {
-                        if base & !OFFSET_MASK != 0 {
-                            (base & OFFSET_MASK, NO_CHILDREN)
-                        } else if check & !OFFSET_MASK != 0 {
-                            let leaf = self.nodes.get((base & OFFSET_MASK) as usize);
-                            (
-                                leaf.map_or(NO_WORD, |l| l[0] & OFFSET_MASK),
-                                base & OFFSET_MASK,
-                            )
+                    Some(&[base, 0]) if code != 0 => (
+                        self.value(node).unwrap_or(NO_WORD),
+                        if base & LEAF != 0 {
+                            NO_CHILDREN
                         } else {
-                            (NO_WORD, base & OFFSET_MASK)
-                        }
-                    }
+                            base & BASE_MASK
+                        },
+                    ),
                     _ => (NO_WORD, NO_CHILDREN),
                 };
                 let weight = match weight.get((value >> RANK_BITS) as usize) {
@@ -300,7 +319,7 @@ impl DoubleArray {
     fn exact_match(&self, chars: impl Iterator<Item = char>) -> Option<u32> {
         let mut node = 0;
         for c in chars {
-            if self.nodes[node as usize][0] & !OFFSET_MASK != 0 {
+            if self.nodes[node as usize][0] & LEAF != 0 {
                 return None;
             }
             let code = self.code(c);
@@ -309,11 +328,17 @@ impl DoubleArray {
             }
             node = self.child(node, code)?;
         }
-        let [base, check] = self.nodes[node as usize];
-        if base & !OFFSET_MASK != 0 {
+        self.value(node)
+    }
+
+    /// The value of the key ending at `node`, if one does.
+    fn value(&self, node: u32) -> Option<u32> {
+        let base = self.nodes[node as usize][0];
+        if base & LEAF != 0 {
             Some(base & OFFSET_MASK)
-        } else if check & !OFFSET_MASK != 0 {
-            Some(self.nodes[(base & OFFSET_MASK) as usize][0] & OFFSET_MASK)
+        } else if base & HAS_LEAF != 0 {
+            let leaf = self.nodes.get((base & BASE_MASK) as usize)?;
+            Some(leaf[0] & OFFSET_MASK)
         } else {
             None
         }
@@ -594,24 +619,31 @@ impl Segmenter {
     fn route(&self, s: &mut Scratch) {
         let Scratch { codes, route, .. } = s;
         let codes: &[u32] = codes;
+        // The walks below stop on it without a bounds check.
+        assert_eq!(codes.last(), Some(&NOT_HAN), "the codes end with NOT_HAN");
         let n = codes.len() - 1;
         let nodes = &self.trie.nodes[..];
         let first = &self.first[..];
-        let root_base = nodes[0][0] & OFFSET_MASK;
+        let weight = &*self.weight;
+        let root_base = nodes[0][0] & BASE_MASK;
         // Every entry below n is written before it is read, so the entries
         // of the page before need not be reset.
         route.truncate(n + 1);
         route.resize(n + 1, (0.0, 0, NO_WORD));
+        let route = &mut route[..=n];
         route[n] = (0.0, n as u32, NO_WORD);
+        // The second code of a word starting FAR characters to the left:
+        // the first of the step before.
+        let mut ahead = codes.get(n.wrapping_sub(FAR)).copied().unwrap_or(NOT_HAN);
         for idx in (0..n).rev() {
-            if idx >= FAR {
-                // The second node of a word starting at idx - FAR.
-                if let Some(step) = first.get(codes[idx - FAR] as usize) {
-                    let node = step.base ^ codes[idx - FAR + 1];
+            if let Some(&code) = codes.get(idx.wrapping_sub(FAR)) {
+                if let Some(step) = first.get(code as usize) {
+                    let node = step.base ^ ahead;
                     if (node as usize) < nodes.len() {
                         self.trie.prefetch(node);
                     }
                 }
+                ahead = code;
             }
             let code = codes[idx];
             let Some(step) = first.get(code as usize) else {
@@ -635,28 +667,34 @@ impl Segmenter {
             let mut node_base = step.base;
             let mut k = idx + 1;
             loop {
-                // An invalid code (NO_CODE, NOT_HAN, which ends the codes)
-                // or NO_CHILDREN leads past the nodes (checked when
-                // parsing), so no code is checked here.
-                let child = node_base ^ codes[k];
+                // SAFETY: k <= n < codes.len(). It starts at idx + 1 <= n
+                // and grows only past a code that led to a node; codes[n]
+                // is NOT_HAN (asserted above), which leads to none: xor-ed
+                // with a base (under 2^31, or NO_CHILDREN) it gives an
+                // index of at least 2^31, past the nodes. The same holds
+                // for NO_CODE and NO_CHILDREN, so no code is checked here.
+                let child = node_base ^ unsafe { *codes.get_unchecked(k) };
                 let Some(&[base, check]) = nodes.get(child as usize) else {
                     break;
                 };
-                if check & OFFSET_MASK != node {
+                if check != node {
                     break;
                 }
                 k += 1;
-                let leaf = base & !OFFSET_MASK != 0;
+                let leaf = base & LEAF != 0;
                 let value = if leaf {
                     Some(base & OFFSET_MASK)
-                } else if check & !OFFSET_MASK != 0 {
-                    Some(nodes[(base & OFFSET_MASK) as usize][0] & OFFSET_MASK)
+                } else if base & HAS_LEAF != 0 {
+                    Some(nodes[(base & BASE_MASK) as usize][0] & OFFSET_MASK)
                 } else {
                     None
                 };
                 if let Some(value) = value {
                     let end = k as u32;
-                    let p = self.weight[(value >> RANK_BITS) as usize] + route[k].0;
+                    // SAFETY: k <= n (above) and route has n + 1 entries.
+                    let rest = unsafe { route.get_unchecked(k).0 };
+                    // The class is under CLASSES, as the value has 31 bits.
+                    let p = weight[(value >> RANK_BITS) as usize] + rest;
                     if p > best_p || (p == best_p && end > best_end) {
                         (best_p, best_end, best_value) = (p, end, value);
                     }
@@ -665,13 +703,12 @@ impl Segmenter {
                     break;
                 }
                 node = child;
-                node_base = base & OFFSET_MASK;
+                node_base = base & BASE_MASK;
             }
-            route[idx] = if best_end == 0 {
-                (self.unknown + route[idx + 1].0, idx as u32 + 1, NO_WORD)
-            } else {
-                (best_p, best_end, best_value)
-            };
+            if best_end == 0 {
+                (best_p, best_end) = (self.unknown + route[idx + 1].0, idx as u32 + 1);
+            }
+            route[idx] = (best_p, best_end, best_value);
         }
     }
 

@@ -635,6 +635,8 @@ impl Segmenter {
         // The second code of a word starting FAR characters to the left:
         // the first of the step before.
         let mut ahead = codes.get(n.wrapping_sub(FAR)).copied().unwrap_or(NOT_HAN);
+        // route[idx + 1].0, the step before's.
+        let mut rest = 0.0;
         for idx in (0..n).rev() {
             if let Some(&code) = codes.get(idx.wrapping_sub(FAR)) {
                 if let Some(step) = first.get(code as usize) {
@@ -647,19 +649,20 @@ impl Segmenter {
             }
             let code = codes[idx];
             let Some(step) = first.get(code as usize) else {
-                route[idx] = if code == NOT_HAN {
-                    // The end of the block before.
-                    (0.0, idx as u32 + 1, NO_WORD)
+                // The end of the block before, or a character no word has.
+                rest = if code == NOT_HAN {
+                    0.0
                 } else {
-                    (self.unknown + route[idx + 1].0, idx as u32 + 1, NO_WORD)
+                    self.unknown + rest
                 };
+                route[idx] = (rest, idx as u32 + 1, NO_WORD);
                 continue;
             };
             // The first word is taken whatever its probability (-inf for a
             // word of frequency 0), as jieba-rs takes it; end 0 means no
             // word yet (every word ends after idx).
             let (mut best_p, mut best_end, mut best_value) = if step.value != NO_WORD {
-                (step.weight + route[idx + 1].0, idx as u32 + 1, step.value)
+                (step.weight + rest, idx as u32 + 1, step.value)
             } else {
                 (f64::NEG_INFINITY, 0u32, NO_WORD)
             };
@@ -685,7 +688,12 @@ impl Segmenter {
                 let value = if leaf {
                     Some(base & OFFSET_MASK)
                 } else if base & HAS_LEAF != 0 {
-                    Some(nodes[(base & BASE_MASK) as usize][0] & OFFSET_MASK)
+                    // SAFETY: the node was reached (its check is its
+                    // parent's index), and `DoubleArray::parse` checked
+                    // that every reached node's base is an index of the
+                    // nodes.
+                    let leaf = unsafe { nodes.get_unchecked((base & BASE_MASK) as usize) };
+                    Some(leaf[0] & OFFSET_MASK)
                 } else {
                     None
                 };
@@ -706,9 +714,10 @@ impl Segmenter {
                 node_base = base & BASE_MASK;
             }
             if best_end == 0 {
-                (best_p, best_end) = (self.unknown + route[idx + 1].0, idx as u32 + 1);
+                (best_p, best_end) = (self.unknown + rest, idx as u32 + 1);
             }
             route[idx] = (best_p, best_end, best_value);
+            rest = best_p;
         }
     }
 

@@ -908,3 +908,55 @@ fn skip_split(bytes: &[u8], start: usize, emit: &mut impl FnMut(usize, usize)) {
         pos = end;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_steps_give_what_the_root_gives() {
+        let seg = Segmenter::new().expect("the dictionary loads");
+        let trie = &seg.trie;
+        let (mut words, mut prefixes) = (0, 0);
+        for (c, &code) in trie.codes.iter().enumerate() {
+            let Some(ch) = char::from_u32(c as u32).filter(|_| code != NO_CODE16) else {
+                continue;
+            };
+            let step = seg.first[usize::from(code)];
+            let word = trie.exact_match(std::iter::once(ch));
+            assert_eq!(step.value, word.unwrap_or(NO_WORD), "{ch}");
+            if let Some(value) = word {
+                assert_eq!(
+                    step.weight,
+                    seg.weight[(value >> RANK_BITS) as usize],
+                    "{ch}"
+                );
+                words += 1;
+            }
+            let inner = trie
+                .child(0, u32::from(code))
+                .filter(|&node| trie.nodes[node as usize][0] & LEAF == 0);
+            assert_eq!(step.base != NO_CHILDREN, inner.is_some(), "{ch}");
+            if let Some(node) = inner {
+                assert_eq!(step.base, trie.nodes[node as usize][0] & BASE_MASK, "{ch}");
+                prefixes += 1;
+            }
+        }
+        assert!(
+            words > 1_000 && prefixes > 1_000,
+            "{words} words, {prefixes} prefixes"
+        );
+    }
+
+    #[test]
+    fn a_broken_trie_is_an_error() {
+        let table_len = u32::from_le_bytes(TRIE[..4].try_into().expect("4 bytes")) as usize;
+        let root = 4 * (table_len + 3);
+        let mut bytes = TRIE.to_vec();
+        // The root's children would start past the nodes.
+        bytes[root..root + 4].copy_from_slice(&BASE_MASK.to_le_bytes());
+        assert!(DoubleArray::parse(&bytes).is_err());
+        assert!(DoubleArray::parse(&TRIE[..TRIE.len() - 4]).is_err());
+        assert!(DoubleArray::parse(TRIE).is_ok());
+    }
+}

@@ -140,11 +140,34 @@ struct DoubleArray {
     /// [`NO_CODE16`]: two bytes a character, so that the Chinese block's
     /// codes take half the cache they would as crawdad's u32s.
     codes: Vec<u16>,
-    /// `[base, check]`: the top bit of base marks a leaf, whose base is
-    /// its value; the top bit of check marks a node with a leaf child
-    /// (code 0), i.e. a key ending there with longer keys after it.
+    /// `[base, check]`, both flags in base, so that a child is checked
+    /// by one compare of its check with its parent's index: [`LEAF`]
+    /// marks a leaf, whose base (below the flag) is its value; [`HAS_LEAF`]
+    /// a node with a leaf child (code 0), i.e. a key ending there with
+    /// longer keys after it, whose children start at base & [`BASE_MASK`].
+    /// crawdad keeps the second flag in the top bit of check.
     nodes: Vec<[u32; 2]>,
 }
+
+/// What the root's child by one character code gives, so that a word's
+/// first step is one load, with no check and no separate leaf to read:
+/// the character's own word, if it is one, and where its node's children
+/// start.
+#[derive(Clone, Copy)]
+struct FirstStep {
+    /// `ln(freq) - ln(total)` of the character's word (unused without one).
+    weight: f64,
+    /// The character's word's trie value, or [`NO_WORD`].
+    value: u32,
+    /// The base of the character's node, or [`NO_CHILDREN`] when no word
+    /// starts with it and goes on.
+    base: u32,
+}
+
+/// A base whose children lie past every node: xor-ed with any 16-bit
+/// code (or with [`NO_CODE`] or [`NOT_HAN`]) it gives an index of at
+/// least 2^30, which `DoubleArray::parse` checks is out of the nodes.
+const NO_CHILDREN: u32 = 1 << 30;
 
 /// A character of the dictionary's blocks that no word has.
 const NO_CODE: u32 = u32::MAX - 1;
@@ -152,7 +175,11 @@ const NO_CODE: u32 = u32::MAX - 1;
 const NO_CODE16: u16 = u16::MAX;
 /// A character outside the dictionary's blocks.
 const NOT_HAN: u32 = u32::MAX;
+/// crawdad's mask of a leaf's value, of a base and of a check.
 const OFFSET_MASK: u32 = 0x7fff_ffff;
+const LEAF: u32 = 1 << 31;
+const HAS_LEAF: u32 = 1 << 30;
+const BASE_MASK: u32 = HAS_LEAF - 1;
 /// How many characters ahead of the route (to the left) a word's second
 /// trie node is prefetched. Prefetching its leaf and third node as well,
 /// a few characters later (their addresses are in the second), was
@@ -195,6 +222,29 @@ impl DoubleArray {
         if nodes.first().is_none_or(|n| n[0] & !OFFSET_MASK != 0) {
             return Err(SegmentError::Trie("no root".into()));
         }
+        // The route ends a walk on an index past the nodes rather than on
+        // a check of the code: an invalid code or NO_CHILDREN must lead
+        // out of them.
+        if nodes.len() > NO_CHILDREN as usize {
+            return Err(SegmentError::Trie(format!("{} nodes", nodes.len())));
+        }
+        let len = nodes.len() as u32;
+        for (i, node) in nodes.iter_mut().enumerate() {
+            let [base, check] = *node;
+            let parent = check & OFFSET_MASK;
+            // The root and vacant nodes have the check OFFSET_MASK, which
+            // no node's index equals.
+            let reached = parent < len || i == 0;
+            *node = if base & LEAF != 0 || !reached {
+                [base, parent]
+            } else if base & OFFSET_MASK < len {
+                [base | (check & !OFFSET_MASK) >> 1, parent]
+            } else {
+                return Err(SegmentError::Trie(format!(
+                    "node {i}: base {base} past the {len} nodes"
+                )));
+            };
+        }
         Ok(DoubleArray { codes, nodes })
     }
 
@@ -209,10 +259,10 @@ impl DoubleArray {
     /// The child of `node` (not a leaf) by `code`, if there is one.
     #[inline(always)]
     fn child(&self, node: u32, code: u32) -> Option<u32> {
-        let child = (self.nodes[node as usize][0] & OFFSET_MASK) ^ code;
+        let child = (self.nodes[node as usize][0] & BASE_MASK) ^ code;
         self.nodes
             .get(child as usize)
-            .filter(|n| n[1] & OFFSET_MASK == node)
+            .filter(|n| n[1] == node)
             .map(|_| child)
     }
 
@@ -227,11 +277,49 @@ impl DoubleArray {
         }
     }
 
+    /// Each code's [`FirstStep`], the weights by a value's class.
+    fn first_steps(&self, weight: &[f64]) -> Vec<FirstStep> {
+        let root_base = self.nodes[0][0] & BASE_MASK;
+        let codes = self
+            .codes
+            .iter()
+            .filter(|&&c| c != NO_CODE16)
+            .map(|&c| u32::from(c) + 1)
+            .max()
+            .unwrap_or(0);
+        (0..codes)
+            .map(|code| {
+                let node = root_base ^ code;
+                let (value, base) = match self.nodes.get(node as usize) {
+                    // The end marker (code 0) is no character.
+                    Some(&[base, 0]) if code != 0 => (
+                        self.value(node).unwrap_or(NO_WORD),
+                        if base & LEAF != 0 {
+                            NO_CHILDREN
+                        } else {
+                            base & BASE_MASK
+                        },
+                    ),
+                    _ => (NO_WORD, NO_CHILDREN),
+                };
+                let weight = match weight.get((value >> RANK_BITS) as usize) {
+                    Some(&w) if value != NO_WORD => w,
+                    _ => 0.0,
+                };
+                FirstStep {
+                    weight,
+                    value,
+                    base,
+                }
+            })
+            .collect()
+    }
+
     /// The value of the key `chars`, as crawdad's `exact_match`.
     fn exact_match(&self, chars: impl Iterator<Item = char>) -> Option<u32> {
         let mut node = 0;
         for c in chars {
-            if self.nodes[node as usize][0] & !OFFSET_MASK != 0 {
+            if self.nodes[node as usize][0] & LEAF != 0 {
                 return None;
             }
             let code = self.code(c);
@@ -240,23 +328,36 @@ impl DoubleArray {
             }
             node = self.child(node, code)?;
         }
-        let [base, check] = self.nodes[node as usize];
-        if base & !OFFSET_MASK != 0 {
+        self.value(node)
+    }
+
+    /// The value of the key ending at `node`, if one does.
+    fn value(&self, node: u32) -> Option<u32> {
+        let base = self.nodes[node as usize][0];
+        if base & LEAF != 0 {
             Some(base & OFFSET_MASK)
-        } else if check & !OFFSET_MASK != 0 {
-            Some(self.nodes[(base & OFFSET_MASK) as usize][0] & OFFSET_MASK)
+        } else if base & HAS_LEAF != 0 {
+            let leaf = self.nodes.get((base & BASE_MASK) as usize)?;
+            Some(leaf[0] & OFFSET_MASK)
         } else {
             None
         }
     }
 }
 
+/// How many frequency classes a trie value can name (its bits above
+/// [`RANK_BITS`]): the weight table has an entry for each, so that
+/// indexing it by a value's class needs no bounds check.
+const CLASSES: usize = 1 << (31 - RANK_BITS);
+
 pub struct Segmenter {
     trie: DoubleArray,
     /// `ln(freq) - ln(total)` of each frequency class (a trie value's top
     /// bits): a few thousand classes, so the table stays in cache, where
-    /// one entry per word would not.
-    weight: Vec<f64>,
+    /// one entry per word would not. Classes the dictionary lacks are 0.
+    weight: Box<[f64; CLASSES]>,
+    /// Indexed by character code.
+    first: Vec<FirstStep>,
     /// Each class's first word number: a word's number is its class's
     /// start plus its rank, so that common words have small numbers.
     class_start: Vec<u32>,
@@ -297,9 +398,19 @@ impl Segmenter {
         }
         // The last entry is where a class after the last would start.
         let words = class_start.pop().unwrap_or(0);
+        if weight.len() > CLASSES {
+            return Err(SegmentError::Dict(format!(
+                "{} frequency classes, at most {CLASSES}",
+                weight.len()
+            )));
+        }
+        let first = trie.first_steps(&weight);
+        let mut classes = Box::new([0.0; CLASSES]);
+        classes[..weight.len()].copy_from_slice(&weight);
         Ok(Segmenter {
             trie,
-            weight,
+            weight: classes,
+            first,
             class_start,
             words,
             unknown: 0.0f64 - log_total,
@@ -508,66 +619,90 @@ impl Segmenter {
     fn route(&self, s: &mut Scratch) {
         let Scratch { codes, route, .. } = s;
         let codes: &[u32] = codes;
+        // The walks below stop on it without a bounds check.
+        assert_eq!(codes.last(), Some(&NOT_HAN), "the codes end with NOT_HAN");
         let n = codes.len() - 1;
         let nodes = &self.trie.nodes[..];
-        let root_base = nodes[0][0] & OFFSET_MASK;
-        route.clear();
-        route.resize(n + 1, (0.0, n as u32, NO_WORD));
-        // The index of the second node of a word starting at `p`, from its
-        // first (the root's children, a few thousand by frequency, mostly
-        // cached).
-        let second = |p: usize| -> Option<u32> {
-            let (c0, c1) = (codes[p], codes[p + 1]);
-            if c0 >= NO_CODE || c1 >= NO_CODE {
-                return None;
-            }
-            let [base, check] = *nodes.get((root_base ^ c0) as usize)?;
-            (check & OFFSET_MASK == 0 && base & !OFFSET_MASK == 0)
-                .then_some((base & OFFSET_MASK) ^ c1)
-        };
+        let first = &self.first[..];
+        let weight = &*self.weight;
+        let root_base = nodes[0][0] & BASE_MASK;
+        // Every entry below n is written before it is read, so the entries
+        // of the page before need not be reset.
+        route.truncate(n + 1);
+        route.resize(n + 1, (0.0, 0, NO_WORD));
+        let route = &mut route[..=n];
+        route[n] = (0.0, n as u32, NO_WORD);
+        // The second code of a word starting FAR characters to the left:
+        // the first of the step before.
+        let mut ahead = codes.get(n.wrapping_sub(FAR)).copied().unwrap_or(NOT_HAN);
+        // route[idx + 1].0, the step before's.
+        let mut rest = 0.0;
         for idx in (0..n).rev() {
-            if idx >= FAR {
-                if let Some(node) = second(idx - FAR) {
-                    self.trie.prefetch(node);
+            if let Some(&code) = codes.get(idx.wrapping_sub(FAR)) {
+                if let Some(step) = first.get(code as usize) {
+                    let node = step.base ^ ahead;
+                    if (node as usize) < nodes.len() {
+                        self.trie.prefetch(node);
+                    }
                 }
+                ahead = code;
             }
             let code = codes[idx];
-            if code == NOT_HAN {
-                // The end of the block before.
-                route[idx] = (0.0, idx as u32 + 1, NO_WORD);
+            let Some(step) = first.get(code as usize) else {
+                // The end of the block before, or a character no word has.
+                rest = if code == NOT_HAN {
+                    0.0
+                } else {
+                    self.unknown + rest
+                };
+                route[idx] = (rest, idx as u32 + 1, NO_WORD);
                 continue;
-            }
-            // No word yet: end 0 (every word ends after idx), so the
-            // first word is taken whatever its probability (-inf for a
-            // word of frequency 0), as jieba-rs takes it.
-            let (mut best_p, mut best_end, mut best_value) = (f64::NEG_INFINITY, 0u32, NO_WORD);
-            let mut node = 0u32;
-            let mut node_base = root_base;
-            let mut k = idx;
+            };
+            // The first word is taken whatever its probability (-inf for a
+            // word of frequency 0), as jieba-rs takes it; end 0 means no
+            // word yet (every word ends after idx).
+            let (mut best_p, mut best_end, mut best_value) = if step.value != NO_WORD {
+                (step.weight + rest, idx as u32 + 1, step.value)
+            } else {
+                (f64::NEG_INFINITY, 0u32, NO_WORD)
+            };
+            let mut node = root_base ^ code;
+            let mut node_base = step.base;
+            let mut k = idx + 1;
             loop {
-                let code = codes[k];
-                if code >= NO_CODE {
-                    break;
-                }
-                let child = node_base ^ code;
+                // SAFETY: k <= n < codes.len(). It starts at idx + 1 <= n
+                // and grows only past a code that led to a node; codes[n]
+                // is NOT_HAN (asserted above), which leads to none: xor-ed
+                // with a base (under 2^31, or NO_CHILDREN) it gives an
+                // index of at least 2^31, past the nodes. The same holds
+                // for NO_CODE and NO_CHILDREN, so no code is checked here.
+                let child = node_base ^ unsafe { *codes.get_unchecked(k) };
                 let Some(&[base, check]) = nodes.get(child as usize) else {
                     break;
                 };
-                if check & OFFSET_MASK != node {
+                if check != node {
                     break;
                 }
                 k += 1;
-                let leaf = base & !OFFSET_MASK != 0;
+                let leaf = base & LEAF != 0;
                 let value = if leaf {
                     Some(base & OFFSET_MASK)
-                } else if check & !OFFSET_MASK != 0 {
-                    Some(nodes[(base & OFFSET_MASK) as usize][0] & OFFSET_MASK)
+                } else if base & HAS_LEAF != 0 {
+                    // SAFETY: the node was reached (its check is its
+                    // parent's index), and `DoubleArray::parse` checked
+                    // that every reached node's base is an index of the
+                    // nodes.
+                    let leaf = unsafe { nodes.get_unchecked((base & BASE_MASK) as usize) };
+                    Some(leaf[0] & OFFSET_MASK)
                 } else {
                     None
                 };
                 if let Some(value) = value {
                     let end = k as u32;
-                    let p = self.weight[(value >> RANK_BITS) as usize] + route[k].0;
+                    // SAFETY: k <= n (above) and route has n + 1 entries.
+                    let rest = unsafe { route.get_unchecked(k).0 };
+                    // The class is under CLASSES, as the value has 31 bits.
+                    let p = weight[(value >> RANK_BITS) as usize] + rest;
                     if p > best_p || (p == best_p && end > best_end) {
                         (best_p, best_end, best_value) = (p, end, value);
                     }
@@ -576,13 +711,13 @@ impl Segmenter {
                     break;
                 }
                 node = child;
-                node_base = base & OFFSET_MASK;
+                node_base = base & BASE_MASK;
             }
-            route[idx] = if best_end == 0 {
-                (self.unknown + route[idx + 1].0, idx as u32 + 1, NO_WORD)
-            } else {
-                (best_p, best_end, best_value)
-            };
+            if best_end == 0 {
+                (best_p, best_end) = (self.unknown + rest, idx as u32 + 1);
+            }
+            route[idx] = (best_p, best_end, best_value);
+            rest = best_p;
         }
     }
 
@@ -771,5 +906,57 @@ fn skip_split(bytes: &[u8], start: usize, emit: &mut impl FnMut(usize, usize)) {
         let end = cursor + skip_match_len(bytes, cursor);
         emit(cursor, end);
         pos = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_steps_give_what_the_root_gives() {
+        let seg = Segmenter::new().expect("the dictionary loads");
+        let trie = &seg.trie;
+        let (mut words, mut prefixes) = (0, 0);
+        for (c, &code) in trie.codes.iter().enumerate() {
+            let Some(ch) = char::from_u32(c as u32).filter(|_| code != NO_CODE16) else {
+                continue;
+            };
+            let step = seg.first[usize::from(code)];
+            let word = trie.exact_match(std::iter::once(ch));
+            assert_eq!(step.value, word.unwrap_or(NO_WORD), "{ch}");
+            if let Some(value) = word {
+                assert_eq!(
+                    step.weight,
+                    seg.weight[(value >> RANK_BITS) as usize],
+                    "{ch}"
+                );
+                words += 1;
+            }
+            let inner = trie
+                .child(0, u32::from(code))
+                .filter(|&node| trie.nodes[node as usize][0] & LEAF == 0);
+            assert_eq!(step.base != NO_CHILDREN, inner.is_some(), "{ch}");
+            if let Some(node) = inner {
+                assert_eq!(step.base, trie.nodes[node as usize][0] & BASE_MASK, "{ch}");
+                prefixes += 1;
+            }
+        }
+        assert!(
+            words > 1_000 && prefixes > 1_000,
+            "{words} words, {prefixes} prefixes"
+        );
+    }
+
+    #[test]
+    fn a_broken_trie_is_an_error() {
+        let table_len = u32::from_le_bytes(TRIE[..4].try_into().expect("4 bytes")) as usize;
+        let root = 4 * (table_len + 3);
+        let mut bytes = TRIE.to_vec();
+        // The root's children would start past the nodes.
+        bytes[root..root + 4].copy_from_slice(&BASE_MASK.to_le_bytes());
+        assert!(DoubleArray::parse(&bytes).is_err());
+        assert!(DoubleArray::parse(&TRIE[..TRIE.len() - 4]).is_err());
+        assert!(DoubleArray::parse(TRIE).is_ok());
     }
 }

@@ -560,27 +560,37 @@ fn skip_match_len(bytes: &[u8], start: usize) -> usize {
 
 impl Segmenter {
     fn cut_with(&self, text: &str, s: &mut Scratch, emit: &mut impl FnMut(usize, usize, u32)) {
-        s.chars.clear();
-        s.codes.clear();
-        s.blocks.clear();
+        // The buffers are moved out while they fill, so that their lengths
+        // can stay in registers (through `s` each push stores its length).
+        let (mut chars, mut codes, mut blocks) = (
+            std::mem::take(&mut s.chars),
+            std::mem::take(&mut s.codes),
+            std::mem::take(&mut s.blocks),
+        );
+        chars.clear();
+        codes.clear();
+        blocks.clear();
+        chars.reserve(text.len());
+        codes.reserve(text.len() + 1);
         let mut han = false;
         for (i, c) in text.char_indices() {
             let h = is_han_default(c);
-            if h != han || s.blocks.is_empty() {
-                let at = s.chars.len() as u32;
-                if let Some(last) = s.blocks.last_mut() {
+            if h != han || blocks.is_empty() {
+                let at = chars.len() as u32;
+                if let Some(last) = blocks.last_mut() {
                     last.1 = at;
                 }
-                s.blocks.push((at, at, h));
+                blocks.push((at, at, h));
                 han = h;
             }
-            s.chars.push((i as u32, c));
-            s.codes.push(if h { self.trie.code(c) } else { NOT_HAN });
+            chars.push((i as u32, c));
+            codes.push(if h { self.trie.code(c) } else { NOT_HAN });
         }
-        s.codes.push(NOT_HAN);
-        if let Some(last) = s.blocks.last_mut() {
-            last.1 = s.chars.len() as u32;
+        codes.push(NOT_HAN);
+        if let Some(last) = blocks.last_mut() {
+            last.1 = chars.len() as u32;
         }
+        (s.chars, s.codes, s.blocks) = (chars, codes, blocks);
         self.route(s);
         for b in 0..s.blocks.len() {
             let (start, end, han) = s.blocks[b];

@@ -58,6 +58,21 @@ fn read(path: &Path) -> (DataFrame, serde_json::Value) {
     )
 }
 
+/// Page `p` of the demo as a run tokenises it: main content, default
+/// tokenizer.
+fn demo_document(corpus: &neardup::corpus::Corpus, p: usize) -> Document {
+    let text = extract_page(&corpus.pages[p], Extraction::Main)
+        .structure
+        .text()
+        .to_string();
+    Document::new(
+        p as u32,
+        &text,
+        corpus.pages[p].lang,
+        &TokenizerConfig::default(),
+    )
+}
+
 #[test]
 fn signatures_are_the_in_process_sketches_with_their_settings() {
     let tmp = tempfile::tempdir().unwrap();
@@ -104,16 +119,7 @@ fn signatures_are_the_in_process_sketches_with_their_settings() {
         let hashes = bands.column("hash").unwrap().i64().unwrap();
         for row in (0..signatures.height()).step_by(7) {
             let p = page.get(row).unwrap() as usize;
-            let text = extract_page(&corpus.pages[p], Extraction::Main)
-                .structure
-                .text()
-                .to_string();
-            let doc = Document::new(
-                p as u32,
-                &text,
-                corpus.pages[p].lang,
-                &TokenizerConfig::default(),
-            );
+            let doc = demo_document(&corpus, p);
             let sketch = detector.sign(&doc).unwrap().values;
             let list = lists.get_as_series(row).unwrap();
             let stored: Vec<u32> = list
@@ -368,16 +374,7 @@ fn simhash_alone_signs_from_text_the_fingerprints_shared_tokens_give() {
     let fingerprints = from_text.column("fingerprint").unwrap().i64().unwrap();
     for row in (0..from_text.height()).step_by(5) {
         let p = pages.get(row).unwrap() as usize;
-        let text = extract_page(&corpus.pages[p], Extraction::Main)
-            .structure
-            .text()
-            .to_string();
-        let doc = Document::new(
-            p as u32,
-            &text,
-            corpus.pages[p].lang,
-            &TokenizerConfig::default(),
-        );
+        let doc = demo_document(&corpus, p);
         let expected = detector.sign(&doc).unwrap() as u64 as i64;
         assert_eq!(fingerprints.get(row), Some(expected), "page {p}");
     }

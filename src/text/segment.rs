@@ -487,7 +487,11 @@ thread_local! {
 /// Cuts `text` as jieba-rs's `cut(text, true)` does, handing each token's
 /// byte span to `emit` in order. `emit` must not segment.
 pub fn cut(text: &str, mut emit: impl FnMut(usize, usize)) {
-    cut_words(text, |a, b, _| emit(a, b));
+    cut_words(
+        text,
+        #[inline(always)]
+        |a, b, _| emit(a, b),
+    );
 }
 
 /// As [`cut`], with each token's number in the dictionary (below

@@ -134,11 +134,17 @@ impl SimHash {
             return None;
         }
         HASHES.with(|hashes| {
-            let mut hashes = hashes.borrow_mut();
+            let mut guard = hashes.borrow_mut();
+            let hashes: &mut Vec<u128> = &mut guard;
             hashes.clear();
-            each_token(text, lang, tokenizer, |token| {
-                hashes.push(xxh3_128_with_seed(token.as_bytes(), SEED));
-            });
+            each_token(
+                text,
+                lang,
+                tokenizer,
+                // Into the segmenter's loop, with no call per token.
+                #[inline(always)]
+                |token| hashes.push(xxh3_128_with_seed(token.as_bytes(), SEED)),
+            );
             let signed = (!hashes.is_empty())
                 .then(|| occurrence_fingerprint(hashes.iter().copied(), hashes.len(), self.bits));
             // A huge page does not leave its buffer to the thread.

@@ -134,8 +134,7 @@ impl SimHash {
             return None;
         }
         HASHES.with(|hashes| {
-            let mut guard = hashes.borrow_mut();
-            let hashes: &mut Vec<u128> = &mut guard;
+            let mut hashes = hashes.borrow_mut();
             hashes.clear();
             each_token(
                 text,

@@ -765,8 +765,12 @@ impl Segmenter {
             if y - x == 1 {
                 left.get_or_insert(x);
             } else {
-                if let Some(l) = left.take() {
-                    self.unjoined_run(text, chars, route, l, x, block_end, prev, path, &mut *emit);
+                match left.take() {
+                    // Most runs are one character: no call for them.
+                    Some(l) if l + 1 == x => emit(byte_at(l), byte_at(x), self.word(route[l].2)),
+                    Some(l) => self
+                        .unjoined_run(text, chars, route, l, x, block_end, prev, path, &mut *emit),
+                    None => {}
                 }
                 emit(byte_at(x), byte_at(y), self.word(value));
             }

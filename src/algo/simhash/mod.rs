@@ -253,6 +253,10 @@ pub fn occurrence_fingerprint(hashes: impl Iterator<Item = u128>, n: usize, bits
 fn bit_counts(hashes: impl Iterator<Item = u128>, wide: bool) -> [u32; 128] {
     #[cfg(target_arch = "x86_64")]
     {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU has the features the function is compiled for.
+            return unsafe { bit_counts_avx512bw(hashes, wide) };
+        }
         if std::arch::is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has the features the function is compiled for.
             return unsafe { bit_counts_avx512(hashes, wide) };
@@ -279,6 +283,47 @@ fn bit_counts_portable(hashes: impl Iterator<Item = u128>, wide: bool) -> [u32; 
             }
         }
     }
+    counts
+}
+
+/// Each hash's bits as a mask that makes 64 byte lanes -1 or 0 (AVX-512
+/// BW's `vpmovm2b`), subtracted from 64 byte counters: three instructions
+/// a 64-bit word where the lanes of [`bit_counts_portable`] take a dozen.
+/// The byte counters go into the totals before they can overflow.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn bit_counts_avx512bw(hashes: impl Iterator<Item = u128>, wide: bool) -> [u32; 128] {
+    use std::arch::x86_64::{
+        __m512i, _cvtu64_mask64, _mm512_movm_epi8, _mm512_setzero_si512, _mm512_storeu_si512,
+        _mm512_sub_epi8,
+    };
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn add_to(counts: &mut [u32], bytes: __m512i) {
+        let mut lanes = [0u8; 64];
+        // SAFETY: `lanes` is 64 bytes, as many as the vector has.
+        unsafe { _mm512_storeu_si512(lanes.as_mut_ptr().cast(), bytes) };
+        for (count, &lane) in counts.iter_mut().zip(&lanes) {
+            *count += u32::from(lane);
+        }
+    }
+    let mut counts = [0u32; 128];
+    let (mut low, mut high) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+    let mut pending = 0;
+    for h in hashes {
+        low = _mm512_sub_epi8(low, _mm512_movm_epi8(_cvtu64_mask64(h as u64)));
+        if wide {
+            high = _mm512_sub_epi8(high, _mm512_movm_epi8(_cvtu64_mask64((h >> 64) as u64)));
+        }
+        pending += 1;
+        if pending == u8::MAX {
+            add_to(&mut counts[..64], low);
+            add_to(&mut counts[64..], high);
+            (low, high, pending) = (_mm512_setzero_si512(), _mm512_setzero_si512(), 0);
+        }
+    }
+    add_to(&mut counts[..64], low);
+    add_to(&mut counts[64..], high);
     counts
 }
 
@@ -658,6 +703,35 @@ mod tests {
         assert_eq!(occurrence_fingerprint([1, 2].into_iter(), 2, 64), 0);
         assert_eq!(occurrence_fingerprint([high].into_iter(), 1, 64), 1);
         assert_eq!(occurrence_fingerprint([high].into_iter(), 1, 128), high);
+    }
+
+    #[test]
+    fn every_bit_counter_the_cpu_has_counts_as_the_portable_one() {
+        let mut state = 11u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            crate::text::shingle::fmix64(state)
+        };
+        // Past 255 the byte counters must have gone into the totals.
+        for n in [0, 1, 254, 255, 256, 510, 511, 1000] {
+            let hashes: Vec<u128> = (0..n)
+                .map(|_| u128::from(next()) << 64 | u128::from(next()))
+                .collect();
+            for wide in [false, true] {
+                let expected = bit_counts_portable(hashes.iter().copied(), wide);
+                assert_eq!(bit_counts(hashes.iter().copied(), wide), expected, "{n}");
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx512bw") {
+                    // SAFETY: the CPU has the features the function needs.
+                    let counted = unsafe { bit_counts_avx512bw(hashes.iter().copied(), wide) };
+                    assert_eq!(counted, expected, "{n} hashes, wide {wide}");
+                }
+            }
+        }
+        // All ones, 300 times: every byte counter passes 255.
+        let ones = std::iter::repeat_n(u128::MAX, 300);
+        let counts = bit_counts(ones, true);
+        assert!(counts.iter().all(|&c| c == 300), "{counts:?}");
     }
 
     #[test]

@@ -564,37 +564,7 @@ fn skip_match_len(bytes: &[u8], start: usize) -> usize {
 
 impl Segmenter {
     fn cut_with(&self, text: &str, s: &mut Scratch, emit: &mut impl FnMut(usize, usize, u32)) {
-        // The buffers are moved out while they fill, so that their lengths
-        // can stay in registers (through `s` each push stores its length).
-        let (mut chars, mut codes, mut blocks) = (
-            std::mem::take(&mut s.chars),
-            std::mem::take(&mut s.codes),
-            std::mem::take(&mut s.blocks),
-        );
-        chars.clear();
-        codes.clear();
-        blocks.clear();
-        chars.reserve(text.len());
-        codes.reserve(text.len() + 1);
-        let mut han = false;
-        for (i, c) in text.char_indices() {
-            let h = is_han_default(c);
-            if h != han || blocks.is_empty() {
-                let at = chars.len() as u32;
-                if let Some(last) = blocks.last_mut() {
-                    last.1 = at;
-                }
-                blocks.push((at, at, h));
-                han = h;
-            }
-            chars.push((i as u32, c));
-            codes.push(if h { self.trie.code(c) } else { NOT_HAN });
-        }
-        codes.push(NOT_HAN);
-        if let Some(last) = blocks.last_mut() {
-            last.1 = chars.len() as u32;
-        }
-        (s.chars, s.codes, s.blocks) = (chars, codes, blocks);
+        self.scan(text, s);
         self.route(s);
         for b in 0..s.blocks.len() {
             let (start, end, han) = s.blocks[b];
@@ -619,6 +589,102 @@ impl Segmenter {
                     }
                 }
             }
+        }
+    }
+
+    /// Each character of `text` with its byte offset and trie code, and
+    /// the blocks of dictionary and other characters, into `s`.
+    fn scan(&self, text: &str, s: &mut Scratch) {
+        let Scratch {
+            chars,
+            codes,
+            blocks,
+            ..
+        } = s;
+        let bytes = text.as_bytes();
+        chars.clear();
+        codes.clear();
+        blocks.clear();
+        chars.reserve(text.len());
+        codes.reserve(text.len() + 1);
+        // Written in place rather than pushed, and decoded here rather than
+        // by `char_indices`: the two pushes took some twenty instructions
+        // a character (lengths, capacities) and the general decoding
+        // eighteen, with the characters from the text already valid.
+        let chars_out = chars.spare_capacity_mut();
+        let codes_out = codes.spare_capacity_mut();
+        let continuation = |at: usize| -> u32 {
+            // SAFETY: `text` is a str, so a lead byte of width w is
+            // followed by w - 1 continuation bytes, all before its end.
+            u32::from(unsafe { *bytes.get_unchecked(at) } & 0x3F)
+        };
+        let (mut n, mut i) = (0usize, 0usize);
+        let mut han = false;
+        while let Some(&lead) = bytes.get(i) {
+            // By the lead byte alone: the string is valid UTF-8.
+            let (value, width) = if lead < 0x80 {
+                (u32::from(lead), 1)
+            } else if lead < 0xE0 {
+                ((u32::from(lead & 0x1F) << 6) | continuation(i + 1), 2)
+            } else if lead < 0xF0 {
+                let value = (u32::from(lead & 0x0F) << 12)
+                    | (continuation(i + 1) << 6)
+                    | continuation(i + 2);
+                (value, 3)
+            } else {
+                let value = (u32::from(lead & 0x07) << 18)
+                    | (continuation(i + 1) << 12)
+                    | (continuation(i + 2) << 6)
+                    | continuation(i + 3);
+                (value, 4)
+            };
+            // SAFETY: the bytes from i are one character of a str.
+            let c = unsafe { char::from_u32_unchecked(value) };
+            let h = is_han_default(c);
+            if h != han || n == 0 {
+                let at = n as u32;
+                if let Some(last) = blocks.last_mut() {
+                    last.1 = at;
+                }
+                blocks.push((at, at, h));
+                han = h;
+            }
+            // n counts characters, at most one a byte: both buffers have
+            // room for text.len() of them, and codes one more.
+            chars_out[n].write((i as u32, c));
+            codes_out[n].write(if h { self.trie.code(c) } else { NOT_HAN });
+            n += 1;
+            i += width;
+            if !h {
+                continue;
+            }
+            // The rest of a run of U+4E00..=U+9FFF, most of a Chinese
+            // page: three bytes each, all in the block just begun or
+            // continued, with no other test.
+            while let Some(&[b0, b1, b2]) = bytes.get(i..i + 3) {
+                let value = (u32::from(b0 & 0x0F) << 12)
+                    | (u32::from(b1 & 0x3F) << 6)
+                    | u32::from(b2 & 0x3F);
+                if !(0xE4..=0xE9).contains(&b0) || value < 0x4E00 {
+                    break;
+                }
+                // SAFETY: a three-byte lead starts a three-byte character.
+                let c = unsafe { char::from_u32_unchecked(value) };
+                chars_out[n].write((i as u32, c));
+                codes_out[n].write(self.trie.code(c));
+                n += 1;
+                i += 3;
+            }
+        }
+        codes_out[n].write(NOT_HAN);
+        // SAFETY: the first n entries of `chars` and n + 1 of `codes` were
+        // written above.
+        unsafe {
+            chars.set_len(n);
+            codes.set_len(n + 1);
+        }
+        if let Some(last) = blocks.last_mut() {
+            last.1 = n as u32;
         }
     }
 

@@ -20,7 +20,7 @@ use xxhash_rust::xxh3::xxh3_128_with_seed;
 use super::collection::DocumentFrequencies;
 use super::{Detector, Direction, Document, ScoreScale};
 use crate::corpus::Lang;
-use crate::text::tokenize::{each_char_ngram, each_token};
+use crate::text::tokenize::{each_char_ngram, feed_tokens, TokenSink};
 use crate::text::TokenizerConfig;
 use tables::Layout;
 
@@ -128,27 +128,22 @@ impl SimHash {
     /// or the set-up does not sign from text ([`SimHash::signs_from_text`]).
     pub fn sign_text(&self, text: &str, lang: Lang, tokenizer: &TokenizerConfig) -> Option<u128> {
         thread_local! {
-            static HASHES: std::cell::RefCell<Vec<u128>> = const { std::cell::RefCell::new(Vec::new()) };
+            static HASHED: std::cell::RefCell<HashedByLength> =
+                std::cell::RefCell::new(HashedByLength::default());
         }
         if !self.signs_from_text() {
             return None;
         }
-        HASHES.with(|hashes| {
-            let mut hashes = hashes.borrow_mut();
-            hashes.clear();
-            each_token(
-                text,
-                lang,
-                tokenizer,
-                // Into the segmenter's loop, with no call per token.
-                #[inline(always)]
-                |token| hashes.push(xxh3_128_with_seed(token.as_bytes(), SEED)),
-            );
+        HASHED.with(|hashed| {
+            let hashed = &mut *hashed.borrow_mut();
+            hashed.clear();
+            feed_tokens(text, lang, tokenizer, hashed);
+            let hashes = &hashed.hashes;
             let signed = (!hashes.is_empty())
                 .then(|| occurrence_fingerprint(hashes.iter().copied(), hashes.len(), self.bits));
-            // A huge page does not leave its buffer to the thread.
+            // A huge page does not leave its buffers to the thread.
             if hashes.capacity() > 1 << 16 {
-                *hashes = Vec::new();
+                *hashed = HashedByLength::default();
             }
             signed
         })
@@ -246,6 +241,46 @@ pub fn occurrence_fingerprint(hashes: impl Iterator<Item = u128>, n: usize, bits
         }
     }
     fp
+}
+
+/// A page's token hashes, made a length class at a time: xxh3 takes one
+/// path for 1-3 bytes, one for 4-8 and one for 9-16, and Chinese tokens of
+/// one, two and three characters (3, 6 and 9 bytes) follow each other in
+/// no order the CPU can predict. In People's Daily that branch cost 1.1 us
+/// of the 1.7 us a page's hashes took in text order. The order of the
+/// hashes does not change the fingerprint, a count per bit.
+#[derive(Default)]
+struct HashedByLength {
+    /// Token spans by class: up to 3 bytes, 8, 16, and longer.
+    spans: [Vec<(u32, u32)>; 4],
+    hashes: Vec<u128>,
+}
+
+impl HashedByLength {
+    fn clear(&mut self) {
+        self.spans.iter_mut().for_each(Vec::clear);
+        self.hashes.clear();
+    }
+}
+
+impl TokenSink for HashedByLength {
+    #[inline(always)]
+    fn token(&mut self, a: usize, b: usize) {
+        let len = b - a;
+        let class = usize::from(len > 3) + usize::from(len > 8) + usize::from(len > 16);
+        self.spans[class].push((a as u32, b as u32));
+    }
+
+    fn finish(&mut self, normalized: &str) {
+        let bytes = normalized.as_bytes();
+        for spans in &mut self.spans {
+            self.hashes.extend(
+                spans
+                    .drain(..)
+                    .map(|(a, b)| xxh3_128_with_seed(&bytes[a as usize..b as usize], SEED)),
+            );
+        }
+    }
 }
 
 /// For each bit of the hashes (the low 64 only unless `wide`), how many
@@ -872,6 +907,9 @@ mod tests {
             "ＧＤＰ增长１０％, the Quick fox 2024年“中国”",
             "北京大学 北京大学 北京大学",
             "a",
+            // Tokens of every length class the hashes are grouped by,
+            // past 16 bytes too.
+            "版本v1.2.3-rc和supercalifragilisticexpialidocious、ABCDEFGHIJKLMNOPQRSTUVWXYZ0123 中华人民共和国 我 们",
         ] {
             pages.push((Lang::Zh, text.to_string()));
             pages.push((Lang::En, text.to_string()));

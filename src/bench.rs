@@ -524,12 +524,7 @@ pub fn bench_simhash_index(
     queries: usize,
     self_join: bool,
 ) -> Vec<IndexBench> {
-    use crate::text::shingle::fmix64;
-    let mut state = 0x5eed_u64;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        fmix64(state)
-    };
+    let mut next = crate::text::shingle::mixed_stream(0x5eed_u64);
     let mut fps: Vec<u64> = (0..n).map(|_| next()).collect();
     // A tenth of the fingerprints get a neighbour 1..3 bits away.
     for i in (0..n).step_by(10) {

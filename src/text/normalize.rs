@@ -409,11 +409,7 @@ mod tests {
         )
         .chars()
         .collect();
-        let mut state = 3u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            crate::text::shingle::fmix64(state)
-        };
+        let mut next = crate::text::shingle::mixed_stream(3u64);
         for _ in 0..6000 {
             // Some texts mostly runs, long enough to cross 16-byte chunks
             // several times; some mostly stops.

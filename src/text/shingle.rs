@@ -26,6 +26,16 @@ pub fn fmix64(mut h: u64) -> u64 {
     h ^ (h >> 33)
 }
 
+/// A seeded stream of well-mixed u64s, a counter through [`fmix64`] as
+/// in SplitMix64: reproducible random inputs for tests and benchmarks.
+pub fn mixed_stream(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        fmix64(state)
+    }
+}
+
 #[inline]
 fn window_hash(window: &[u64]) -> u64 {
     let mut h = WINDOW_SEED ^ window.len() as u64;

@@ -405,11 +405,7 @@ mod tests {
 
     /// Random set pairs at Jaccard near `j` over a shared universe.
     fn pairs_near(j: f64, count: usize, seed: u64) -> Vec<(Vec<u64>, Vec<u64>)> {
-        let mut state = seed;
-        let mut next = || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            fmix64(state)
-        };
+        let mut next = crate::text::shingle::mixed_stream(seed);
         (0..count)
             .map(|_| {
                 let size = 200;

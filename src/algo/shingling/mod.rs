@@ -939,11 +939,7 @@ mod tests {
     #[test]
     fn inverted_index_finds_exactly_the_pairs_above_the_floor() {
         // Brute force over random small sets agrees with the index.
-        let mut state = 11u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            crate::text::shingle::fmix64(state)
-        };
+        let mut next = crate::text::shingle::mixed_stream(11u64);
         let sets: Vec<Vec<u64>> = (0..120)
             .map(|_| {
                 let len = (next() % 12) as usize;

@@ -672,11 +672,7 @@ mod tests {
             }
             fp
         };
-        let mut state = 1u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            crate::text::shingle::fmix64(state)
-        };
+        let mut next = crate::text::shingle::mixed_stream(1u64);
         for page in 0..50 {
             let features: Vec<(u128, f64)> = (0..page * 7)
                 .map(|i| {
@@ -704,11 +700,7 @@ mod tests {
     fn counting_occurrences_gives_the_weighted_fingerprint() {
         // Integer weights as the counts of repeated features, in any order:
         // the same fingerprint as the weighted sums, ties included.
-        let mut state = 7u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            crate::text::shingle::fmix64(state)
-        };
+        let mut next = crate::text::shingle::mixed_stream(7u64);
         for page in 0..60 {
             let distinct: Vec<u128> = (0..page % 17 + 1)
                 .map(|_| u128::from(next()) << 64 | u128::from(next()))
@@ -744,11 +736,7 @@ mod tests {
 
     #[test]
     fn every_bit_counter_the_cpu_has_counts_as_the_portable_one() {
-        let mut state = 11u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            crate::text::shingle::fmix64(state)
-        };
+        let mut next = crate::text::shingle::mixed_stream(11u64);
         // Past 255 the byte counters must have gone into the totals.
         for n in [0, 1, 254, 255, 256, 510, 511, 1000] {
             let hashes: Vec<u128> = (0..n)

@@ -506,11 +506,7 @@ mod tests {
 
     /// Random fingerprints with planted neighbours at distances 0..=k+1.
     fn planted(n: usize, seed: u64) -> Vec<u64> {
-        let mut state = seed;
-        let mut next = || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            fmix64(state)
-        };
+        let mut next = crate::text::shingle::mixed_stream(seed);
         let mut fps = Vec::new();
         while fps.len() < n {
             let base = next();

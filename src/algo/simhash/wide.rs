@@ -265,11 +265,7 @@ mod tests {
 
     /// Deterministic pseudo-random words.
     fn stream(seed: u64) -> impl FnMut() -> u64 {
-        let mut state = seed;
-        move || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            fmix64(state)
-        }
+        crate::text::shingle::mixed_stream(seed)
     }
 
     fn bit(fp: &[u64], i: usize) -> bool {

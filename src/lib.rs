@@ -20,3 +20,4 @@ pub mod progress;
 pub mod report;
 pub mod text;
 pub mod tui;
+pub mod util;

@@ -1,0 +1,1 @@
+//! Percentages and thresholds as every view prints them.

@@ -1,0 +1,1 @@
+//! One I/O error type naming the file, shared by every room.

@@ -1,0 +1,1 @@
+//! One seeded generator (SplitMix64), the same on every platform.

@@ -1,0 +1,1 @@
+//! One union-find over dense u32 ids.

@@ -1,0 +1,1 @@
+//! YAML reading with errors that name the file, line and field.

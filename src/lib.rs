@@ -1,22 +1,33 @@
 //! neardup: a workbench for evaluating near-duplicate web page detection.
 //!
-//! The modules follow the pipeline (seed 000, section 2), top-down:
-//! a [`corpus`] of labelled pages is decoded and its text [`extract`]ed,
-//! normalised and tokenised by [`text`], turned into signatures, candidate
-//! pairs and scores by an [`algo`], judged and scored against the labels by
-//! [`eval`]; an [`experiment`] wires these together from a YAML file and
-//! writes the results; the [`tui`] workbench is a view over them.
+//! The rooms follow the pipeline (seed 000, section 2). Each may use the
+//! rooms below it and none above (`tests/layers.rs` checks it; the picture
+//! is in `docs/architecture.md`), lowest first:
+//!
+//! 1. [`util`]: the floor: file errors, YAML reading, the stage clock,
+//!    progress, one union-find, one seeded generator, number text.
+//! 2. [`text`]: languages, normalisation, tokens, shingles, the thesaurus.
+//! 3. [`extract`]: a page decoded, parsed and its main text extracted.
+//! 4. [`corpus`]: labelled pages read, written, built and imported.
+//! 5. [`algo`]: signatures, candidate pairs and scores, one module per
+//!    algorithm behind one trait.
+//! 6. [`eval`]: judgments scored against the labels.
+//! 7. [`experiment`]: a YAML file wired into runs, and the run files.
+//! 8. [`report`]: charts and report.md drawn from stored runs.
+//! 9. [`index`], [`dist`], [`bench`]: the persistent index, the cluster
+//!    job's inputs and outputs, and the benchmarks.
+//! 10. [`tui`]: the workbench, a view over results.
+//! 11. [`cli`]: one file per subcommand.
 
 pub mod algo;
 pub mod bench;
-pub mod bench_scale;
+pub mod cli;
 pub mod corpus;
 pub mod dist;
 pub mod eval;
 pub mod experiment;
 pub mod extract;
 pub mod index;
-pub mod progress;
 pub mod report;
 pub mod text;
 pub mod tui;

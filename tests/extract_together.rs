@@ -114,7 +114,7 @@ fn demo_run(
 
 #[test]
 fn a_run_of_two_extractions_equals_two_runs_of_one() {
-    use neardup::eval::throughput::Stage;
+    use neardup::util::stage::Stage;
     for boilerplate in [false, true] {
         let both = demo_run(&[Extraction::Main, Extraction::FullText], boilerplate);
         let alone: Vec<_> = [Extraction::Main, Extraction::FullText]

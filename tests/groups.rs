@@ -11,9 +11,9 @@ use neardup::algo::{
     Algorithm, AlgorithmRun, Detector, Document, GateScores, ScoreScale, ScoredPair,
 };
 use neardup::corpus::{Content, Page};
-use neardup::eval::throughput::StageClock;
 use neardup::eval::{evaluate_at, evaluate_grouped, grouped_pair_recall, pair_recall, Truth};
 use neardup::text::TokenizerConfig;
+use neardup::util::stage::StageClock;
 
 const WORDS: &[&str] = &[
     "council",

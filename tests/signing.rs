@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use neardup::eval::throughput::Stage;
 use neardup::experiment::{run_experiment, ExperimentConfig, ExperimentResult};
+use neardup::util::stage::Stage;
 
 fn demo_run(algorithms: &str) -> ExperimentResult {
     let text = format!("name: signing\ncorpus: demo\nalgorithms:\n{algorithms}");

@@ -299,9 +299,9 @@ impl AlgorithmSettings for CombinedConfig {
 mod tests {
     use super::*;
     use crate::algo::Algorithm;
-    use crate::corpus::Lang;
-    use crate::eval::throughput::StageClock;
+    use crate::text::Lang;
     use crate::text::TokenizerConfig;
+    use crate::util::stage::StageClock;
 
     #[test]
     fn pairs_need_both_shingle_overlap_and_a_near_fingerprint() {

@@ -581,7 +581,7 @@ impl AlgorithmSettings for ImatchConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::Lang;
+    use crate::text::Lang;
     use crate::text::{tokenize, TokenizerConfig};
 
     fn doc(page: u32, text: &str) -> Document {

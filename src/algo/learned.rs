@@ -32,10 +32,10 @@ use super::shingling::{ExactJaccard, MinHash, MinHashSketch};
 use super::simhash::config::SimhashConfig;
 use super::simhash::SimHash;
 use super::{Algorithm, Detector, Direction, Document, ScoreScale};
-use crate::corpus::Lang;
 use crate::text::cilin::Cilin;
 use crate::text::shingle::{shingle_hashes, token_hash, ShingleSet};
 use crate::text::tokenize::each_char_ngram;
+use crate::text::Lang;
 
 /// Word shingles' width and characters per character n-gram.
 const WORD_WIDTH: usize = 3;

@@ -19,11 +19,11 @@ use std::collections::hash_map::{Entry, HashMap};
 
 use rayon::prelude::*;
 
-use crate::corpus::Lang;
-use crate::eval::throughput::{Stage, StageClock};
 use crate::extract::structure::DocumentStructure;
 use crate::text::lang::detect_lang;
+use crate::text::Lang;
 use crate::text::{tokenize, TokenizerConfig, Tokens};
+use crate::util::stage::{Stage, StageClock};
 
 /// A page as the algorithms see it: extracted, normalised and tokenised.
 #[derive(Debug, Clone)]
@@ -512,7 +512,7 @@ pub trait Algorithm: Send + Sync {
 fn sign_distinct<D: Detector>(
     detector: &D,
     docs: &[Document],
-    ticker: &crate::eval::throughput::Ticker,
+    ticker: &crate::util::stage::Ticker,
 ) -> (Vec<Option<D::Signature>>, Vec<Option<u128>>, Vec<u32>) {
     let mut seen: HashMap<(usize, usize), u32> = HashMap::new();
     let first: Vec<u32> = docs

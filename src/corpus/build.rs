@@ -15,11 +15,11 @@ use serde::Deserialize;
 
 use super::templates::{cut_template, portal_templates, Template};
 use super::{read_corpus, Content, CorpusError, Lang, Page, Published, ReadOptions};
-use crate::experiment::config::{read_yaml, ConfigError};
 use crate::extract::structure::split_sentences;
 use crate::extract::{extract_page, Extraction};
 use crate::text::cilin::{Cilin, CilinError};
 use crate::text::tokenize::jieba;
+use crate::util::yaml::{read_yaml, ConfigError};
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -455,7 +455,7 @@ fn load_templates(
         // trafilatura's evaluation set is read from its archive; anything
         // else is a corpus or a folder of pages.
         let mut pages: Vec<(String, Vec<u8>)> = if path.join("evaldata.json").is_file() {
-            let pages = crate::extract::gold::trafilatura_pages(&path)
+            let pages = crate::corpus::gold::trafilatura_pages(&path)
                 .map_err(|e| ConfigError::invalid(&path, "templates.real", e.to_string()))?;
             pages.into_iter().collect()
         } else {

@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod demo;
+pub mod gold;
 pub mod import;
 mod reader;
 pub mod stats;
@@ -29,39 +30,7 @@ pub fn read_maybe_gzipped(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// What a page carries: HTML (main text is extracted), HTML as raw bytes
-/// in some charset (decoded first), or plain text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Content {
-    Html(String),
-    HtmlBytes(Vec<u8>),
-    Text(String),
-}
-
-impl Content {
-    pub fn len(&self) -> usize {
-        match self {
-            Content::Html(s) | Content::Text(s) => s.len(),
-            Content::HtmlBytes(b) => b.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Empty or only whitespace (raw bytes: only ASCII whitespace).
-    pub fn is_blank(&self) -> bool {
-        match self {
-            Content::Html(s) | Content::Text(s) => s.trim().is_empty(),
-            Content::HtmlBytes(b) => b.iter().all(u8::is_ascii_whitespace),
-        }
-    }
-
-    pub fn is_html(&self) -> bool {
-        !matches!(self, Content::Text(_))
-    }
-}
+pub use crate::extract::Content;
 
 /// Publication time, for the retention rule (keep the earlier page).
 /// Integers (e.g. Unix seconds) and strings (ISO dates) are both accepted;
@@ -81,63 +50,15 @@ impl fmt::Display for Published {
     }
 }
 
-/// A page's language. Chinese gets jieba words; every other language
-/// Unicode word segmentation. Languages other than Chinese and English keep
-/// their primary subtag (`pt`, `ko`, ...) for reporting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Lang {
-    Zh,
-    En,
-    Other(LangTag),
-}
+pub use crate::text::lang::{Lang, LangTag};
 
-/// A primary language subtag of two or three ASCII letters, lower-cased.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct LangTag([u8; 3], u8);
-
-impl LangTag {
-    pub fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.0[..self.1 as usize]).expect("ASCII letters")
-    }
-}
-
-impl Lang {
-    /// Accepts BCP 47-style tags (`zh-CN`, `en_US`, `pt-BR`, `ko`) and the
-    /// English names of Chinese and English; `None` for anything else.
-    pub fn parse(s: &str) -> Option<Lang> {
-        let s = s.trim().to_ascii_lowercase();
-        match s.as_str() {
-            "chinese" => return Some(Lang::Zh),
-            "english" => return Some(Lang::En),
-            _ => {}
-        }
-        let mut subtags = s.split(['-', '_']);
-        let primary = subtags.next()?;
-        let valid_rest = subtags
-            .all(|t| (1..=8).contains(&t.len()) && t.chars().all(|c| c.is_ascii_alphanumeric()));
-        if !valid_rest
-            || !(2..=3).contains(&primary.len())
-            || !primary.chars().all(|c| c.is_ascii_alphabetic())
-        {
-            return None;
-        }
-        Some(match primary {
-            "zh" => Lang::Zh,
-            "en" => Lang::En,
-            other => {
-                let mut tag = [0u8; 3];
-                tag[..other.len()].copy_from_slice(other.as_bytes());
-                Lang::Other(LangTag(tag, other.len() as u8))
-            }
-        })
+impl crate::extract::PageSource for Page {
+    fn content(&self) -> &Content {
+        &self.content
     }
 
-    pub fn code(&self) -> &str {
-        match self {
-            Lang::Zh => "zh",
-            Lang::En => "en",
-            Lang::Other(tag) => tag.as_str(),
-        }
+    fn given_title(&self) -> Option<&str> {
+        self.title.as_deref()
     }
 }
 

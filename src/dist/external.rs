@@ -20,11 +20,11 @@ use serde_json::Value;
 use super::{table_files, DistError, METADATA_KEY};
 use crate::algo::{AlgorithmRun, Detector, ScoredPair};
 use crate::corpus::Corpus;
-use crate::eval::throughput::{peak_memory_bytes, process_cpu_seconds, Stage, StageClock};
 use crate::eval::{candidate_recall, evaluate_at, evaluate_with_clusters, Counts, Truth};
 use crate::experiment::config::{format_threshold, AlgorithmConfig};
 use crate::experiment::{AlgorithmResult, ExperimentResult};
 use crate::extract::{extract_page, Extraction};
+use crate::util::stage::{peak_memory_bytes, process_cpu_seconds, Stage, StageClock};
 
 /// The key under which Spark keeps a DataFrame's schema, column metadata
 /// included, in the Parquet files it writes.

@@ -9,7 +9,6 @@
 pub mod choose;
 pub mod curve;
 pub mod judged;
-pub mod throughput;
 
 use std::collections::HashMap;
 

@@ -5,9 +5,11 @@
 pub mod config;
 pub mod judged;
 pub mod pairs;
+pub mod paper;
 pub mod results;
 pub mod runner;
 pub mod seeds;
+pub mod stored;
 pub mod summary;
 pub mod tune;
 

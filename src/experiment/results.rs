@@ -438,7 +438,7 @@ pub fn write_frame(
 /// quotes them); returns the paths.
 pub fn write_reports(
     result: &ExperimentResult,
-    paper: Option<&crate::report::paper::Paper>,
+    paper: Option<&crate::experiment::paper::Paper>,
     dir: &Path,
 ) -> Result<Vec<PathBuf>, ReportError> {
     write_reports_judged(result, paper, None, dir)
@@ -448,7 +448,7 @@ pub fn write_reports(
 /// `run.json` for the report.
 pub fn write_reports_judged(
     result: &ExperimentResult,
-    paper: Option<&crate::report::paper::Paper>,
+    paper: Option<&crate::experiment::paper::Paper>,
     judged: Option<(
         &crate::eval::judged::JudgedTruth,
         &[Vec<crate::eval::judged::JudgedEvaluation>],
@@ -461,11 +461,11 @@ pub fn write_reports_judged(
     })?;
     let mut written = write_frame("results", results_frame(result), dir)?;
     written.extend(write_frame("throughput", throughput_frame(result), dir)?);
-    let mut run = crate::report::stored::StoredRun::new(result, paper);
+    let mut run = crate::experiment::stored::StoredRun::new(result, paper);
     if let Some((truth, evaluations)) = judged {
         run = run.with_judged(truth, evaluations);
     }
-    let path = dir.join(crate::report::RUN_FILE);
+    let path = dir.join(super::stored::RUN_FILE);
     let text = serde_json::to_string_pretty(&run).expect("plain data serialises");
     std::fs::write(&path, text).map_err(|source| ReportError::Io {
         path: path.clone(),

@@ -8,12 +8,12 @@ use super::References;
 use crate::algo::{stand_in_structures, AlgorithmRun, Document};
 use crate::corpus::{Content, Corpus, Lang, Page};
 use crate::eval::curve::ThresholdCurve;
-use crate::eval::throughput::{
-    peak_memory_bytes, process_cpu_seconds, release_freed_memory, Progress, Stage, StageClock,
-    StageRecord,
-};
 use crate::eval::{
     evaluate_grouped, grouped_pair_recall, stored_recall, Counts, Evaluation, Truth,
+};
+use crate::util::stage::{
+    peak_memory_bytes, process_cpu_seconds, release_freed_memory, Progress, Stage, StageClock,
+    StageRecord,
 };
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -664,7 +664,7 @@ fn extract_structures(
     extractions: &[Extraction],
     clock: &mut StageClock,
 ) -> Vec<Extracted> {
-    use crate::eval::throughput::thread_cpu_seconds;
+    use crate::util::stage::thread_cpu_seconds;
     let pages = &corpus.pages;
     let n = extractions.len();
     let names = extractions
@@ -673,7 +673,7 @@ fn extract_structures(
         .collect::<Vec<_>>()
         .join(", ");
     let ticker = clock.begin(
-        &format!("{} [{names}]", crate::eval::throughput::EXTRACT_WORK),
+        &format!("{} [{names}]", crate::util::stage::EXTRACT_WORK),
         inputs.first.len() as u64,
     );
     let started = clock.start();

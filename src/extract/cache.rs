@@ -24,7 +24,7 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 use super::skeleton::{Skeleton, HASHES};
 use super::structure::{DocumentStructure, SentenceSpan};
 use super::Extraction;
-use crate::corpus::{Content, Page};
+use super::{Content, PageSource};
 
 const MAGIC: &[u8; 8] = b"NDUPXC\r\n";
 /// The file layout; bumped when it changes (2: each entry ends in the
@@ -135,8 +135,8 @@ fn fingerprint(extraction: Extraction) -> u128 {
 
 /// Feeds `h` what a page's extraction depends on: its content (and its
 /// kind) and its title.
-pub fn hash_input(h: &mut Xxh3, page: &Page) {
-    let (tag, bytes): (u8, &[u8]) = match &page.content {
+pub fn hash_input(h: &mut Xxh3, page: &(impl PageSource + ?Sized)) {
+    let (tag, bytes): (u8, &[u8]) = match page.content() {
         Content::Html(s) => (0, s.as_bytes()),
         Content::HtmlBytes(b) => (1, b),
         Content::Text(s) => (2, s.as_bytes()),
@@ -144,7 +144,7 @@ pub fn hash_input(h: &mut Xxh3, page: &Page) {
     h.update(&[tag]);
     h.update(&(bytes.len() as u64).to_le_bytes());
     h.update(bytes);
-    match &page.title {
+    match page.given_title() {
         Some(t) => {
             h.update(&[1]);
             h.update(&(t.len() as u64).to_le_bytes());
@@ -155,7 +155,7 @@ pub fn hash_input(h: &mut Xxh3, page: &Page) {
 }
 
 /// A page's key in the cache.
-pub fn page_key(page: &Page) -> u128 {
+pub fn page_key(page: &(impl PageSource + ?Sized)) -> u128 {
     let mut h = Xxh3::with_seed(0x6e64_7570_6361_6368);
     hash_input(&mut h, page);
     h.digest128()
@@ -550,6 +550,7 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corpus::Page;
     use crate::extract::{extract_page, Extraction};
 
     fn page(id: &str, html: &str) -> Page {

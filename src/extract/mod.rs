@@ -14,7 +14,7 @@ mod builder;
 pub mod cache;
 pub mod decode;
 pub mod dom;
-pub mod gold;
+
 mod lexer;
 pub mod main_content;
 mod nesting;
@@ -26,9 +26,49 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::{Content, Page};
 use dom::{Dom, LineKind};
 pub use structure::DocumentStructure;
+
+/// What a page carries: HTML (main text is extracted), HTML as raw bytes
+/// in some charset (decoded first), or plain text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    Html(String),
+    HtmlBytes(Vec<u8>),
+    Text(String),
+}
+
+impl Content {
+    pub fn len(&self) -> usize {
+        match self {
+            Content::Html(s) | Content::Text(s) => s.len(),
+            Content::HtmlBytes(b) => b.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Empty or only whitespace (raw bytes: only ASCII whitespace).
+    pub fn is_blank(&self) -> bool {
+        match self {
+            Content::Html(s) | Content::Text(s) => s.trim().is_empty(),
+            Content::HtmlBytes(b) => b.iter().all(u8::is_ascii_whitespace),
+        }
+    }
+
+    pub fn is_html(&self) -> bool {
+        !matches!(self, Content::Text(_))
+    }
+}
+
+/// What the extractor reads of a page: its body, and the title the corpus
+/// gives for it, which wins over the HTML's own.
+pub trait PageSource {
+    fn content(&self) -> &Content;
+    fn given_title(&self) -> Option<&str>;
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -65,7 +105,7 @@ impl ExtractedPage {
 
 /// Extracts a corpus page. Plain-text pages are split into paragraphs by
 /// line; their title is the corpus' `title`, if any.
-pub fn extract_page(page: &Page, extraction: Extraction) -> ExtractedPage {
+pub fn extract_page(page: &(impl PageSource + ?Sized), extraction: Extraction) -> ExtractedPage {
     extract_page_as(page, &[extraction])
         .pop()
         .unwrap_or_default()
@@ -73,7 +113,10 @@ pub fn extract_page(page: &Page, extraction: Extraction) -> ExtractedPage {
 
 /// Extracts a corpus page once per extraction, in their order, from one
 /// decoding and one parse: each result equals [`extract_page`]'s.
-pub fn extract_page_as(page: &Page, extractions: &[Extraction]) -> Vec<ExtractedPage> {
+pub fn extract_page_as(
+    page: &(impl PageSource + ?Sized),
+    extractions: &[Extraction],
+) -> Vec<ExtractedPage> {
     extract_page_marked(page, extractions, &mut |_| {})
 }
 
@@ -91,11 +134,11 @@ pub enum Mark {
 /// that a caller can time what the extractions share and what each one
 /// costs on its own.
 pub fn extract_page_marked(
-    page: &Page,
+    page: &(impl PageSource + ?Sized),
     extractions: &[Extraction],
     mark: &mut dyn FnMut(Mark),
 ) -> Vec<ExtractedPage> {
-    let mut out = match &page.content {
+    let mut out = match page.content() {
         Content::Text(text) => {
             let out = ExtractedPage {
                 structure: DocumentStructure::new(
@@ -128,9 +171,9 @@ pub fn extract_page_marked(
             out
         }
     };
-    if page.title.is_some() {
+    if let Some(title) = page.given_title() {
         for o in &mut out {
-            o.structure.title = page.title.clone();
+            o.structure.title = Some(title.to_string());
         }
     }
     out
@@ -143,7 +186,7 @@ pub struct ExtractedText {
     pub text: String,
 }
 
-pub fn page_text(page: &Page, extraction: Extraction) -> ExtractedText {
+pub fn page_text(page: &(impl PageSource + ?Sized), extraction: Extraction) -> ExtractedText {
     let out = extract_page(page, extraction);
     ExtractedText {
         text: out.text(),

@@ -9,9 +9,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
 
-use super::stored::to_counts;
 use super::{Panel, Series, PANEL_SERIES};
 use crate::algo::shingling::lsh::Banding;
+use crate::experiment::stored::to_counts;
 
 /// WenQuanYi Micro Hei (Apache-2.0), from Debian's fonts-wqy-microhei.
 pub const FONT: &[u8] = include_bytes!("../../assets/fonts/wqy-microhei.ttc");

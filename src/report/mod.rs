@@ -4,9 +4,7 @@
 //! per algorithm kept across every chart.
 
 pub mod charts;
-pub mod paper;
 pub mod seeds;
-pub mod stored;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -14,14 +12,17 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::*;
 use polars::prelude::*;
 
+use crate::experiment::paper::{inconsistencies, Measure, Paper};
+use crate::experiment::stored::{
+    to_counts, StoredAlgorithm, StoredRun, StoredStage, RUN_FILE, STORED_RUN_VERSION,
+};
 use charts::{
     Chart, F1Curves, LexiconSweep, LshCurves, PrCurves, ScoreHistograms, SliceHeatmap,
     ThroughputBars,
 };
-use paper::{inconsistencies, Measure, Paper};
-use stored::{to_counts, StoredAlgorithm, StoredRun, StoredStage, STORED_RUN_VERSION};
 
-pub const RUN_FILE: &str = "run.json";
+// Where the run files' schema lives, under the names the views know.
+pub use crate::experiment::{paper, stored};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {

@@ -13,9 +13,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::*;
 
 use super::charts::{self, color, draw_key, font, font_in, Chart, DrawResult, KeyEntry};
-use super::paper::{Measure, Paper, Verdict};
-use super::stored::{to_counts, StoredRun};
 use super::{draw_files, measure_value, pct, series_of, write_frame, ReportError, Series};
+use crate::experiment::paper::{Measure, Paper, Verdict};
+use crate::experiment::stored::{to_counts, StoredRun};
 
 /// Mean, sample standard deviation, least and most of a figure over the
 /// seeds where it is defined.
@@ -468,7 +468,7 @@ pub struct SeedVerdict {
 
 /// Decides a claim on the mean of its figures over the seeds.
 pub fn seed_verdict(
-    claim: &super::paper::Claim,
+    claim: &crate::experiment::paper::Claim,
     figures: &[Option<f64>],
     others: &[Option<f64>],
 ) -> SeedVerdict {
@@ -778,7 +778,11 @@ fn markdown(
 
 /// A paper's table of counts, each row followed by ours in its slice as
 /// mean ± sd over the seeds (page level unless the table says pairwise).
-fn table_section(md: &mut String, table: &super::paper::PaperTable, runs: &[(u64, StoredRun)]) {
+fn table_section(
+    md: &mut String,
+    table: &crate::experiment::paper::PaperTable,
+    runs: &[(u64, StoredRun)],
+) {
     let _ = writeln!(md, "\n### {}\n", table.title);
     let _ = writeln!(
         md,
@@ -841,7 +845,7 @@ fn table_section(md: &mut String, table: &super::paper::PaperTable, runs: &[(u64
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::paper::Claim;
+    use crate::experiment::paper::Claim;
 
     #[test]
     fn spread_is_the_mean_sample_deviation_and_range_of_defined_values() {

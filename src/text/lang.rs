@@ -1,6 +1,64 @@
-//! Deciding a page's language by script when the corpus does not say.
+//! A page's language, and deciding it by script when the corpus does not say.
 
-use crate::corpus::Lang;
+/// A page's language. Chinese gets jieba words; every other language
+/// Unicode word segmentation. Languages other than Chinese and English keep
+/// their primary subtag (`pt`, `ko`, ...) for reporting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Lang {
+    Zh,
+    En,
+    Other(LangTag),
+}
+
+/// A primary language subtag of two or three ASCII letters, lower-cased.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LangTag([u8; 3], u8);
+
+impl LangTag {
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0[..self.1 as usize]).expect("ASCII letters")
+    }
+}
+
+impl Lang {
+    /// Accepts BCP 47-style tags (`zh-CN`, `en_US`, `pt-BR`, `ko`) and the
+    /// English names of Chinese and English; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Lang> {
+        let s = s.trim().to_ascii_lowercase();
+        match s.as_str() {
+            "chinese" => return Some(Lang::Zh),
+            "english" => return Some(Lang::En),
+            _ => {}
+        }
+        let mut subtags = s.split(['-', '_']);
+        let primary = subtags.next()?;
+        let valid_rest = subtags
+            .all(|t| (1..=8).contains(&t.len()) && t.chars().all(|c| c.is_ascii_alphanumeric()));
+        if !valid_rest
+            || !(2..=3).contains(&primary.len())
+            || !primary.chars().all(|c| c.is_ascii_alphabetic())
+        {
+            return None;
+        }
+        Some(match primary {
+            "zh" => Lang::Zh,
+            "en" => Lang::En,
+            other => {
+                let mut tag = [0u8; 3];
+                tag[..other.len()].copy_from_slice(other.as_bytes());
+                Lang::Other(LangTag(tag, other.len() as u8))
+            }
+        })
+    }
+
+    pub fn code(&self) -> &str {
+        match self {
+            Lang::Zh => "zh",
+            Lang::En => "en",
+            Lang::Other(tag) => tag.as_str(),
+        }
+    }
+}
 
 pub fn is_han(c: char) -> bool {
     matches!(c as u32,

@@ -10,6 +10,7 @@ pub mod stopwords;
 pub mod tokenize;
 pub mod vocab;
 
+pub use lang::Lang;
 pub use normalize::NormalizeOptions;
 pub use tokenize::{tokenize, TokenKind, TokenizerConfig, Tokens};
 pub use vocab::{tokenize_many, Vocab};

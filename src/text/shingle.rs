@@ -211,7 +211,7 @@ impl Merge {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::Lang;
+    use crate::text::Lang;
     use crate::text::{tokenize, TokenKind, TokenizerConfig};
 
     fn chars(text: &str) -> Tokens {

@@ -12,7 +12,7 @@ use super::normalize::{normalize, normalize_into, NormalizeOptions};
 use super::segment::NO_WORD;
 use super::shingle::{shingle_hashes, ShingleSet};
 use super::vocab::{Builder, Vocab};
-use crate::corpus::Lang;
+use crate::text::Lang;
 
 /// Built once per process (about 0.1 s) and shared: `Jieba` is `Sync`.
 static JIEBA: LazyLock<Jieba> = LazyLock::new(Jieba::new);

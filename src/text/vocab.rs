@@ -19,7 +19,7 @@ use super::segment::NO_WORD;
 use super::shingle::token_hash;
 use super::tokenize::{split, Span, Tokens};
 use super::{NormalizeOptions, TokenKind, TokenizerConfig};
-use crate::corpus::Lang;
+use crate::text::Lang;
 
 /// Values an algorithm derived from the strings (SimHash's 128-bit
 /// feature hashes by id, I-Match's lexicon as a bitset of ids), by the

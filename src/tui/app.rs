@@ -10,8 +10,8 @@ use super::workbench::{
     find_errors, sort_errors, ErrorKind, ErrorRow, ErrorSort, Level, Source, Workbench,
 };
 use crate::eval::choose::Objective;
-use crate::eval::throughput::StageRecord;
 use crate::extract::extract_page;
+use crate::util::stage::StageRecord;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
@@ -185,7 +185,7 @@ impl Progress {
     /// Per algorithm run seen so far: its name and how many of its
     /// [`RUN_STAGES`] stages finished (collection statistics not counted).
     pub fn runs_seen(&self) -> Vec<(String, usize)> {
-        use crate::eval::throughput::Stage;
+        use crate::util::stage::Stage;
         let mut runs: Vec<(String, usize)> = Vec::new();
         for r in &self.records {
             match r.stage {
@@ -214,7 +214,7 @@ impl Progress {
     /// stage weighed like any other would hold the pages' extraction, often
     /// a sixth of the load, to under 1% of the gauge.
     pub fn overall(&self) -> Overall {
-        use crate::eval::throughput::Stage;
+        use crate::util::stage::Stage;
         let runs = self.runs.unwrap_or(0);
         let extracted = self
             .records
@@ -223,8 +223,7 @@ impl Progress {
         // A stage's record may come just after the next stage began (they
         // travel apart), so a full stage counts once.
         let current = |work: &Work| work.ratio().min(0.999);
-        let extracting =
-            |work: &&Work| work.what.starts_with(crate::eval::throughput::EXTRACT_WORK);
+        let extracting = |work: &&Work| work.what.starts_with(crate::util::stage::EXTRACT_WORK);
         if !extracted {
             let ratio = self.work.as_ref().filter(extracting).map_or(0.0, current);
             return Overall::Extracting { ratio };

@@ -11,8 +11,8 @@ use std::thread;
 use super::workbench::{Source, Tuning, Workbench};
 use crate::corpus::{demo, ReadCounter};
 use crate::eval::judged::JudgedTruth;
-use crate::eval::throughput::{Progress, ProgressSink, StageRecord};
 use crate::experiment::{self, AlgorithmResult, ExperimentConfig, ExperimentResult, RunOutput};
+use crate::util::stage::{Progress, ProgressSink, StageRecord};
 
 /// What the worker tells the UI.
 #[derive(Debug)]

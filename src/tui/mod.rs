@@ -166,7 +166,7 @@ pub fn export_charts(
     bench: &workbench::Workbench,
     reports: &std::path::Path,
 ) -> Result<std::path::PathBuf, String> {
-    use crate::report::stored::{stored_evaluation, StoredRun};
+    use crate::experiment::stored::{stored_evaluation, StoredRun};
     let mut run = StoredRun::new(&bench.result, bench.config.paper.as_ref());
     for (stored, tuning) in run.algorithms.iter_mut().zip(&bench.tunings) {
         stored.threshold = tuning.threshold;

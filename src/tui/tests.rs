@@ -14,9 +14,9 @@ use super::loader::{load_now, LoadEvent};
 use super::workbench::{ErrorKind, Source, Workbench};
 use super::{perform, ui};
 use crate::eval::evaluate_grouped;
-use crate::eval::throughput::{Stage, StageRecord};
 use crate::experiment::ExperimentConfig;
 use crate::extract::Extraction;
+use crate::util::stage::{Stage, StageRecord};
 
 /// The demo, loaded once; timings fixed so that screens are repeatable.
 fn demo() -> Workbench {

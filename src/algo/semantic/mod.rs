@@ -976,7 +976,7 @@ impl Detector for Semantic {
         if !self.share_analyses {
             forget_analyses();
         }
-        crate::eval::throughput::release_freed_memory();
+        crate::util::stage::release_freed_memory();
     }
 
     fn last_reader(&mut self) {
@@ -1140,8 +1140,8 @@ impl Detector for Semantic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::Lang;
     use crate::text::cilin::Cilin;
+    use crate::text::Lang;
     use crate::text::TokenizerConfig;
 
     fn vector(weights: &[(u64, f64)]) -> ConceptVector {
@@ -1365,7 +1365,7 @@ mod tests {
     #[test]
     fn stored_pairs_keep_title_and_subtitle_scores_so_gates_move_without_rescoring() {
         use crate::algo::Algorithm;
-        use crate::eval::throughput::StageClock;
+        use crate::util::stage::StageClock;
         let mut m = Semantic::new(Cilin::embedded());
         m.candidate_jaccard = 0.05;
         m.floor = 0.0;
@@ -1415,7 +1415,7 @@ mod tests {
         // The runner drops the tokens before the method runs (it says it
         // does not read them); pages must pair and score as with them.
         use crate::algo::Algorithm;
-        use crate::eval::throughput::StageClock;
+        use crate::util::stage::StageClock;
         let mut docs = reprint_docs("这是城市交通的重要进展。");
         let run = |docs: &[Document]| {
             let mut m = Semantic::new(Cilin::embedded());
@@ -1443,7 +1443,7 @@ mod tests {
         // structure for an empty stand-in (one per structure) before
         // signing: pairs and scores must be those of the plain run.
         use crate::algo::Algorithm;
-        use crate::eval::throughput::StageClock;
+        use crate::util::stage::StageClock;
         let mut docs = reprint_docs("这是城市交通的重要进展，因此备受关注！");
         let method = || {
             let mut m = Semantic::new(Cilin::embedded());

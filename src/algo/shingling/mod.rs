@@ -918,8 +918,8 @@ impl Detector for MinHash {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::Lang;
     use crate::text::shingle::shingles;
+    use crate::text::Lang;
     use crate::text::{tokenize, TokenizerConfig};
 
     fn docs(texts: &[&str]) -> Vec<Document> {

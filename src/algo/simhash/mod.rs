@@ -19,8 +19,8 @@ use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 use super::collection::DocumentFrequencies;
 use super::{Detector, Direction, Document, ScoreScale};
-use crate::corpus::Lang;
 use crate::text::tokenize::{each_char_ngram, feed_tokens, TokenSink};
+use crate::text::Lang;
 use crate::text::TokenizerConfig;
 use tables::Layout;
 
@@ -625,7 +625,7 @@ impl Detector for SimHash {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::Lang;
+    use crate::text::Lang;
     use crate::text::{tokenize, TokenizerConfig};
 
     fn doc(text: &str) -> Document {

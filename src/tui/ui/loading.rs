@@ -6,8 +6,8 @@ use ratatui::widgets::{Block, Gauge, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::{algorithm_color, fit};
-use crate::eval::throughput::Stage;
 use crate::tui::app::{App, Reading, Work, RUN_STAGES};
+use crate::util::stage::Stage;
 
 /// The corpus read: `9.3k pages, 41.2 of 80.1 MB, 2.1k pages/s, 5 s left`.
 pub fn reading_line(reading: &Reading) -> String {

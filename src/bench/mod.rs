@@ -6,6 +6,8 @@
 //! passed, so short inputs are measured as reliably as long ones. Figures
 //! go into notes and reports; nothing here asserts a speed.
 
+pub mod scale;
+
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::path::Path;
@@ -173,8 +175,8 @@ pub fn bench_extraction(
     path: &Path,
     limit: usize,
     min_seconds: f64,
-) -> Result<Vec<BenchRow>, crate::extract::gold::GoldError> {
-    let mut pages: Vec<Page> = crate::extract::gold::pages_of(path)?
+) -> Result<Vec<BenchRow>, crate::corpus::gold::GoldError> {
+    let mut pages: Vec<Page> = crate::corpus::gold::pages_of(path)?
         .into_iter()
         .filter(|(_, c)| !matches!(c, Content::Text(_)))
         .map(|(id, content)| Page::new(id.clone(), id, content))

@@ -10,6 +10,9 @@ use crate::eval::{grouped_pair_recall, Counts, Evaluation, LevelMetrics, Truth};
 use crate::experiment::{AlgorithmResult, ExperimentResult};
 
 /// Bumped when the layout changes, so old files are refused clearly.
+/// The file a run directory's results are stored in.
+pub const RUN_FILE: &str = "run.json";
+
 pub const STORED_RUN_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

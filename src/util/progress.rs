@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::eval::throughput::{Progress, ProgressSink};
+use crate::util::stage::{Progress, ProgressSink};
 
 /// Items between two updates of the bar: workers count with an atomic and
 /// only now and then take the bar's lock.

@@ -28,9 +28,9 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::corpus::{read_corpus, Content, Corpus, CorpusError, Page, ReadOptions};
-use crate::eval::throughput::{peak_memory_bytes, process_cpu_seconds, Stage};
 use crate::experiment::{self, ExperimentConfig, Watchers};
 use crate::extract::{extract_page, Extraction};
+use crate::util::stage::{peak_memory_bytes, process_cpu_seconds, Stage};
 
 /// The algorithms the benchmark runs, as an experiment's entries.
 pub const ALGORITHMS: [(&str, &str); 4] = [

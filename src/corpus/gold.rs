@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Deserialize;
 
-use super::{decode::decode_html, extract_article_text, extract_html, Extraction};
 use crate::corpus::Content;
+use crate::extract::{decode::decode_html, extract_article_text, extract_html, Extraction};
 use crate::text::lang::is_han;
 
 #[derive(Debug, thiserror::Error)]
@@ -489,7 +489,8 @@ fn corpus_speed(path: &Path) -> Result<String, GoldError> {
             .pages
             .par_iter()
             .map(|page| {
-                let (s, seconds) = timed(|| super::extract_page(page, extraction).structure);
+                let (s, seconds) =
+                    timed(|| crate::extract::extract_page(page, extraction).structure);
                 (s.paragraph_count() == 0, seconds)
             })
             .collect();
@@ -515,7 +516,7 @@ fn dump_line(page: &str, html: &Content) -> String {
     line.insert("page".into(), page.into());
     for extraction in [Extraction::Main, Extraction::FullText] {
         let p = crate::corpus::Page::new(page.to_string(), page.to_string(), html.clone());
-        let out = super::extract_page(&p, extraction);
+        let out = crate::extract::extract_page(&p, extraction);
         let article = match html {
             Content::HtmlBytes(b) => extract_bytes(b, extraction),
             Content::Html(h) => extract_article_text(h, extraction),

@@ -1,0 +1,188 @@
+//! `neardup bench` and `neardup bench scale`: throughput per stage on real
+//! text, the SimHash index, and how the stages grow with the corpus.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+
+use super::CliError;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Chinese text cut into ~600-character pages (seed 001's size).
+    #[arg(
+        long,
+        default_value = "../shared/corpora/peoples_daily_1998_01/articles.jsonl.gz"
+    )]
+    pub zh: PathBuf,
+    /// Short English texts, one page each.
+    #[arg(
+        long,
+        default_value = "../shared/corpora/clough_stevenson_short_answers/clough_stevenson_short_answers.jsonl.gz"
+    )]
+    pub en: PathBuf,
+    /// Least seconds per stage (each repeats whole passes until then).
+    #[arg(long, default_value_t = 1.0)]
+    pub seconds: f64,
+    /// Numbers of random fingerprints for the SimHash index benchmark.
+    #[arg(long, value_delimiter = ',', default_values_t = [1e6, 1e7])]
+    pub fingerprints: Vec<f64>,
+    /// Layouts for the SimHash index benchmark.
+    #[arg(long, value_delimiter = ',', default_values_t = ["4x16".to_string(), "6c3".to_string(), "4x4".to_string()])]
+    pub layouts: Vec<String>,
+    #[command(subcommand)]
+    pub command: Option<BenchCommand>,
+    /// HTML pages to time decoding and extraction on (a corpus file
+    /// or a folder of pages, as `extract-eval` reads them).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_values_t = [
+            "datasets/imported/fan2008.jsonl.gz".to_string(),
+            "../shared/corpora/article_extraction_benchmark".to_string(),
+        ]
+    )]
+    pub html: Vec<String>,
+    /// At most this many pages of each `--html` source.
+    #[arg(long, default_value_t = 2000)]
+    pub html_pages: usize,
+    /// Also write the Chinese pages' shingle sets (u64s) to this file,
+    /// for scripts/compare_rensa.py to sketch the same shingles.
+    #[arg(long)]
+    pub shingles_out: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// How each stage grows with the corpus: a built corpus repeated (ids
+    /// and clusters renamed, each copy's Chinese characters permuted) to
+    /// each size, run through MinHash-LSH, SimHash tables, I-Match and the
+    /// semantic method; CPU seconds per stage, peak memory, and the
+    /// log-log exponent between sizes.
+    Scale {
+        /// The corpus to repeat.
+        #[arg(long, default_value = "datasets/imported/fan2008.jsonl.gz")]
+        corpus: PathBuf,
+        /// Sizes in pages.
+        #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 100_000, 1_000_000])]
+        pages: Vec<usize>,
+        /// Algorithms to run (minhash, simhash, imatch, semantic).
+        #[arg(long, value_delimiter = ',', default_values_t = ["minhash".to_string(), "simhash".to_string(), "imatch".to_string(), "semantic".to_string()])]
+        algorithms: Vec<String>,
+    },
+}
+
+pub fn run(args: BenchArgs) -> Result<(), CliError> {
+    match args.command {
+        Some(BenchCommand::Scale {
+            corpus,
+            pages,
+            algorithms,
+        }) => run_scale(corpus, pages, algorithms),
+        None => run_stages(args),
+    }
+}
+
+fn run_scale(
+    corpus: PathBuf,
+    mut pages: Vec<usize>,
+    algorithms: Vec<String>,
+) -> Result<(), CliError> {
+    use crate::bench::scale::{self as bench_scale, ScaleError};
+    let scale_error = |e: ScaleError| match e {
+        ScaleError::Corpus(e) => CliError::Corpus(e),
+        ScaleError::Config(m) => CliError::Usage(m),
+    };
+    if let Some(n) = pages.iter().find(|&&n| !(2..=10_000_000).contains(&n)) {
+        return Err(CliError::Usage(format!(
+            "--pages: {n} is out of range 2..=10000000"
+        )));
+    }
+    pages.sort_unstable();
+    pages.dedup();
+    let config = bench_scale::scale_config(&algorithms, &corpus).map_err(scale_error)?;
+    let sources = bench_scale::source_pages(&corpus)?;
+    eprintln!(
+        "{} source pages from {}; sizes {:?}",
+        sources.len(),
+        corpus.display(),
+        pages
+    );
+    let table = bench_scale::run_scale(&sources, &config, &pages, |line| eprintln!("{line}"))
+        .map_err(scale_error)?;
+    print!("{}", bench_scale::render_scale(&table));
+    Ok(())
+}
+
+fn run_stages(args: BenchArgs) -> Result<(), CliError> {
+    let BenchArgs {
+        zh,
+        en,
+        seconds,
+        fingerprints,
+        layouts,
+        shingles_out,
+        html,
+        html_pages,
+        ..
+    } = args;
+    for l in &layouts {
+        let layout: crate::algo::simhash::tables::Layout =
+            l.parse()
+                .map_err(|e: crate::algo::simhash::tables::LayoutError| {
+                    CliError::Usage(e.to_string())
+                })?;
+        if layout.max_k() < 3 {
+            return Err(CliError::Usage(format!(
+                "--layouts: {layout} finds k <= {} only; the benchmark queries k = 3",
+                layout.max_k()
+            )));
+        }
+    }
+    if let Some(n) = fingerprints.iter().find(|&&n| !(1e3..=1e8).contains(&n)) {
+        return Err(CliError::Usage(format!(
+            "--fingerprints: {n} is out of range 1e3..=1e8"
+        )));
+    }
+    if !(seconds > 0.0 && seconds <= 600.0) {
+        return Err(CliError::Usage(format!(
+            "--seconds: {seconds} is out of range (0, 600]"
+        )));
+    }
+    let inputs = [
+        crate::bench::BenchInput::cut_into_pages(&zh, 600)?,
+        crate::bench::BenchInput::from_corpus(&en)?,
+    ];
+    if let Some(out) = &shingles_out {
+        let bytes = crate::bench::shingle_sets_bytes(&inputs[0]);
+        std::fs::write(out, bytes).map_err(|source| CliError::Io {
+            path: out.clone(),
+            source,
+        })?;
+    }
+    let mut rows = Vec::new();
+    for input in &inputs {
+        rows.extend(crate::bench::bench_shingling(input, seconds));
+        rows.extend(crate::bench::bench_imatch(input, seconds));
+        rows.extend(crate::bench::bench_simhash_signatures(input, seconds));
+        rows.extend(crate::bench::bench_semantic(input, seconds));
+    }
+    for path in &html {
+        rows.extend(crate::bench::bench_extraction(
+            Path::new(path),
+            html_pages,
+            seconds,
+        )?);
+    }
+    print!("{}", crate::bench::render(&rows));
+    let names: Vec<&str> = layouts.iter().map(String::as_str).collect();
+    for &n in &fingerprints {
+        let n = n as usize;
+        let index = crate::bench::bench_simhash_index(n, &names, 2000, n <= 2_000_000);
+        print!("{}", crate::bench::render_index(&index));
+    }
+    if let Some(peak) = crate::util::stage::peak_memory_bytes() {
+        println!("\npeak memory {:.1} MB", peak as f64 / 1e6);
+    }
+    Ok(())
+}

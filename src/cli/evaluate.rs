@@ -1,0 +1,66 @@
+//! `neardup evaluate`: pairs and clusters computed elsewhere, scored as
+//! `neardup run` scores its own.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::experiment_file::{write_run, RunOptions};
+use super::CliError;
+
+#[derive(Args)]
+pub struct EvaluateArgs {
+    /// The labelled corpus the signatures were computed on.
+    pub corpus: PathBuf,
+    /// A pairs table (a, b, score): a Parquet file or a directory of
+    /// them. Repeat for several algorithms.
+    #[arg(long, required = true)]
+    pub pairs: Vec<PathBuf>,
+    /// The clusters (id, cluster) made of each --pairs, in the same
+    /// order: scored at the threshold instead of the pairs' closure.
+    #[arg(long)]
+    pub clusters: Vec<PathBuf>,
+    /// Where to write the results (default: reports/external).
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+    /// Also draw the report (charts, report.md) into the same directory.
+    #[arg(long)]
+    pub report: bool,
+}
+
+pub fn run(args: EvaluateArgs) -> Result<(), CliError> {
+    run_evaluate(
+        &args.corpus,
+        &args.pairs,
+        &args.clusters,
+        args.out,
+        args.report,
+    )
+}
+
+fn run_evaluate(
+    corpus_path: &Path,
+    pairs: &[PathBuf],
+    clusters: &[PathBuf],
+    out: Option<PathBuf>,
+    report: bool,
+) -> Result<(), CliError> {
+    use crate::dist::external::{evaluate_external, read_inputs};
+    let (corpus, inputs) = read_inputs(corpus_path, pairs, clusters)?;
+    let dir = out.unwrap_or_else(|| Path::new("reports").join("external"));
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "external".into());
+    let result = evaluate_external(&name, &corpus, &inputs)?;
+    // The notes (clusters against the pairs' closure) are in the verbose
+    // tables.
+    let options = RunOptions {
+        out: None,
+        report,
+        verbose: true,
+        json: false,
+        pairs: None,
+    };
+    write_run(&result, None, None, &dir, &options)
+}

@@ -145,7 +145,6 @@ pub fn write_signatures(
     write_pages(corpus, extraction, &selected, &texts, out, shard)?;
 
     let mut export = ShardExport {
-        config,
         corpus,
         references,
         out,
@@ -310,7 +309,6 @@ fn exported_tokenizers(
 /// What every algorithm's export of one shard reads, and the documents
 /// tokenised so far, kept for the algorithms after.
 struct ShardExport<'a> {
-    config: &'a ExperimentConfig,
     corpus: &'a Corpus,
     references: &'a References,
     out: &'a Path,

@@ -10,11 +10,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use neardup::corpus::{read_corpus, ReadOptions};
+use neardup::corpus::{read_corpus, Corpus, ReadOptions};
 use neardup::dist::external::{
     canonical, closure, evaluate_external, read_clusters, read_pairs, ExternalInput,
 };
-use neardup::experiment::{self, ExperimentConfig};
+use neardup::experiment::{self, ExperimentConfig, ExperimentResult};
 use polars::prelude::*;
 
 fn neardup(args: &[&str]) -> String {
@@ -141,75 +141,10 @@ fn spark_join_equals_the_in_process_run() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let corpus_path = corpus(dir);
-    let experiment = dir.join("spark.yaml");
-    std::fs::write(
-        &experiment,
-        format!(
-            "name: spark\ncorpus: {}\nalgorithms:\n  \
-             - type: minhash\n  \
-             - type: simhash\n    index: 6c3\n    threshold: 3\n    floor: 3\n    grid: [0, 1, 2, 3]\n  \
-             - type: minhash\n    sketch: one_permutation\n    candidates: super_shingles\n",
-            corpus_path.display()
-        ),
-    )
-    .unwrap();
+    let experiment = write_experiment(dir, &corpus_path);
     let (one, four, out) = (dir.join("one"), dir.join("four"), dir.join("out"));
-    neardup(&[
-        "signatures",
-        experiment.to_str().unwrap(),
-        "-o",
-        one.to_str().unwrap(),
-    ]);
-    for i in 0..4 {
-        neardup(&[
-            "signatures",
-            experiment.to_str().unwrap(),
-            "-o",
-            four.to_str().unwrap(),
-            "--shard",
-            &format!("{i}/4"),
-        ]);
-    }
-    // Four shards hold exactly what one does.
-    for table in [
-        "pages",
-        "minhash-0/signatures",
-        "minhash-0/bands",
-        "simhash-1/fingerprints",
-        "minhash-oph-2/bands",
-    ] {
-        let (a, b) = (read_table(&one.join(table)), read_table(&four.join(table)));
-        assert!(a.height() > 0, "{table} is empty");
-        assert!(a.equals(&b), "{table}: 1 shard and 4 shards differ");
-    }
-
-    // A shard made with other settings stops the job before any work.
-    let mixed = dir.join("mixed");
-    let other = dir.join("other.yaml");
-    let text = std::fs::read_to_string(&experiment).unwrap();
-    std::fs::write(
-        &other,
-        text.replacen("- type: minhash\n", "- type: minhash\n    width: 4\n", 1),
-    )
-    .unwrap();
-    for (i, from) in [(0, &experiment), (1, &other)] {
-        neardup(&[
-            "signatures",
-            from.to_str().unwrap(),
-            "-o",
-            mixed.to_str().unwrap(),
-            "--shard",
-            &format!("{i}/2"),
-        ]);
-    }
-    let refused = spark_job(&mixed, &dir.join("refused"), "minhash-0");
-    assert_eq!(refused.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(
-        stderr.contains("part-00001-of-00002.parquet was made with other settings")
-            && stderr.contains("differ in config, label, shingle_width"),
-        "{stderr}"
-    );
+    shards_hold_what_one_does(&experiment, &one, &four);
+    mixed_shards_are_refused(dir, &experiment);
 
     let run = spark_job(&four, &out, "");
     assert!(
@@ -222,48 +157,7 @@ fn spark_join_equals_the_in_process_run() {
     let corpus = read_corpus(&corpus_path, ReadOptions::default()).unwrap();
     let references = experiment::load_references(&config, &experiment).unwrap();
     let local = experiment::run_experiment("spark", &config, &corpus, &references);
-    let mut inputs = Vec::new();
-    for (key, own) in ["minhash-0", "simhash-1", "minhash-oph-2"]
-        .iter()
-        .zip(&local.algorithms)
-    {
-        let pairs = read_pairs(&out.join(key).join("pairs"), &corpus).unwrap();
-        assert_eq!(pairs.settings["label"], own.run.label.as_str());
-        // In process, pages with identical signatures are kept as a group;
-        // Spark lists every pair.
-        let listed = own.run.listed_pairs();
-        assert_eq!(pairs.pairs.len(), listed.len(), "{key}: pair count");
-        assert_eq!(pairs.pairs, listed, "{key}: pairs or scores differ");
-        assert_eq!(
-            pairs.job["job"]["candidates"].as_u64(),
-            Some(own.run.candidates),
-            "{key}: candidate pairs"
-        );
-        let scale = &own.run.scale;
-        let at_threshold = own
-            .run
-            .pairs
-            .iter()
-            .filter(|p| scale.passes(p.score, own.threshold))
-            .count();
-        assert!(
-            at_threshold > 20,
-            "{key}: only {at_threshold} pairs at the threshold"
-        );
-
-        let clusters_path = out.join(key).join("clusters");
-        let given = canonical(&read_clusters(&clusters_path, &corpus).unwrap());
-        let expected = closure(corpus.len(), &listed, |s| scale.passes(s, own.threshold));
-        assert_eq!(given, expected, "{key}: clusters differ");
-        let clustered = (0..corpus.len() as u32)
-            .filter(|&p| expected[p as usize] != p)
-            .count();
-        assert!(clustered > 20, "{key}: only {clustered} pages in clusters");
-        inputs.push(ExternalInput {
-            pairs,
-            clusters: Some((clusters_path, given)),
-        });
-    }
+    let inputs = spark_pairs_as_local(&out, &corpus, &local);
 
     // Scored back on the workbench, the Spark run reads as the local one.
     let external = evaluate_external("spark", &corpus, &inputs).unwrap();
@@ -294,4 +188,135 @@ fn spark_join_equals_the_in_process_run() {
         "{printed}"
     );
     assert!(report.join("run.json").exists() && report.join("results.csv").exists());
+}
+
+/// The experiment the Spark test runs: both MinHash searches and SimHash.
+fn write_experiment(dir: &Path, corpus_path: &Path) -> PathBuf {
+    let experiment = dir.join("spark.yaml");
+    std::fs::write(
+        &experiment,
+        format!(
+            "name: spark\ncorpus: {}\nalgorithms:\n  \
+             - type: minhash\n  \
+             - type: simhash\n    index: 6c3\n    threshold: 3\n    floor: 3\n    grid: [0, 1, 2, 3]\n  \
+             - type: minhash\n    sketch: one_permutation\n    candidates: super_shingles\n",
+            corpus_path.display()
+        ),
+    )
+    .unwrap();
+    experiment
+}
+
+/// Signatures in four shards hold exactly what one shard does.
+fn shards_hold_what_one_does(experiment: &Path, one: &Path, four: &Path) {
+    neardup(&[
+        "signatures",
+        experiment.to_str().unwrap(),
+        "-o",
+        one.to_str().unwrap(),
+    ]);
+    for i in 0..4 {
+        neardup(&[
+            "signatures",
+            experiment.to_str().unwrap(),
+            "-o",
+            four.to_str().unwrap(),
+            "--shard",
+            &format!("{i}/4"),
+        ]);
+    }
+    // Four shards hold exactly what one does.
+    for table in [
+        "pages",
+        "minhash-0/signatures",
+        "minhash-0/bands",
+        "simhash-1/fingerprints",
+        "minhash-oph-2/bands",
+    ] {
+        let (a, b) = (read_table(&one.join(table)), read_table(&four.join(table)));
+        assert!(a.height() > 0, "{table} is empty");
+        assert!(a.equals(&b), "{table}: 1 shard and 4 shards differ");
+    }
+}
+
+/// A shard made with other settings stops the job before any work.
+fn mixed_shards_are_refused(dir: &Path, experiment: &Path) {
+    let mixed = dir.join("mixed");
+    let other = dir.join("other.yaml");
+    let text = std::fs::read_to_string(experiment).unwrap();
+    std::fs::write(
+        &other,
+        text.replacen("- type: minhash\n", "- type: minhash\n    width: 4\n", 1),
+    )
+    .unwrap();
+    for (i, from) in [(0, experiment), (1, &other)] {
+        neardup(&[
+            "signatures",
+            from.to_str().unwrap(),
+            "-o",
+            mixed.to_str().unwrap(),
+            "--shard",
+            &format!("{i}/2"),
+        ]);
+    }
+    let refused = spark_job(&mixed, &dir.join("refused"), "minhash-0");
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("part-00001-of-00002.parquet was made with other settings")
+            && stderr.contains("differ in config, label, shingle_width"),
+        "{stderr}"
+    );
+}
+
+/// The Spark job's pairs and clusters of each algorithm, checked against
+/// the in-process run, as inputs to score them back.
+fn spark_pairs_as_local(
+    out: &Path,
+    corpus: &Corpus,
+    local: &ExperimentResult,
+) -> Vec<ExternalInput> {
+    let mut inputs = Vec::new();
+    for (key, own) in ["minhash-0", "simhash-1", "minhash-oph-2"]
+        .iter()
+        .zip(&local.algorithms)
+    {
+        let pairs = read_pairs(&out.join(key).join("pairs"), corpus).unwrap();
+        assert_eq!(pairs.settings["label"], own.run.label.as_str());
+        // In process, pages with identical signatures are kept as a group;
+        // Spark lists every pair.
+        let listed = own.run.listed_pairs();
+        assert_eq!(pairs.pairs.len(), listed.len(), "{key}: pair count");
+        assert_eq!(pairs.pairs, listed, "{key}: pairs or scores differ");
+        assert_eq!(
+            pairs.job["job"]["candidates"].as_u64(),
+            Some(own.run.candidates),
+            "{key}: candidate pairs"
+        );
+        let scale = &own.run.scale;
+        let at_threshold = own
+            .run
+            .pairs
+            .iter()
+            .filter(|p| scale.passes(p.score, own.threshold))
+            .count();
+        assert!(
+            at_threshold > 20,
+            "{key}: only {at_threshold} pairs at the threshold"
+        );
+
+        let clusters_path = out.join(key).join("clusters");
+        let given = canonical(&read_clusters(&clusters_path, corpus).unwrap());
+        let expected = closure(corpus.len(), &listed, |s| scale.passes(s, own.threshold));
+        assert_eq!(given, expected, "{key}: clusters differ");
+        let clustered = (0..corpus.len() as u32)
+            .filter(|&p| expected[p as usize] != p)
+            .count();
+        assert!(clustered > 20, "{key}: only {clustered} pages in clusters");
+        inputs.push(ExternalInput {
+            pairs,
+            clusters: Some((clusters_path, given)),
+        });
+    }
+    inputs
 }

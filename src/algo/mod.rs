@@ -23,7 +23,7 @@ use crate::extract::structure::DocumentStructure;
 use crate::text::lang::detect_lang;
 use crate::text::Lang;
 use crate::text::{tokenize, TokenizerConfig, Tokens};
-use crate::util::stage::{Stage, StageClock};
+use crate::util::stage::{Stage, StageClock, Ticker};
 
 /// A page as the algorithms see it: extracted, normalised and tokenised.
 #[derive(Debug, Clone)]
@@ -738,48 +738,12 @@ impl<D: Detector> Algorithm for D {
         let started = clock.start();
         let collapsed = Collapsed::new(&keys, &mut signatures);
         drop(keys);
-        let scored = this.scored_candidates(&signatures);
-        // Scored candidates are read in place, not copied into a list.
-        let candidates: Vec<(u32, u32)> = match &scored {
-            Some(_) => Vec::new(),
-            None => this.candidates(&signatures),
-        };
-        let each_candidate = || {
-            scored
-                .iter()
-                .flatten()
-                .map(|&(i, j, _)| (i, j))
-                .chain(candidates.iter().copied())
-        };
+        let candidates = Candidates::search(this, &signatures);
         clock.stop(started, Stage::Candidates, &who);
-        // A group stands for itself by its first page.
-        let first_page = |i: u32| {
-            collapsed
-                .members(i)
-                .map(|m| docs[m as usize].page)
-                .min()
-                .expect("a representative stands for itself")
-        };
-        let mut candidate_pairs: Vec<(u32, u32)> = each_candidate()
-            .map(|(i, j)| {
-                let (a, b) = (first_page(i), first_page(j));
-                (a.min(b), a.max(b))
-            })
-            .collect();
-        candidate_pairs.par_sort_unstable();
-        candidate_pairs.dedup();
-        let weight = |i: u32| collapsed.weight(i);
-        let candidate_count: u64 = each_candidate()
-            .map(|(i, j)| weight(i) * weight(j))
-            .sum::<u64>()
-            + collapsed
-                .groups
-                .iter()
-                .map(|g| (g.len() as u64) * (g.len() as u64 - 1) / 2)
-                .sum::<u64>();
+        let candidate_pairs = candidate_page_pairs(&collapsed, docs, &candidates);
+        let candidate_count = candidate_count(&collapsed, &candidates);
 
-        let pairs_to_score = scored.as_ref().map_or(candidates.len(), Vec::len) as u64;
-        let ticker = clock.begin(&format!("verify {who}"), pairs_to_score);
+        let ticker = clock.begin(&format!("verify {who}"), candidates.to_score() as u64);
         let started = clock.start();
         let mut scale = this.scale();
         let gates = this.gates();
@@ -787,121 +751,15 @@ impl<D: Detector> Algorithm for D {
             gates.len() <= MAX_GATES,
             "a detector has at most {MAX_GATES} gates"
         );
-        let gate_scores_of = |a: &D::Signature, b: &D::Signature| {
-            if gates.is_empty() {
-                [f32::NAN; MAX_GATES]
-            } else {
-                this.gate_scores(a, b)
-            }
-        };
-        let keep = |i: u32, j: u32, score: f32| -> Option<Kept> {
-            if !scale.passes(score, scale.floor) {
-                return None;
-            }
-            let gate_scores = gate_scores_of(
-                signatures[i as usize].as_ref()?,
-                signatures[j as usize].as_ref()?,
-            );
-            Some((i, j, score, gate_scores))
-        };
-        // Pairs are counted a chunk at a time: a count per pair, on every
-        // thread, was a contended cache line whenever a bar or the
-        // workbench's gauge listened.
-        let mut kept: Vec<Kept> = match &scored {
-            Some(scored) => scored
-                .par_chunks(TICK_PAIRS)
-                .flat_map_iter(|chunk| {
-                    ticker.tick(chunk.len() as u64);
-                    chunk.iter().filter_map(|&(i, j, score)| keep(i, j, score))
-                })
-                .collect(),
-            None => candidates
-                .par_chunks(TICK_PAIRS)
-                .flat_map_iter(|chunk| {
-                    ticker.tick(chunk.len() as u64);
-                    chunk.iter().filter_map(|&(i, j)| {
-                        let (sa, sb) = (
-                            signatures[i as usize].as_ref()?,
-                            signatures[j as usize].as_ref()?,
-                        );
-                        keep(i, j, this.score_within(sa, sb, &scale)?)
-                    })
-                })
-                .collect(),
-        };
-        drop(scored);
+        let gated = !gates.is_empty();
+        let mut kept = verify(this, &signatures, &candidates, &scale, gated, &ticker);
         drop(candidates);
         let mut notes = this.describe();
-        let pair_bytes = std::mem::size_of::<ScoredPair>()
-            + if gates.is_empty() {
-                0
-            } else {
-                std::mem::size_of::<GateScores>()
-            };
-        let max_pairs = (pair_budget / pair_bytes).max(1) as u64;
-        let within_floor: u64 = kept.iter().map(|k| weight(k.0) * weight(k.1)).sum();
-        if let Some(floor) = fit_budget(&mut kept, weight, &scale, max_pairs) {
-            notes.push(format!(
-                "pair budget of {} MB reached: {within_floor} pairs scored within the floor {}, the best {} kept; the floor is now {}",
-                pair_budget >> 20,
-                scale.floor,
-                kept.iter().map(|k| weight(k.0) * weight(k.1)).sum::<u64>(),
-                (floor * 1e4).round() / 1e4
-            ));
-            scale.floor = floor;
+        if let Some(note) = fit_pair_budget(&mut kept, &collapsed, &mut scale, pair_budget, gated) {
+            notes.push(note);
         }
-        // Each kept pair of representatives stands for every pair of the
-        // pages they stand for.
-        let expand = |&(i, j, score, gate_scores): &Kept| {
-            let collapsed = &collapsed;
-            collapsed.members(i).flat_map(move |x| {
-                collapsed.members(j).map(move |y| {
-                    let (a, b) = (docs[x as usize].page, docs[y as usize].page);
-                    let pair = ScoredPair {
-                        a: a.min(b),
-                        b: a.max(b),
-                        score,
-                    };
-                    (pair, gate_scores)
-                })
-            })
-        };
-        let (pairs, gate_scores): (Vec<ScoredPair>, Vec<GateScores>) = if gates.is_empty() {
-            // Without gates only the pairs are held: the budget counted
-            // them alone.
-            let mut pairs: Vec<ScoredPair> = kept
-                .par_iter()
-                .flat_map_iter(|k| expand(k).map(|(p, _)| p))
-                .collect();
-            drop(kept);
-            pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
-            pairs.dedup_by_key(|p| (p.a, p.b));
-            (pairs, Vec::new())
-        } else {
-            let mut expanded: Vec<(ScoredPair, GateScores)> =
-                kept.par_iter().flat_map_iter(expand).collect();
-            drop(kept);
-            expanded.par_sort_unstable_by_key(|(p, _)| (p.a, p.b));
-            expanded.dedup_by_key(|(p, _)| (p.a, p.b));
-            expanded.into_iter().unzip()
-        };
-        let mut groups: Vec<PageGroup> = collapsed
-            .groups
-            .iter()
-            .map(|members| {
-                let sig = signatures[members[0] as usize]
-                    .as_ref()
-                    .expect("a representative keeps its signature");
-                let mut pages: Vec<u32> = members.iter().map(|&m| docs[m as usize].page).collect();
-                pages.sort_unstable();
-                PageGroup {
-                    pages,
-                    score: this.score(sig, sig),
-                    gate_scores: gate_scores_of(sig, sig),
-                }
-            })
-            .collect();
-        groups.sort_unstable_by_key(|g| g.pages[0]);
+        let (pairs, gate_scores) = expand_pairs(kept, &collapsed, docs, gated);
+        let groups = page_groups(this, &collapsed, &signatures, docs, gated);
         clock.stop(started, Stage::Verify, &who);
 
         AlgorithmRun {
@@ -919,4 +777,245 @@ impl<D: Detector> Algorithm for D {
             banding: this.banding(),
         }
     }
+}
+
+/// The candidate stage's pairs of representatives (doc indices), scored
+/// when the search scores them on the way.
+struct Candidates {
+    scored: Option<Vec<(u32, u32, f32)>>,
+    /// Pairs still to score; empty when the search scored them (those are
+    /// read in place, not copied into a list).
+    unscored: Vec<(u32, u32)>,
+}
+
+impl Candidates {
+    fn search<D: Detector>(detector: &D, signatures: &[Option<D::Signature>]) -> Self {
+        let scored = detector.scored_candidates(signatures);
+        let unscored = match &scored {
+            Some(_) => Vec::new(),
+            None => detector.candidates(signatures),
+        };
+        Candidates { scored, unscored }
+    }
+
+    fn each(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.scored
+            .iter()
+            .flatten()
+            .map(|&(i, j, _)| (i, j))
+            .chain(self.unscored.iter().copied())
+    }
+
+    /// How many pairs the verify stage reads.
+    fn to_score(&self) -> usize {
+        self.scored.as_ref().map_or(self.unscored.len(), Vec::len)
+    }
+}
+
+/// The candidates as pairs of pages, sorted and distinct: a group stands
+/// for itself by its first page.
+fn candidate_page_pairs(
+    collapsed: &Collapsed,
+    docs: &[Document],
+    candidates: &Candidates,
+) -> Vec<(u32, u32)> {
+    let first_page = |i: u32| {
+        collapsed
+            .members(i)
+            .map(|m| docs[m as usize].page)
+            .min()
+            .expect("a representative stands for itself")
+    };
+    let mut candidate_pairs: Vec<(u32, u32)> = candidates
+        .each()
+        .map(|(i, j)| {
+            let (a, b) = (first_page(i), first_page(j));
+            (a.min(b), a.max(b))
+        })
+        .collect();
+    candidate_pairs.par_sort_unstable();
+    candidate_pairs.dedup();
+    candidate_pairs
+}
+
+/// The pairs of pages the candidates stand for, with the pairs inside
+/// each group of identical signatures.
+fn candidate_count(collapsed: &Collapsed, candidates: &Candidates) -> u64 {
+    let weight = |i: u32| collapsed.weight(i);
+    candidates
+        .each()
+        .map(|(i, j)| weight(i) * weight(j))
+        .sum::<u64>()
+        + collapsed
+            .groups
+            .iter()
+            .map(|g| (g.len() as u64) * (g.len() as u64 - 1) / 2)
+            .sum::<u64>()
+}
+
+/// The gate scores of a pair, or none (NaN) for a detector without gates.
+#[inline]
+fn gate_scores_of<D: Detector>(
+    detector: &D,
+    gated: bool,
+    a: &D::Signature,
+    b: &D::Signature,
+) -> GateScores {
+    if gated {
+        detector.gate_scores(a, b)
+    } else {
+        [f32::NAN; MAX_GATES]
+    }
+}
+
+/// The candidate pairs that score within `scale`'s floor, with their
+/// gate scores.
+fn verify<D: Detector>(
+    this: &D,
+    signatures: &[Option<D::Signature>],
+    candidates: &Candidates,
+    scale: &ScoreScale,
+    gated: bool,
+    ticker: &Ticker,
+) -> Vec<Kept> {
+    let keep = |i: u32, j: u32, score: f32| -> Option<Kept> {
+        if !scale.passes(score, scale.floor) {
+            return None;
+        }
+        let gate_scores = gate_scores_of(
+            this,
+            gated,
+            signatures[i as usize].as_ref()?,
+            signatures[j as usize].as_ref()?,
+        );
+        Some((i, j, score, gate_scores))
+    };
+    // Pairs are counted a chunk at a time: a count per pair, on every
+    // thread, was a contended cache line whenever a bar or the
+    // workbench's gauge listened.
+    match &candidates.scored {
+        Some(scored) => scored
+            .par_chunks(TICK_PAIRS)
+            .flat_map_iter(|chunk| {
+                ticker.tick(chunk.len() as u64);
+                chunk.iter().filter_map(|&(i, j, score)| keep(i, j, score))
+            })
+            .collect(),
+        None => candidates
+            .unscored
+            .par_chunks(TICK_PAIRS)
+            .flat_map_iter(|chunk| {
+                ticker.tick(chunk.len() as u64);
+                chunk.iter().filter_map(|&(i, j)| {
+                    let (sa, sb) = (
+                        signatures[i as usize].as_ref()?,
+                        signatures[j as usize].as_ref()?,
+                    );
+                    keep(i, j, this.score_within(sa, sb, scale)?)
+                })
+            })
+            .collect(),
+    }
+}
+
+/// Holds `kept` to the pairs of pages `pair_budget` bytes hold, raising
+/// `scale`'s floor when it must; returns the note saying so.
+fn fit_pair_budget(
+    kept: &mut Vec<Kept>,
+    collapsed: &Collapsed,
+    scale: &mut ScoreScale,
+    pair_budget: usize,
+    gated: bool,
+) -> Option<String> {
+    let weight = |i: u32| collapsed.weight(i);
+    let pair_bytes = std::mem::size_of::<ScoredPair>()
+        + if gated {
+            std::mem::size_of::<GateScores>()
+        } else {
+            0
+        };
+    let max_pairs = (pair_budget / pair_bytes).max(1) as u64;
+    let within_floor: u64 = kept.iter().map(|k| weight(k.0) * weight(k.1)).sum();
+    let floor = fit_budget(kept, weight, scale, max_pairs)?;
+    let note = format!(
+        "pair budget of {} MB reached: {within_floor} pairs scored within the floor {}, the best {} kept; the floor is now {}",
+        pair_budget >> 20,
+        scale.floor,
+        kept.iter().map(|k| weight(k.0) * weight(k.1)).sum::<u64>(),
+        (floor * 1e4).round() / 1e4
+    );
+    scale.floor = floor;
+    Some(note)
+}
+
+/// The scored pairs of pages, sorted and distinct, and their gate scores
+/// (none without gates): each kept pair of representatives stands for
+/// every pair of the pages they stand for.
+fn expand_pairs(
+    kept: Vec<Kept>,
+    collapsed: &Collapsed,
+    docs: &[Document],
+    gated: bool,
+) -> (Vec<ScoredPair>, Vec<GateScores>) {
+    let expand = |&(i, j, score, gate_scores): &Kept| {
+        collapsed.members(i).flat_map(move |x| {
+            collapsed.members(j).map(move |y| {
+                let (a, b) = (docs[x as usize].page, docs[y as usize].page);
+                let pair = ScoredPair {
+                    a: a.min(b),
+                    b: a.max(b),
+                    score,
+                };
+                (pair, gate_scores)
+            })
+        })
+    };
+    if !gated {
+        // Without gates only the pairs are held: the budget counted
+        // them alone.
+        let mut pairs: Vec<ScoredPair> = kept
+            .par_iter()
+            .flat_map_iter(|k| expand(k).map(|(p, _)| p))
+            .collect();
+        drop(kept);
+        pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
+        pairs.dedup_by_key(|p| (p.a, p.b));
+        (pairs, Vec::new())
+    } else {
+        let mut expanded: Vec<(ScoredPair, GateScores)> =
+            kept.par_iter().flat_map_iter(expand).collect();
+        drop(kept);
+        expanded.par_sort_unstable_by_key(|(p, _)| (p.a, p.b));
+        expanded.dedup_by_key(|(p, _)| (p.a, p.b));
+        expanded.into_iter().unzip()
+    }
+}
+
+/// The groups of pages with identical signatures, by their first page,
+/// each scored as its representative against itself.
+fn page_groups<D: Detector>(
+    this: &D,
+    collapsed: &Collapsed,
+    signatures: &[Option<D::Signature>],
+    docs: &[Document],
+    gated: bool,
+) -> Vec<PageGroup> {
+    let mut groups: Vec<PageGroup> = collapsed
+        .groups
+        .iter()
+        .map(|members| {
+            let sig = signatures[members[0] as usize]
+                .as_ref()
+                .expect("a representative keeps its signature");
+            let mut pages: Vec<u32> = members.iter().map(|&m| docs[m as usize].page).collect();
+            pages.sort_unstable();
+            PageGroup {
+                pages,
+                score: this.score(sig, sig),
+                gate_scores: gate_scores_of(this, gated, sig, sig),
+            }
+        })
+        .collect();
+    groups.sort_unstable_by_key(|g| g.pages[0]);
+    groups
 }

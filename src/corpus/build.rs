@@ -769,20 +769,11 @@ fn cluster_sizes(rng: &mut Rng, total: usize, range: SizeRange) -> Vec<usize> {
 /// Builds the corpus a config describes; `base` resolves its paths.
 pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, BuildError> {
     let mut rng = Rng::new(config.seed);
-    let news_sources = &config.sources.news;
-    let mut prose_pool = load_articles(&config.sources.prose, base, 0)?;
-    prose_pool.retain(|a| a.chars() >= config.sources.prose_min_chars);
-    let mut news_pool = load_articles(news_sources, base, config.sources.prose.len())?;
-    let mut texts = HashSet::new();
-    drop_repeated_texts(&mut prose_pool, &mut texts);
-    drop_repeated_texts(&mut news_pool, &mut texts);
-    // A text may be listed for both categories: prose keeps the long ones.
-    let key = |a: &Article| format!("{}\n{}", a.title, a.paragraphs[0]);
-    let in_prose: HashSet<String> = prose_pool.iter().map(key).collect();
-    news_pool.retain(|a| a.chars() >= config.sources.news_min_chars && !in_prose.contains(&key(a)));
-    let neighbours = news_pool.clone();
-    rng.shuffle(&mut prose_pool);
-    rng.shuffle(&mut news_pool);
+    let Pools {
+        mut prose_pool,
+        mut news_pool,
+        neighbours,
+    } = load_pools(config, base, &mut rng)?;
 
     let (portals, real) = load_templates(&config.templates, base)?;
     let cilin = match &config.thesaurus {
@@ -801,45 +792,8 @@ pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, Buil
 
     // Plan every cluster first, so that base texts, negatives and donors
     // are drawn from disjoint parts of the pools.
-    let mut plans: Vec<(&str, &str, Vec<usize>)> = Vec::new();
-    for (category, counts) in &config.composition {
-        for (kind, count) in [("full", counts.full), ("partial", counts.partial)] {
-            let total = (count as f64 * config.scale).round() as usize;
-            plans.push((
-                category.as_str(),
-                kind,
-                cluster_sizes(&mut b.rng, total, config.cluster_size),
-            ));
-        }
-    }
-    let mut bases: HashMap<&str, Vec<Article>> = HashMap::new();
-    for category in ["news", "prose"] {
-        let clusters: usize = plans
-            .iter()
-            .filter(|p| p.0 == category)
-            .map(|p| p.2.len())
-            .sum();
-        let pool = if category == "prose" {
-            &mut prose_pool
-        } else {
-            &mut news_pool
-        };
-        if clusters > pool.len() {
-            let pages: usize = plans
-                .iter()
-                .filter(|p| p.0 == category)
-                .flat_map(|p| &p.2)
-                .sum();
-            return Err(ConfigError::invalid(base, format!("sources.{category}"), format!(
-                    "{pages} {category} pages in clusters of {}-{} need {clusters} base texts; the sources give {} \
-                     (lower the counts or scale, raise cluster_size, or add sources)",
-                    config.cluster_size.min,
-                    config.cluster_size.max,
-                    pool.len()
-                )).into());
-        }
-        bases.insert(category, pool.split_off(pool.len() - clusters));
-    }
+    let plans = plan_clusters(&mut b);
+    let mut bases = take_bases(config, base, &plans, &mut prose_pool, &mut news_pool)?;
     let n = &config.negatives;
     let scaled = |x: usize| (x as f64 * config.scale).round() as usize;
     let negatives_needed = scaled(n.layout) + scaled(n.unique);
@@ -865,67 +819,12 @@ pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, Buil
                 .expect("one base per planned cluster");
             let cluster = format!("{category}-{kind}-{c:05}");
             used_origins.insert(article.origin, cluster.clone());
-            let mut used_templates: Vec<String> = Vec::new();
-            let home = b.template(&used_templates);
-            used_templates.push(home.name.clone());
-            homes.insert(cluster.clone(), (home.clone(), b.clock));
-            b.add_page(
-                format!("{cluster}-0"),
-                &cluster,
-                &home,
-                &article.title,
-                &article.paragraphs,
-                category,
-                kind,
-                "original".into(),
-                0,
-            );
-            for k in 1..size {
-                let template = b.template(&used_templates);
-                used_templates.push(template.name.clone());
-                let (paragraphs, op) = if kind == "full" {
-                    b.reprint(&article, &home.site)
-                } else {
-                    let donor =
-                        (!donors.is_empty()).then(|| donors[b.rng.below(donors.len())].clone());
-                    b.partial(&article, donor.as_ref())
-                };
-                b.add_page(
-                    format!("{cluster}-{k}"),
-                    &cluster,
-                    &template,
-                    &article.title,
-                    &paragraphs,
-                    category,
-                    kind,
-                    op,
-                    1 + k as u64,
-                );
-            }
-            b.clock += 24;
+            let home = add_cluster(&mut b, &cluster, &article, (category, kind), size, &donors);
+            homes.insert(cluster, home);
         }
     }
     // Negatives: unique clusters that share layout or topic with others.
-    let mut layout_template = None;
-    for (i, article) in layouts.iter().enumerate() {
-        if i % 10 == 0 || layout_template.is_none() {
-            layout_template = Some(b.template(&[]));
-        }
-        let template = layout_template.clone().expect("set above");
-        let id = format!("layout-{i:05}");
-        let op = format!("layout:{}", template.name);
-        b.add_page(
-            id.clone(),
-            &id,
-            &template,
-            &article.title,
-            &article.paragraphs,
-            "news",
-            "layout",
-            op,
-            0,
-        );
-    }
+    add_layouts(&mut b, &layouts);
     for (kind, wanted) in [
         ("hard_negative", scaled(n.hard_negative)),
         ("same_site", scaled(n.same_site)),
@@ -957,6 +856,172 @@ pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, Buil
         );
     }
     Ok(b.pages)
+}
+
+/// The source texts: prose and news, each text once and in one pool
+/// (shuffled), and the news as listed, whose neighbours make negatives.
+struct Pools {
+    prose_pool: Vec<Article>,
+    news_pool: Vec<Article>,
+    neighbours: Vec<Article>,
+}
+
+fn load_pools(config: &BuildConfig, base: &Path, rng: &mut Rng) -> Result<Pools, BuildError> {
+    let news_sources = &config.sources.news;
+    let mut prose_pool = load_articles(&config.sources.prose, base, 0)?;
+    prose_pool.retain(|a| a.chars() >= config.sources.prose_min_chars);
+    let mut news_pool = load_articles(news_sources, base, config.sources.prose.len())?;
+    let mut texts = HashSet::new();
+    drop_repeated_texts(&mut prose_pool, &mut texts);
+    drop_repeated_texts(&mut news_pool, &mut texts);
+    // A text may be listed for both categories: prose keeps the long ones.
+    let key = |a: &Article| format!("{}\n{}", a.title, a.paragraphs[0]);
+    let in_prose: HashSet<String> = prose_pool.iter().map(key).collect();
+    news_pool.retain(|a| a.chars() >= config.sources.news_min_chars && !in_prose.contains(&key(a)));
+    let neighbours = news_pool.clone();
+    rng.shuffle(&mut prose_pool);
+    rng.shuffle(&mut news_pool);
+    Ok(Pools {
+        prose_pool,
+        news_pool,
+        neighbours,
+    })
+}
+
+/// A planned group of clusters: category, kind (`full` or `partial`) and
+/// each cluster's size.
+type ClusterPlan<'c> = (&'c str, &'static str, Vec<usize>);
+
+/// Every group of clusters the composition asks for, at the config's scale.
+fn plan_clusters<'c>(b: &mut Builder<'c>) -> Vec<ClusterPlan<'c>> {
+    let config = b.config;
+    let mut plans: Vec<ClusterPlan<'c>> = Vec::new();
+    for (category, counts) in &config.composition {
+        for (kind, count) in [("full", counts.full), ("partial", counts.partial)] {
+            let total = (count as f64 * config.scale).round() as usize;
+            plans.push((
+                category.as_str(),
+                kind,
+                cluster_sizes(&mut b.rng, total, config.cluster_size),
+            ));
+        }
+    }
+    plans
+}
+
+/// One base text per planned cluster, per category, taken off the end of
+/// its pool; an error naming the source when the pool is too small.
+fn take_bases<'c>(
+    config: &BuildConfig,
+    base: &Path,
+    plans: &[ClusterPlan<'c>],
+    prose_pool: &mut Vec<Article>,
+    news_pool: &mut Vec<Article>,
+) -> Result<HashMap<&'c str, Vec<Article>>, BuildError> {
+    let mut bases: HashMap<&str, Vec<Article>> = HashMap::new();
+    for category in ["news", "prose"] {
+        let clusters: usize = plans
+            .iter()
+            .filter(|p| p.0 == category)
+            .map(|p| p.2.len())
+            .sum();
+        let pool = if category == "prose" {
+            &mut *prose_pool
+        } else {
+            &mut *news_pool
+        };
+        if clusters > pool.len() {
+            let pages: usize = plans
+                .iter()
+                .filter(|p| p.0 == category)
+                .flat_map(|p| &p.2)
+                .sum();
+            return Err(ConfigError::invalid(base, format!("sources.{category}"), format!(
+                    "{pages} {category} pages in clusters of {}-{} need {clusters} base texts; the sources give {} \
+                     (lower the counts or scale, raise cluster_size, or add sources)",
+                    config.cluster_size.min,
+                    config.cluster_size.max,
+                    pool.len()
+                )).into());
+        }
+        bases.insert(category, pool.split_off(pool.len() - clusters));
+    }
+    Ok(bases)
+}
+
+/// Adds one cluster of `size` pages on `article`: its original in a home
+/// template, then reprints (`full`) or partial copies each in a template
+/// of its own. Returns the home and the clock the original was published at.
+fn add_cluster(
+    b: &mut Builder,
+    cluster: &str,
+    article: &Article,
+    (category, kind): (&str, &str),
+    size: usize,
+    donors: &[Article],
+) -> (Template, u64) {
+    let mut used_templates: Vec<String> = Vec::new();
+    let home = b.template(&used_templates);
+    used_templates.push(home.name.clone());
+    let published = (home.clone(), b.clock);
+    b.add_page(
+        format!("{cluster}-0"),
+        cluster,
+        &home,
+        &article.title,
+        &article.paragraphs,
+        category,
+        kind,
+        "original".into(),
+        0,
+    );
+    for k in 1..size {
+        let template = b.template(&used_templates);
+        used_templates.push(template.name.clone());
+        let (paragraphs, op) = if kind == "full" {
+            b.reprint(article, &home.site)
+        } else {
+            let donor = (!donors.is_empty()).then(|| donors[b.rng.below(donors.len())].clone());
+            b.partial(article, donor.as_ref())
+        };
+        b.add_page(
+            format!("{cluster}-{k}"),
+            cluster,
+            &template,
+            &article.title,
+            &paragraphs,
+            category,
+            kind,
+            op,
+            1 + k as u64,
+        );
+    }
+    b.clock += 24;
+    published
+}
+
+/// Layout negatives: each its own cluster, ten at a time in one template.
+fn add_layouts(b: &mut Builder, layouts: &[Article]) {
+    let mut layout_template = None;
+    for (i, article) in layouts.iter().enumerate() {
+        if i % 10 == 0 || layout_template.is_none() {
+            layout_template = Some(b.template(&[]));
+        }
+        let template = layout_template.clone().expect("set above");
+        let id = format!("layout-{i:05}");
+        let op = format!("layout:{}", template.name);
+        b.add_page(
+            id.clone(),
+            &id,
+            &template,
+            &article.title,
+            &article.paragraphs,
+            "news",
+            "layout",
+            op,
+            0,
+        );
+    }
 }
 
 /// Negatives drawn from the articles next to a cluster's source text in

@@ -18,7 +18,8 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::{table_files, DistError, METADATA_KEY};
-use crate::algo::{AlgorithmRun, Detector, ScoredPair};
+use crate::algo::shingling::lsh::Banding;
+use crate::algo::{AlgorithmRun, Detector, ScoreScale, ScoredPair};
 use crate::corpus::Corpus;
 use crate::eval::{candidate_recall, evaluate_at, evaluate_with_clusters, Counts, Truth};
 use crate::experiment::config::{format_threshold, AlgorithmConfig};
@@ -343,12 +344,51 @@ pub fn evaluate_external(
 
     let mut algorithms = Vec::new();
     for input in inputs {
+        let scoring = Scoring {
+            corpus,
+            truth: &truth,
+            extraction,
+        };
+        let result = scoring.evaluate(algorithms.len(), input, &mut clock)?;
+        algorithms.push(result);
+    }
+    Ok(ExperimentResult {
+        name: name.to_string(),
+        corpus_source: corpus.source.clone(),
+        pages: corpus.len(),
+        input_bytes,
+        skipped_empty: corpus.skipped_empty,
+        empty_after_extraction: vec![(extraction, blank.iter().filter(|&&b| b).count())],
+        boilerplate: Vec::new(),
+        extract_cache: Vec::new(),
+        truth,
+        algorithms,
+        throughput: clock.records,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+        cpu_seconds: process_cpu_seconds() - cpu,
+        peak_memory_bytes: peak_memory_bytes(),
+    })
+}
+
+/// What the settings of a pairs file say of the algorithm that made them.
+struct PairsAlgorithm {
+    name: &'static str,
+    label: String,
+    scale: ScoreScale,
+    notes: Vec<String>,
+    banding: Option<Banding>,
+    threshold: f64,
+    grid: Vec<f64>,
+}
+
+impl PairsAlgorithm {
+    fn read(input: &ExternalPairs) -> Result<Self, DistError> {
         let ExternalPairs {
             path,
             settings,
             job,
-            pairs,
-        } = &input.pairs;
+            ..
+        } = input;
         let bad = |message: String| DistError::invalid(path, message);
         let config: AlgorithmConfig = serde_json::from_value(settings["config"].clone())
             .map_err(|e| bad(format!("settings `config`: {e}")))?;
@@ -383,23 +423,61 @@ pub fn evaluate_external(
                 None => String::new(),
             }
         ));
+        Ok(PairsAlgorithm {
+            name,
+            label,
+            scale,
+            notes,
+            banding,
+            threshold,
+            grid,
+        })
+    }
+}
+
+/// What every pairs file is scored against.
+struct Scoring<'a> {
+    corpus: &'a Corpus,
+    truth: &'a Truth,
+    extraction: Extraction,
+}
+
+impl Scoring<'_> {
+    /// One pairs file (and its clusters, if given) scored as entry `entry`
+    /// of the run.
+    fn evaluate(
+        &self,
+        entry: usize,
+        input: &ExternalInput,
+        clock: &mut StageClock,
+    ) -> Result<AlgorithmResult, DistError> {
+        let (truth, extraction) = (self.truth, self.extraction);
+        let ExternalPairs { job, pairs, .. } = &input.pairs;
+        let PairsAlgorithm {
+            name,
+            label,
+            scale,
+            mut notes,
+            banding,
+            threshold,
+            grid,
+        } = PairsAlgorithm::read(&input.pairs)?;
         let started = clock.start();
         let labels = input.clusters.as_ref().map(|(p, l)| (p, canonical(l)));
         if let Some((cpath, given)) = &labels {
-            let own = closure(corpus.len(), pairs, |s| scale.passes(s, threshold));
+            let own = closure(self.corpus.len(), pairs, |s| scale.passes(s, threshold));
             let differ = given.iter().zip(&own).filter(|(x, y)| x != y).count();
+            let at = format_threshold(&scale, threshold);
             notes.push(if differ == 0 {
                 format!(
-                    "clusters {} equal the closure of the pairs at {}",
+                    "clusters {} equal the closure of the pairs at {at}",
                     cpath.display(),
-                    format_threshold(&scale, threshold)
                 )
             } else {
                 format!(
-                    "clusters {} differ from the closure of the pairs at {} on {differ} pages; \
+                    "clusters {} differ from the closure of the pairs at {at} on {differ} pages; \
                      the clustered and page levels at that threshold score the given clusters",
                     cpath.display(),
-                    format_threshold(&scale, threshold)
                 )
             });
         }
@@ -407,9 +485,9 @@ pub fn evaluate_external(
             .iter()
             .map(|&t| match &labels {
                 Some((_, l)) if t == threshold => {
-                    evaluate_with_clusters(&truth, pairs, &scale, t, Some(l))
+                    evaluate_with_clusters(truth, pairs, &scale, t, Some(l))
                 }
-                _ => evaluate_at(&truth, pairs, &scale, t),
+                _ => evaluate_at(truth, pairs, &scale, t),
             })
             .collect();
         clock.stop(
@@ -417,9 +495,9 @@ pub fn evaluate_external(
             Stage::Evaluate,
             &format!("{label} [{}]", extraction.name()),
         );
-        let candidates = candidate_recall(&truth, pairs);
-        algorithms.push(AlgorithmResult {
-            entry: algorithms.len(),
+        let candidates = candidate_recall(truth, pairs);
+        Ok(AlgorithmResult {
+            entry,
             end_to_end: Default::default(),
             extraction,
             fitted: None,
@@ -457,22 +535,6 @@ pub fn evaluate_external(
                 _ => candidates,
             },
             unsigned_by_slice: vec![0; truth.slice_names.len()],
-        });
+        })
     }
-    Ok(ExperimentResult {
-        name: name.to_string(),
-        corpus_source: corpus.source.clone(),
-        pages: corpus.len(),
-        input_bytes,
-        skipped_empty: corpus.skipped_empty,
-        empty_after_extraction: vec![(extraction, blank.iter().filter(|&&b| b).count())],
-        boilerplate: Vec::new(),
-        extract_cache: Vec::new(),
-        truth,
-        algorithms,
-        throughput: clock.records,
-        wall_seconds: wall.elapsed().as_secs_f64(),
-        cpu_seconds: process_cpu_seconds() - cpu,
-        peak_memory_bytes: peak_memory_bytes(),
-    })
 }

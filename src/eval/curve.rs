@@ -203,7 +203,37 @@ struct Builder<'a> {
     pending: HashMap<u32, (i64, i64)>,
 }
 
+/// What counting a group's pairs reuses from one group to the next.
+struct GroupCounts {
+    members: Vec<(u32, u16)>,
+    scratch: Vec<u16>,
+    /// Per slice, the group's pairs and its true pairs.
+    detected: Vec<u64>,
+    correct: Vec<u64>,
+}
+
 impl Builder<'_> {
+    /// Adds every pair of a group's pages, per slice, and joins its pages.
+    #[inline]
+    fn add_group(&mut self, group: &PageGroup, counts: &mut GroupCounts) {
+        let GroupCounts {
+            members,
+            scratch,
+            detected,
+            correct,
+        } = counts;
+        group_members(self.truth, &group.pages, members);
+        detected.iter_mut().for_each(|x| *x = 0);
+        correct.iter_mut().for_each(|x| *x = 0);
+        add_group_pairs(members, scratch, detected, correct);
+        for s in 0..self.slices {
+            self.add(PAIRWISE, s as u16, detected[s] as i64, correct[s] as i64);
+        }
+        for w in group.pages.windows(2) {
+            self.union(w[0], w[1]);
+        }
+    }
+
     fn find(&mut self, mut x: u32) -> u32 {
         while self.parent[x as usize] != x {
             let grandparent = self.parent[self.parent[x as usize] as usize];
@@ -333,6 +363,51 @@ impl Builder<'_> {
     }
 }
 
+/// A pair or a group of identical pages, as [`ThresholdCurve::build`]
+/// ranks them: a group's index carries this bit.
+const GROUP: u32 = 1 << 31;
+
+/// The stored pairs and groups that pass the gates, as (score, index),
+/// best first; NaN, which passes no threshold, last.
+fn ranked_items(
+    pairs: &[ScoredPair],
+    gate_scores: &[crate::algo::GateScores],
+    groups: &[PageGroup],
+    gate_thresholds: &[f64],
+    scale: &ScoreScale,
+) -> Vec<(f32, u32)> {
+    let gated = |i: usize| {
+        gate_scores
+            .get(i)
+            .is_none_or(|g| passes_gates(g, gate_thresholds))
+    };
+    let mut items: Vec<(f32, u32)> = pairs
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| gated(i))
+        .map(|(i, p)| (p.score, i as u32))
+        .collect();
+    items.extend(
+        groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| passes_gates(&g.gate_scores, gate_thresholds))
+            .map(|(k, g)| (g.score, GROUP | k as u32)),
+    );
+    // Best first; NaN, which passes no threshold, last.
+    let key = |s: f32| match scale.direction {
+        Direction::AtLeast => -s,
+        Direction::AtMost => s,
+    };
+    items.sort_unstable_by(|x, y| {
+        (x.0.is_nan(), key(x.0))
+            .partial_cmp(&(y.0.is_nan(), key(y.0)))
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(x.1.cmp(&y.1))
+    });
+    items
+}
+
 impl ThresholdCurve {
     /// The curve of stored `pairs` (with `gate_scores` parallel to them, or
     /// empty) and `groups`, through gates at `gate_thresholds`.
@@ -364,37 +439,8 @@ impl ThresholdCurve {
         scale: &ScoreScale,
         max_runs: usize,
     ) -> Self {
-        const GROUP: u32 = 1 << 31;
         assert!(pairs.len() < GROUP as usize, "fewer than 2^31 stored pairs");
-        let gated = |i: usize| {
-            gate_scores
-                .get(i)
-                .is_none_or(|g| passes_gates(g, gate_thresholds))
-        };
-        let mut items: Vec<(f32, u32)> = pairs
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| gated(i))
-            .map(|(i, p)| (p.score, i as u32))
-            .collect();
-        items.extend(
-            groups
-                .iter()
-                .enumerate()
-                .filter(|(_, g)| passes_gates(&g.gate_scores, gate_thresholds))
-                .map(|(k, g)| (g.score, GROUP | k as u32)),
-        );
-        // Best first; NaN, which passes no threshold, last.
-        let key = |s: f32| match scale.direction {
-            Direction::AtLeast => -s,
-            Direction::AtMost => s,
-        };
-        items.sort_unstable_by(|x, y| {
-            (x.0.is_nan(), key(x.0))
-                .partial_cmp(&(y.0.is_nan(), key(y.0)))
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then(x.1.cmp(&y.1))
-        });
+        let items = ranked_items(pairs, gate_scores, groups, gate_thresholds, scale);
 
         let slices = truth.slice_names.len();
         let n = truth.pages();
@@ -414,9 +460,12 @@ impl ThresholdCurve {
         let mut scores = Vec::with_capacity(items.len());
         let mut codes = Vec::with_capacity(items.len());
         let mut checkpoints = Vec::with_capacity(items.len() / STRIDE + 1);
-        let mut members: Vec<(u32, u16)> = Vec::new();
-        let mut scratch: Vec<u16> = Vec::new();
-        let (mut detected, mut correct) = (vec![0u64; slices], vec![0u64; slices]);
+        let mut group_counts = GroupCounts {
+            members: Vec::new(),
+            scratch: Vec::new(),
+            detected: vec![0u64; slices],
+            correct: vec![0u64; slices],
+        };
         let mut runs: Option<Vec<Run>> = Some(Vec::new());
         let end_run = |runs: &mut Option<Vec<Run>>, score: f32, builder: &Builder| {
             if runs.as_ref().is_some_and(|r| r.len() >= max_runs) {
@@ -458,17 +507,7 @@ impl ThresholdCurve {
                 builder.union(pair.a, pair.b);
             } else {
                 codes.push(IN_EVENTS);
-                let group = &groups[(id & !GROUP) as usize];
-                group_members(truth, &group.pages, &mut members);
-                detected.iter_mut().for_each(|x| *x = 0);
-                correct.iter_mut().for_each(|x| *x = 0);
-                add_group_pairs(&members, &mut scratch, &mut detected, &mut correct);
-                for s in 0..slices {
-                    builder.add(PAIRWISE, s as u16, detected[s] as i64, correct[s] as i64);
-                }
-                for w in group.pages.windows(2) {
-                    builder.union(w[0], w[1]);
-                }
+                builder.add_group(&groups[(id & !GROUP) as usize], &mut group_counts);
             }
             if !builder.pending.is_empty() {
                 builder.close(position);

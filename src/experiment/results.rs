@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use super::config::format_threshold;
-use super::runner::ExperimentResult;
+use super::runner::{AlgorithmResult, ExperimentResult};
 use crate::eval::{Counts, Evaluation, LevelMetrics};
 
 fn pct(x: f64) -> String {
@@ -71,64 +71,88 @@ pub fn render_summary(result: &ExperimentResult) -> String {
         }
     }
     for a in &result.algorithms {
-        let e = a.at_threshold();
-        let _ = writeln!(
-            out,
-            "\n{} [{}]   {} {}",
-            a.run.label,
-            a.extraction.name(),
-            a.run.scale.name,
-            format_threshold(&a.run.scale, a.threshold),
-        );
-        // What the candidate stage alone loses, then what scoring kept:
-        // no threshold can recall more than the stored pairs hold.
-        let _ = writeln!(
-            out,
-            "  candidates {} pairs holding {} of {} true pairs ({}); stored {} pairs within {} holding {} ({})",
-            a.candidate_stage.detected,
-            a.candidate_stage.correct,
-            a.candidate_stage.actual,
-            pct(a.candidate_stage.recall()),
-            a.candidates.detected,
-            format_threshold(&a.run.scale, a.run.scale.floor),
-            a.candidates.correct,
-            pct(a.candidates.recall()),
-        );
-        for note in &a.run.notes {
-            let _ = writeln!(out, "  {note}");
-        }
-        let _ = writeln!(
-            out,
-            "  {:<26} {:>8} {:>9} {:>8} {:>10} {:>8} {:>8}",
-            "page level (seed 001)", "actual", "detected", "correct", "precision", "recall", "F"
-        );
-        for (s, name) in result.truth.slice_names.iter().enumerate() {
-            out.push_str(&counts_row(name, &e.page.slices[s]));
-        }
-        out.push_str(&counts_row("all pages", &e.page.overall));
-        out.push_str(&counts_row("pairwise, all", &e.pairwise.overall));
-        out.push_str(&counts_row("clustered, all", &e.clustered.overall));
-        let unsigned: Vec<String> = result
-            .truth
-            .slice_names
-            .iter()
-            .zip(&a.unsigned_by_slice)
-            .filter(|(_, &n)| n > 0)
-            .map(|(name, n)| format!("{name} {n}"))
-            .collect();
-        let _ = writeln!(
-            out,
-            "  largest predicted cluster: {} pages from {} true clusters; {} pages without a signature{}",
-            e.largest_cluster.pages,
-            e.largest_cluster.true_clusters,
-            a.run.unsigned.len(),
-            if unsigned.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", unsigned.join(", "))
-            }
-        );
+        algorithm_summary(&mut out, result, a);
     }
+    stage_table(&mut out, result);
+    let _ = writeln!(
+        out,
+        "total: {:.3} s wall, {:.3} s CPU, {:.2} MB input, peak memory {}",
+        result.wall_seconds,
+        result.cpu_seconds,
+        result.input_bytes as f64 / 1e6,
+        result
+            .peak_memory_bytes
+            .map(|b| format!("{:.1} MB", b as f64 / 1e6))
+            .unwrap_or_else(|| "unknown".into())
+    );
+    out
+}
+
+/// One algorithm's run: its candidates, notes and counts per slice at
+/// its threshold.
+fn algorithm_summary(out: &mut String, result: &ExperimentResult, a: &AlgorithmResult) {
+    let e = a.at_threshold();
+    let _ = writeln!(
+        out,
+        "\n{} [{}]   {} {}",
+        a.run.label,
+        a.extraction.name(),
+        a.run.scale.name,
+        format_threshold(&a.run.scale, a.threshold),
+    );
+    // What the candidate stage alone loses, then what scoring kept:
+    // no threshold can recall more than the stored pairs hold.
+    let _ = writeln!(
+        out,
+        "  candidates {} pairs holding {} of {} true pairs ({}); stored {} pairs within {} holding {} ({})",
+        a.candidate_stage.detected,
+        a.candidate_stage.correct,
+        a.candidate_stage.actual,
+        pct(a.candidate_stage.recall()),
+        a.candidates.detected,
+        format_threshold(&a.run.scale, a.run.scale.floor),
+        a.candidates.correct,
+        pct(a.candidates.recall()),
+    );
+    for note in &a.run.notes {
+        let _ = writeln!(out, "  {note}");
+    }
+    let _ = writeln!(
+        out,
+        "  {:<26} {:>8} {:>9} {:>8} {:>10} {:>8} {:>8}",
+        "page level (seed 001)", "actual", "detected", "correct", "precision", "recall", "F"
+    );
+    for (s, name) in result.truth.slice_names.iter().enumerate() {
+        out.push_str(&counts_row(name, &e.page.slices[s]));
+    }
+    out.push_str(&counts_row("all pages", &e.page.overall));
+    out.push_str(&counts_row("pairwise, all", &e.pairwise.overall));
+    out.push_str(&counts_row("clustered, all", &e.clustered.overall));
+    let unsigned: Vec<String> = result
+        .truth
+        .slice_names
+        .iter()
+        .zip(&a.unsigned_by_slice)
+        .filter(|(_, &n)| n > 0)
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  largest predicted cluster: {} pages from {} true clusters; {} pages without a signature{}",
+        e.largest_cluster.pages,
+        e.largest_cluster.true_clusters,
+        a.run.unsigned.len(),
+        if unsigned.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", unsigned.join(", "))
+        }
+    );
+}
+
+/// Each stage's times and throughput, the stages made in one pass with
+/// each one's charge, and what the extraction cache gave.
+fn stage_table(out: &mut String, result: &ExperimentResult) {
     let width = result
         .throughput
         .iter()
@@ -185,18 +209,6 @@ pub fn render_summary(result: &ExperimentResult) -> String {
             cache.path.display()
         );
     }
-    let _ = writeln!(
-        out,
-        "total: {:.3} s wall, {:.3} s CPU, {:.2} MB input, peak memory {}",
-        result.wall_seconds,
-        result.cpu_seconds,
-        result.input_bytes as f64 / 1e6,
-        result
-            .peak_memory_bytes
-            .map(|b| format!("{:.1} MB", b as f64 / 1e6))
-            .unwrap_or_else(|| "unknown".into())
-    );
-    out
 }
 
 /// One row per algorithm x threshold x slice (`all` for the overall line),

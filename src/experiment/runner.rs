@@ -13,7 +13,7 @@ use crate::eval::{
 };
 use crate::util::stage::{
     peak_memory_bytes, process_cpu_seconds, release_freed_memory, Progress, Stage, StageClock,
-    StageRecord,
+    StageRecord, Started, Ticker,
 };
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -175,23 +175,80 @@ fn run_pages(
     let mut clock = StageClock::new(corpus.len(), input_bytes);
     clock.observer = watchers.stages;
     clock.progress = watchers.progress;
-    let results = watchers.results;
-    // A watcher that hung up (a workbench reloaded or closed) wants no
-    // more runs: the run stops after the algorithm it is on.
-    let mut abandoned = false;
     // The jieba dictionary loads once per process (~0.1 s); keep that out
     // of the tokeniser's throughput.
     crate::text::tokenize::jieba();
 
-    let mut truth = None;
-    let mut algorithms = Vec::new();
-    let mut empty_after_extraction = Vec::new();
     let inputs = DistinctInputs::new(&corpus.pages);
-    let mut boilerplate = Vec::new();
     // Every extraction reads the pages first, so that their content can go
     // before any algorithm runs.
-    let mut extracted = Vec::new();
-    let mut extract_cache = Vec::new();
+    let ExtractedAll {
+        extracted,
+        extract_cache,
+        boilerplate,
+    } = extract_all(config, &corpus, &inputs, &mut clock);
+    if let Cow::Owned(corpus) = &mut corpus {
+        for page in &mut corpus.pages {
+            page.content = Content::Text(String::new());
+        }
+        release_freed_memory();
+    }
+    let mut run = AlgorithmRuns {
+        config,
+        references,
+        pages: &corpus.pages,
+        inputs: &inputs,
+        clock,
+        results: watchers.results,
+        abandoned: false,
+        truth: None,
+        algorithms: Vec::new(),
+        empty_after_extraction: Vec::new(),
+    };
+    for (extraction, held, extract_charge) in extracted {
+        if run.abandoned {
+            break;
+        }
+        run.on_extraction(extraction, held, extract_charge);
+    }
+
+    ExperimentResult {
+        name: name.to_string(),
+        pages: corpus.pages.len(),
+        truth: run.truth.unwrap_or_else(|| Truth::new(&[], &[])),
+        corpus_source: corpus.source.clone(),
+        input_bytes,
+        skipped_empty: corpus.skipped_empty,
+        empty_after_extraction: run.empty_after_extraction,
+        boilerplate,
+        extract_cache,
+        algorithms: run.algorithms,
+        throughput: run.clock.records,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+        cpu_seconds: process_cpu_seconds() - cpu,
+        peak_memory_bytes: peak_memory_bytes(),
+    }
+}
+
+/// Every extraction's structures, held until its algorithms run, with
+/// what the cache gave and the boilerplate pass removed.
+struct ExtractedAll {
+    extracted: Vec<(Extraction, Held, EndToEnd)>,
+    extract_cache: Vec<(Extraction, CacheReport)>,
+    boilerplate: Vec<(Extraction, Vec<GroupReport>)>,
+}
+
+fn extract_all(
+    config: &ExperimentConfig,
+    corpus: &Corpus,
+    inputs: &DistinctInputs,
+    clock: &mut StageClock,
+) -> ExtractedAll {
+    let mut all = ExtractedAll {
+        extracted: Vec::new(),
+        extract_cache: Vec::new(),
+        boilerplate: Vec::new(),
+    };
     // With several extractions, each one's structures wait packed while
     // the others run: one pass makes them all, and each is packed as soon
     // as it is final, so that one extraction is unpacked at a time once
@@ -199,32 +256,107 @@ fn run_pages(
     let pack = config.extractions().len() > 1;
     let cleaned = extract_cleaned(
         config,
-        &corpus,
-        &inputs,
+        corpus,
+        inputs,
         &config.extractions(),
-        &mut clock,
+        clock,
         |structures| match pack.then(|| Packed::pack(&structures)).flatten() {
             Some(packed) => Held::Packed(packed),
             None => Held::Ready(structures),
         },
     );
     for c in cleaned {
-        extract_cache.extend(c.cache.map(|r| (c.extraction, r)));
+        all.extract_cache.extend(c.cache.map(|r| (c.extraction, r)));
         if let Some(removed) = c.removed {
-            boilerplate.push((c.extraction, removed));
+            all.boilerplate.push((c.extraction, removed));
         }
-        extracted.push((c.extraction, c.held, c.charge));
+        all.extracted.push((c.extraction, c.held, c.charge));
     }
-    if let Cow::Owned(corpus) = &mut corpus {
-        for page in &mut corpus.pages {
-            page.content = Content::Text(String::new());
+    all
+}
+
+/// The algorithms' side of a run: what each extraction's algorithms read
+/// and what the run gathers from them.
+struct AlgorithmRuns<'a> {
+    config: &'a ExperimentConfig,
+    references: &'a References,
+    pages: &'a [Page],
+    inputs: &'a DistinctInputs,
+    clock: StageClock,
+    results: Option<std::sync::mpsc::Sender<RunOutput>>,
+    /// A watcher that hung up (a workbench reloaded or closed) wants no
+    /// more runs: the run stops after the algorithm it is on.
+    abandoned: bool,
+    truth: Option<Truth>,
+    algorithms: Vec<AlgorithmResult>,
+    empty_after_extraction: Vec<(Extraction, usize)>,
+}
+
+/// What the algorithms of one extraction read, per algorithm in run
+/// order: who reads which tokens and shingle widths decides when each
+/// goes.
+struct Readers {
+    tokenizers: Vec<TokenizerConfig>,
+    /// Shingle widths each algorithm reads: a set read by more than one
+    /// is made once and kept until its last reader is done.
+    widths: Vec<Vec<usize>>,
+    reads_tokens: Vec<bool>,
+    signs_from_text: Vec<bool>,
+    names: Vec<&'static str>,
+}
+
+impl Readers {
+    fn new(config: &ExperimentConfig, prepared: &[PreparedAlgorithm]) -> Self {
+        Readers {
+            tokenizers: prepared
+                .iter()
+                .map(|p| {
+                    p.tokenizer
+                        .clone()
+                        .unwrap_or_else(|| config.tokenizer.clone())
+                })
+                .collect(),
+            widths: prepared
+                .iter()
+                .map(|p| p.algorithm.shingle_widths())
+                .collect(),
+            reads_tokens: prepared
+                .iter()
+                .map(|p| p.algorithm.reads_tokens())
+                .collect(),
+            signs_from_text: prepared
+                .iter()
+                .map(|p| p.algorithm.signs_from_text())
+                .collect(),
+            names: prepared.iter().map(|p| p.algorithm.name()).collect(),
         }
-        release_freed_memory();
     }
-    for (extraction, held, extract_charge) in extracted {
-        if abandoned {
-            break;
-        }
+
+    /// Whether an algorithm after `n` on its tokens reads shingles of `width`.
+    fn read_later(&self, n: usize, width: usize) -> bool {
+        let tokenizers = &self.tokenizers;
+        (n + 1..tokenizers.len())
+            .any(|m| tokenizers[m] == tokenizers[n] && self.widths[m].contains(&width))
+    }
+
+    /// Whether algorithm n's tokens would serve one algorithm that can
+    /// sign from the text as well (SimHash's words by their counts) and
+    /// none that needs them: tokenising into a vocabulary costs it about
+    /// as much again as its signatures. Two such algorithms share the
+    /// tokens instead, which is cheaper than tokenising twice.
+    fn text_only(&self, n: usize) -> bool {
+        let tokenizers = &self.tokenizers;
+        let readers: Vec<usize> = (n..tokenizers.len())
+            .filter(|&m| tokenizers[m] == tokenizers[n] && self.reads_tokens[m])
+            .collect();
+        matches!(readers[..], [m] if self.signs_from_text[m])
+    }
+}
+
+impl AlgorithmRuns<'_> {
+    /// Runs every algorithm that reads `extraction`, then lets its
+    /// structures go.
+    fn on_extraction(&mut self, extraction: Extraction, held: Held, extract_charge: EndToEnd) {
         let mut structures = match held {
             Held::Ready(structures) => structures,
             Held::Packed(packed) => packed.unpack(),
@@ -233,212 +365,43 @@ fn run_pages(
         // held all at once: a run holds each page's text in its structure
         // and in its tokens already.
         let lengths = text_lengths(&structures);
-        empty_after_extraction.push((
+        self.empty_after_extraction.push((
             extraction,
-            inputs
+            self.inputs
                 .slot
                 .iter()
                 .filter(|&&s| lengths[s as usize] == 0)
                 .count(),
         ));
         // Retention ("keep the longer page") reads the first extraction's text.
-        let truth = truth.get_or_insert_with(|| {
-            let truth = page_truth(&corpus.pages, &inputs, &structures);
-            if let Some(results) = &results {
-                abandoned |= results.send(RunOutput::Truth(truth.clone())).is_err();
+        if self.truth.is_none() {
+            let truth = page_truth(self.pages, self.inputs, &structures);
+            if let Some(results) = &self.results {
+                self.abandoned |= results.send(RunOutput::Truth(truth.clone())).is_err();
             }
-            truth
-        });
+            self.truth = Some(truth);
+        }
         // Documents per tokenizer: algorithms with tokens of their own
         // tokenise once per kind, not once each.
         let mut tokenized: Vec<TokenizedGroup> = Vec::new();
+        let config = self.config;
         let prepared: Vec<PreparedAlgorithm> = config
-            .prepare(references)
+            .prepare(self.references)
             .into_iter()
             .filter(|p| config.runs_on(&config.algorithms[p.entry], extraction))
             .collect();
-        let tokenizers: Vec<TokenizerConfig> = prepared
-            .iter()
-            .map(|p| {
-                p.tokenizer
-                    .clone()
-                    .unwrap_or_else(|| config.tokenizer.clone())
-            })
-            .collect();
-        // Shingle widths each algorithm reads: a set read by more than one
-        // is made once and kept until its last reader is done.
-        let widths: Vec<Vec<usize>> = prepared
-            .iter()
-            .map(|p| p.algorithm.shingle_widths())
-            .collect();
-        let read_later = |n: usize, width: usize| {
-            (n + 1..tokenizers.len())
-                .any(|m| tokenizers[m] == tokenizers[n] && widths[m].contains(&width))
-        };
-        let reads_tokens: Vec<bool> = prepared
-            .iter()
-            .map(|p| p.algorithm.reads_tokens())
-            .collect();
-        let signs_from_text: Vec<bool> = prepared
-            .iter()
-            .map(|p| p.algorithm.signs_from_text())
-            .collect();
-        // Whether algorithm n's tokens would serve one algorithm that can
-        // sign from the text as well (SimHash's words by their counts) and
-        // none that needs them: tokenising into a vocabulary costs it about
-        // as much again as its signatures. Two such algorithms share the
-        // tokens instead, which is cheaper than tokenising twice.
-        let text_only = |n: usize| {
-            let readers: Vec<usize> = (n..tokenizers.len())
-                .filter(|&m| tokenizers[m] == tokenizers[n] && reads_tokens[m])
-                .collect();
-            matches!(readers[..], [m] if signs_from_text[m])
-        };
-        // The semantic method's analyses of these structures serve a later
-        // semantic run (or the learned judge's semantic features); with
-        // none to come, they go as soon as the pages are signed.
-        let names: Vec<&'static str> = prepared.iter().map(|p| p.algorithm.name()).collect();
-        for (n, mut prepared) in prepared.into_iter().enumerate() {
-            if abandoned {
+        let readers = Readers::new(config, &prepared);
+        for (n, prepared) in prepared.into_iter().enumerate() {
+            if self.abandoned {
                 break;
             }
-            let tokenizer = tokenizers[n].clone();
-            let at = match tokenized.iter().position(|g| g.tokenizer == tokenizer) {
-                Some(at) => at,
-                None if text_only(n) => {
-                    // No algorithm on these tokens reads them: each signs
-                    // from the text (tokenising it there) or the structure.
-                    let docs = untokenized_documents(&corpus.pages, &inputs, &structures);
-                    tokenized.push(TokenizedGroup {
-                        tokenizer,
-                        docs,
-                        record: None,
-                        vocab: Arc::default(),
-                    });
-                    tokenized.len() - 1
-                }
-                None => {
-                    let label = if tokenizer == config.tokenizer {
-                        extraction.name().to_string()
-                    } else {
-                        format!("{} {}", extraction.name(), tokenizer.describe())
-                    };
-                    let (docs, vocab) = tokenize_documents(
-                        &corpus.pages,
-                        &inputs,
-                        &structures,
-                        &tokenizer,
-                        &label,
-                        &mut clock,
-                    );
-                    tokenized.push(TokenizedGroup {
-                        tokenizer,
-                        docs,
-                        record: Some(clock.records.len() - 1),
-                        vocab,
-                    });
-                    tokenized.len() - 1
-                }
-            };
-            if tokenized[at].record.is_none() && signs_from_text[n] {
-                prepared.algorithm.sign_from_text(&tokenized[at].tokenizer);
-            }
-            tokenized[at]
-                .vocab
-                .share(widths[n].iter().copied().filter(|&w| read_later(n, w)));
-            // Tokens that neither this algorithm nor a later one on them
-            // reads go before it runs (the semantic method tags the
-            // structures): at scale they are the largest thing per page.
-            // Pages keep their own structure, so identical inputs are still
-            // told apart by it.
-            let tokens_read_later = (n..tokenizers.len())
-                .any(|m| reads_tokens[m] && tokenizers[m] == tokenized[at].tokenizer);
-            if !tokens_read_later {
-                let empty = Arc::new(Tokens::default());
-                for doc in &mut tokenized[at].docs {
-                    doc.tokens = empty.clone();
-                }
-                release_freed_memory();
-            }
-            let own_tokens = prepared.tokenizer.as_ref().map(TokenizerConfig::describe);
-            let variant = match &own_tokens {
-                Some(tokens) => format!("{} {tokens}", extraction.name()),
-                None => extraction.name().to_string(),
-            };
-            if !names[n + 1..]
-                .iter()
-                .any(|&m| m == "semantic" || m == "learned")
-            {
-                prepared.algorithm.last_reader();
-            }
-            let own_from = clock.records.len();
-            // The last algorithm on this extraction that signs from what it
-            // fitted (the semantic method's analyses) lets the structures
-            // go in between: at scale they are the largest thing a page
-            // still holds. Each page keeps an empty stand-in, one per
-            // structure, so that identical inputs are still told apart.
-            if n + 1 == names.len() {
-                let started = clock.start();
-                if prepared.algorithm.fit_ahead(&tokenized[at].docs) {
-                    clock.stop(
-                        started,
-                        Stage::Fit,
-                        &format!("{} [{variant}]", prepared.algorithm.label()),
-                    );
-                    drop(std::mem::take(&mut structures));
-                    stand_in_structures(&mut tokenized[at].docs);
-                    release_freed_memory();
-                }
-            }
-            let mut result = run_algorithm(
-                prepared,
-                config.pair_budget_bytes(),
+            let which = ExtractionAlgorithm {
+                n,
                 extraction,
-                &variant,
-                &tokenized[at].docs,
-                truth,
-                &mut clock,
-            );
-            // What this algorithm would cost alone: its extraction (its
-            // share of the pass that made every extraction) and tokenising
-            // (shared with others here) and its own stages.
-            result.end_to_end = extract_charge;
-            let tokenizing = tokenized[at].record.map(|r| &clock.records[r]);
-            for r in tokenizing.into_iter().chain(&clock.records[own_from..]) {
-                result.end_to_end.wall_seconds += r.wall_seconds;
-                result.end_to_end.cpu_seconds += r.cpu_seconds;
-            }
-            if let Some(tokens) = own_tokens {
-                result.run.label = format!("{} on {tokens}", result.run.label);
-            }
-            match &results {
-                Some(results) => {
-                    abandoned |= results
-                        .send(RunOutput::Algorithm(Box::new(result)))
-                        .is_err();
-                }
-                None => algorithms.push(result),
-            }
-            // Tokens no later algorithm reads go now (a page's character
-            // tokens take several times its text), and what the run freed
-            // goes back to the system before the next one allocates.
-            if !tokenizers[n + 1..].contains(&tokenized[at].tokenizer) {
-                tokenized[at].docs = Vec::new();
-                tokenized[at].vocab = Arc::default();
-            } else {
-                // Shingle sets no later algorithm reads go too, and the
-                // per-token values this one derived.
-                let TokenizedGroup { docs, vocab, .. } = &tokenized[at];
-                vocab.forget_derived();
-                for &width in widths[n].iter().filter(|&&w| !read_later(n, w)) {
-                    if vocab.shares(width) {
-                        vocab.unshare(width);
-                        docs.par_iter()
-                            .for_each(|d| d.tokens.forget_shingles(width));
-                    }
-                }
-            }
-            release_freed_memory();
+                extract_charge,
+                readers: &readers,
+            };
+            self.run_one(which, prepared, &mut tokenized, &mut structures);
         }
         // This extraction's structures go now; the semantic method's
         // analyses of them with them.
@@ -448,21 +411,191 @@ fn run_pages(
         release_freed_memory();
     }
 
-    ExperimentResult {
-        name: name.to_string(),
-        pages: corpus.pages.len(),
-        truth: truth.unwrap_or_else(|| Truth::new(&[], &[])),
-        corpus_source: corpus.source.clone(),
-        input_bytes,
-        skipped_empty: corpus.skipped_empty,
-        empty_after_extraction,
-        boilerplate,
-        extract_cache,
-        algorithms,
-        throughput: clock.records,
-        wall_seconds: wall.elapsed().as_secs_f64(),
-        cpu_seconds: process_cpu_seconds() - cpu,
-        peak_memory_bytes: peak_memory_bytes(),
+    /// The group of documents on algorithm n's tokens, made when no
+    /// algorithm before it on this extraction read them.
+    fn group_for(
+        &mut self,
+        which: &ExtractionAlgorithm,
+        tokenized: &mut Vec<TokenizedGroup>,
+        structures: &[Arc<DocumentStructure>],
+    ) -> usize {
+        let (n, extraction) = (which.n, which.extraction);
+        let tokenizer = which.readers.tokenizers[n].clone();
+        match tokenized.iter().position(|g| g.tokenizer == tokenizer) {
+            Some(at) => at,
+            None if which.readers.text_only(n) => {
+                // No algorithm on these tokens reads them: each signs
+                // from the text (tokenising it there) or the structure.
+                let docs = untokenized_documents(self.pages, self.inputs, structures);
+                tokenized.push(TokenizedGroup {
+                    tokenizer,
+                    docs,
+                    record: None,
+                    vocab: Arc::default(),
+                });
+                tokenized.len() - 1
+            }
+            None => {
+                let label = if tokenizer == self.config.tokenizer {
+                    extraction.name().to_string()
+                } else {
+                    format!("{} {}", extraction.name(), tokenizer.describe())
+                };
+                let (docs, vocab) = tokenize_documents(
+                    self.pages,
+                    self.inputs,
+                    structures,
+                    &tokenizer,
+                    &label,
+                    &mut self.clock,
+                );
+                tokenized.push(TokenizedGroup {
+                    tokenizer,
+                    docs,
+                    record: Some(self.clock.records.len() - 1),
+                    vocab,
+                });
+                tokenized.len() - 1
+            }
+        }
+    }
+
+    /// Runs algorithm n of the extraction on its group of documents,
+    /// letting go before and after what no later algorithm reads.
+    fn run_one(
+        &mut self,
+        which: ExtractionAlgorithm,
+        mut prepared: PreparedAlgorithm,
+        tokenized: &mut Vec<TokenizedGroup>,
+        structures: &mut Vec<Arc<DocumentStructure>>,
+    ) {
+        let (n, extraction, readers) = (which.n, which.extraction, which.readers);
+        let group = self.group_for(&which, tokenized, structures);
+        let group = &mut tokenized[group];
+        if group.record.is_none() && readers.signs_from_text[n] {
+            prepared.algorithm.sign_from_text(&group.tokenizer);
+        }
+        group.vocab.share(
+            readers.widths[n]
+                .iter()
+                .copied()
+                .filter(|&w| readers.read_later(n, w)),
+        );
+        // Tokens that neither this algorithm nor a later one on them
+        // reads go before it runs (the semantic method tags the
+        // structures): at scale they are the largest thing per page.
+        // Pages keep their own structure, so identical inputs are still
+        // told apart by it.
+        let tokens_read_later = (n..readers.tokenizers.len())
+            .any(|m| readers.reads_tokens[m] && readers.tokenizers[m] == group.tokenizer);
+        if !tokens_read_later {
+            let empty = Arc::new(Tokens::default());
+            for doc in &mut group.docs {
+                doc.tokens = empty.clone();
+            }
+            release_freed_memory();
+        }
+        let own_tokens = prepared.tokenizer.as_ref().map(TokenizerConfig::describe);
+        let variant = match &own_tokens {
+            Some(tokens) => format!("{} {tokens}", extraction.name()),
+            None => extraction.name().to_string(),
+        };
+        // The semantic method's analyses of these structures serve a later
+        // semantic run (or the learned judge's semantic features); with
+        // none to come, they go as soon as the pages are signed.
+        if !readers.names[n + 1..]
+            .iter()
+            .any(|&m| m == "semantic" || m == "learned")
+        {
+            prepared.algorithm.last_reader();
+        }
+        let own_from = self.clock.records.len();
+        // The last algorithm on this extraction that signs from what it
+        // fitted (the semantic method's analyses) lets the structures
+        // go in between: at scale they are the largest thing a page
+        // still holds. Each page keeps an empty stand-in, one per
+        // structure, so that identical inputs are still told apart.
+        if n + 1 == readers.names.len() {
+            let started = self.clock.start();
+            if prepared.algorithm.fit_ahead(&group.docs) {
+                self.clock.stop(
+                    started,
+                    Stage::Fit,
+                    &format!("{} [{variant}]", prepared.algorithm.label()),
+                );
+                drop(std::mem::take(structures));
+                stand_in_structures(&mut group.docs);
+                release_freed_memory();
+            }
+        }
+        let mut result = run_algorithm(
+            prepared,
+            self.config.pair_budget_bytes(),
+            extraction,
+            &variant,
+            &group.docs,
+            self.truth.as_ref().expect("made by the first extraction"),
+            &mut self.clock,
+        );
+        // What this algorithm would cost alone: its extraction (its
+        // share of the pass that made every extraction) and tokenising
+        // (shared with others here) and its own stages.
+        result.end_to_end = which.extract_charge;
+        let tokenizing = group.record.map(|r| &self.clock.records[r]);
+        for r in tokenizing
+            .into_iter()
+            .chain(&self.clock.records[own_from..])
+        {
+            result.end_to_end.wall_seconds += r.wall_seconds;
+            result.end_to_end.cpu_seconds += r.cpu_seconds;
+        }
+        if let Some(tokens) = own_tokens {
+            result.run.label = format!("{} on {tokens}", result.run.label);
+        }
+        match &self.results {
+            Some(results) => {
+                self.abandoned |= results
+                    .send(RunOutput::Algorithm(Box::new(result)))
+                    .is_err();
+            }
+            None => self.algorithms.push(result),
+        }
+        forget_unread(n, readers, group);
+        release_freed_memory();
+    }
+}
+
+/// Algorithm n among those of one extraction.
+struct ExtractionAlgorithm<'r> {
+    n: usize,
+    extraction: Extraction,
+    /// What the extraction stage charges each algorithm reading it.
+    extract_charge: EndToEnd,
+    readers: &'r Readers,
+}
+
+/// Once algorithm n ran: tokens no later algorithm reads go now (a page's
+/// character tokens take several times its text), before the next one
+/// allocates.
+fn forget_unread(n: usize, readers: &Readers, group: &mut TokenizedGroup) {
+    if !readers.tokenizers[n + 1..].contains(&group.tokenizer) {
+        group.docs = Vec::new();
+        group.vocab = Arc::default();
+    } else {
+        // Shingle sets no later algorithm reads go too, and the
+        // per-token values this one derived.
+        let TokenizedGroup { docs, vocab, .. } = &*group;
+        vocab.forget_derived();
+        for &width in readers.widths[n]
+            .iter()
+            .filter(|&&w| !readers.read_later(n, w))
+        {
+            if vocab.shares(width) {
+                vocab.unshare(width);
+                docs.par_iter()
+                    .for_each(|d| d.tokens.forget_shingles(width));
+            }
+        }
     }
 }
 
@@ -664,7 +797,6 @@ fn extract_structures(
     extractions: &[Extraction],
     clock: &mut StageClock,
 ) -> Vec<Extracted> {
-    use crate::util::stage::thread_cpu_seconds;
     let pages = &corpus.pages;
     let n = extractions.len();
     let names = extractions
@@ -677,88 +809,22 @@ fn extract_structures(
         inputs.first.len() as u64,
     );
     let started = clock.start();
-    // Work outside the pages' pass is timed whole: the keys are every
-    // extraction's, each file's reading and writing its extraction's own.
-    let mut outside = vec![(0.0, 0.0); n];
-    let mut keys = None;
-    let caches: Option<Vec<(ExtractCache, Option<String>)>> = extract::cache::dir().map(|dir| {
-        let lap = clock.start();
-        keys = Some(
-            inputs
-                .first
-                .par_iter()
-                .map(|&p| extract::cache::page_key(&pages[p as usize]))
-                .collect::<Vec<u128>>(),
-        );
-        let (wall, cpu) = lap.elapsed();
-        outside.fill((wall, cpu));
-        extractions
-            .iter()
-            .zip(&mut outside)
-            .map(|(&extraction, o)| {
-                let lap = clock.start();
-                let path = extract::cache::file_for(&dir, &corpus.source, extraction);
-                let opened = ExtractCache::open(path, extraction);
-                let (wall, cpu) = lap.elapsed();
-                *o = (o.0 + wall, o.1 + cpu);
-                opened
-            })
-            .collect()
-    });
+    let OpenedCaches {
+        outside,
+        keys,
+        caches,
+    } = open_caches(corpus, inputs, extractions, clock);
     let pass = clock.start();
-    // Per slot: each extraction's structure and whether the cache had it,
-    // the thread CPU seconds each would have taken alone on this page (its
-    // cache read, or the shared parse and its own part), and in all.
-    type Slot = (Vec<(Arc<DocumentStructure>, bool)>, Vec<f64>, f64);
     let made: Vec<Slot> = inputs
         .first
         .par_iter()
         .enumerate()
         .map(|(slot, &p)| {
-            let begun = thread_cpu_seconds();
-            let mut last = begun;
-            let mut alone = vec![0.0; n];
-            let mut found: Vec<Option<DocumentStructure>> = (0..n)
-                .map(|i| {
-                    let hit = match (&caches, &keys) {
-                        (Some(caches), Some(keys)) => caches[i].0.get(keys[slot]),
-                        _ => None,
-                    };
-                    let now = thread_cpu_seconds();
-                    alone[i] += now - last;
-                    last = now;
-                    hit
-                })
-                .collect();
-            let hit: Vec<bool> = found.iter().map(Option::is_some).collect();
-            let missing: Vec<usize> = (0..n).filter(|&i| !hit[i]).collect();
-            if !missing.is_empty() {
-                let wanted: Vec<Extraction> = missing.iter().map(|&i| extractions[i]).collect();
-                let mut shared = 0.0;
-                let mut mark = |m: extract::Mark| {
-                    let now = thread_cpu_seconds();
-                    match m {
-                        extract::Mark::Shared => shared += now - last,
-                        extract::Mark::Own(j) => alone[missing[j]] += now - last,
-                    }
-                    last = now;
-                };
-                let extracted =
-                    extract::extract_page_marked(&pages[p as usize], &wanted, &mut mark);
-                for &i in &missing {
-                    alone[i] += shared;
-                }
-                for (&i, page) in missing.iter().zip(extracted) {
-                    found[i] = Some(page.structure);
-                }
-            }
-            ticker.tick(1);
-            let structures = found
-                .into_iter()
-                .zip(hit)
-                .map(|(s, hit)| (Arc::new(s.unwrap_or_default()), hit))
-                .collect();
-            (structures, alone, last - begun)
+            let cached = |i: usize| match (&caches, &keys) {
+                (Some(caches), Some(keys)) => caches[i].0.get(keys[slot]),
+                _ => None,
+            };
+            extract_slot(&pages[p as usize], extractions, cached, &ticker)
         })
         .collect();
     let (pass_wall, pass_cpu) = pass.elapsed();
@@ -785,24 +851,7 @@ fn extract_structures(
             .as_mut()
             .and_then(Iterator::next)
             .zip(keys.as_ref())
-            .map(|((cache, mut warning), keys)| {
-                let misses = structures.len() - hits;
-                // Rewritten when anything was extracted, or when pages left the
-                // corpus (the file holds this corpus's pages only).
-                let distinct = keys.iter().collect::<std::collections::HashSet<_>>().len();
-                if misses > 0 || cache.len() != distinct {
-                    let entries = keys.iter().copied().zip(structures.iter().map(|s| &**s));
-                    if let Err(e) = cache.write(entries) {
-                        warning.get_or_insert(format!("not written: {e}"));
-                    }
-                }
-                CacheReport {
-                    path: cache.path().to_path_buf(),
-                    hits,
-                    misses,
-                    warning,
-                }
-            });
+            .map(|((cache, warning), keys)| write_cache(cache, warning, keys, &structures, hits));
         let (wall, cpu) = lap.elapsed();
         // The pages' pass is shared out by what each extraction took of it
         // on the workers.
@@ -826,8 +875,160 @@ fn extract_structures(
     } else {
         Stage::DecodeExtract
     };
-    if n == 1 {
-        clock.stop(started, stage, &names);
+    record_extraction(clock, started, stage, &names, &mut out);
+    out
+}
+
+/// The extraction cache's files for one pass, when the cache is on.
+struct OpenedCaches {
+    /// Per extraction, the (wall, CPU) seconds spent outside the pages'
+    /// pass: the keys are every extraction's, each file's reading and
+    /// writing its extraction's own.
+    outside: Vec<(f64, f64)>,
+    /// Per slot, its key in the files.
+    keys: Option<Vec<u128>>,
+    /// Per extraction, its file and any warning from reading it.
+    caches: Option<Vec<(ExtractCache, Option<String>)>>,
+}
+
+fn open_caches(
+    corpus: &Corpus,
+    inputs: &DistinctInputs,
+    extractions: &[Extraction],
+    clock: &mut StageClock,
+) -> OpenedCaches {
+    let pages = &corpus.pages;
+    // Work outside the pages' pass is timed whole.
+    let mut outside = vec![(0.0, 0.0); extractions.len()];
+    let mut keys = None;
+    let caches = extract::cache::dir().map(|dir| {
+        let lap = clock.start();
+        keys = Some(
+            inputs
+                .first
+                .par_iter()
+                .map(|&p| extract::cache::page_key(&pages[p as usize]))
+                .collect::<Vec<u128>>(),
+        );
+        let (wall, cpu) = lap.elapsed();
+        outside.fill((wall, cpu));
+        extractions
+            .iter()
+            .zip(&mut outside)
+            .map(|(&extraction, o)| {
+                let lap = clock.start();
+                let path = extract::cache::file_for(&dir, &corpus.source, extraction);
+                let opened = ExtractCache::open(path, extraction);
+                let (wall, cpu) = lap.elapsed();
+                *o = (o.0 + wall, o.1 + cpu);
+                opened
+            })
+            .collect()
+    });
+    OpenedCaches {
+        outside,
+        keys,
+        caches,
+    }
+}
+
+/// Per slot: each extraction's structure and whether the cache had it,
+/// the thread CPU seconds each would have taken alone on this page (its
+/// cache read, or the shared parse and its own part), and in all.
+type Slot = (Vec<(Arc<DocumentStructure>, bool)>, Vec<f64>, f64);
+
+/// Every extraction of one page: from the cache (`cached(i)` for
+/// extraction i) where it has them, else from one parse for all the
+/// missing ones.
+#[inline]
+fn extract_slot(
+    page: &Page,
+    extractions: &[Extraction],
+    cached: impl Fn(usize) -> Option<DocumentStructure>,
+    ticker: &Ticker,
+) -> Slot {
+    use crate::util::stage::thread_cpu_seconds;
+    let n = extractions.len();
+    let begun = thread_cpu_seconds();
+    let mut last = begun;
+    let mut alone = vec![0.0; n];
+    let mut found: Vec<Option<DocumentStructure>> = (0..n)
+        .map(|i| {
+            let hit = cached(i);
+            let now = thread_cpu_seconds();
+            alone[i] += now - last;
+            last = now;
+            hit
+        })
+        .collect();
+    let hit: Vec<bool> = found.iter().map(Option::is_some).collect();
+    let missing: Vec<usize> = (0..n).filter(|&i| !hit[i]).collect();
+    if !missing.is_empty() {
+        let wanted: Vec<Extraction> = missing.iter().map(|&i| extractions[i]).collect();
+        let mut shared = 0.0;
+        let mut mark = |m: extract::Mark| {
+            let now = thread_cpu_seconds();
+            match m {
+                extract::Mark::Shared => shared += now - last,
+                extract::Mark::Own(j) => alone[missing[j]] += now - last,
+            }
+            last = now;
+        };
+        let extracted = extract::extract_page_marked(page, &wanted, &mut mark);
+        for &i in &missing {
+            alone[i] += shared;
+        }
+        for (&i, page) in missing.iter().zip(extracted) {
+            found[i] = Some(page.structure);
+        }
+    }
+    ticker.tick(1);
+    let structures = found
+        .into_iter()
+        .zip(hit)
+        .map(|(s, hit)| (Arc::new(s.unwrap_or_default()), hit))
+        .collect();
+    (structures, alone, last - begun)
+}
+
+/// Writes an extraction's structures back to its cache file when it
+/// missed any, and reports what the file gave.
+fn write_cache(
+    cache: ExtractCache,
+    mut warning: Option<String>,
+    keys: &[u128],
+    structures: &[Arc<DocumentStructure>],
+    hits: usize,
+) -> CacheReport {
+    let misses = structures.len() - hits;
+    // Rewritten when anything was extracted, or when pages left the
+    // corpus (the file holds this corpus's pages only).
+    let distinct = keys.iter().collect::<std::collections::HashSet<_>>().len();
+    if misses > 0 || cache.len() != distinct {
+        let entries = keys.iter().copied().zip(structures.iter().map(|s| &**s));
+        if let Err(e) = cache.write(entries) {
+            warning.get_or_insert(format!("not written: {e}"));
+        }
+    }
+    CacheReport {
+        path: cache.path().to_path_buf(),
+        hits,
+        misses,
+        warning,
+    }
+}
+
+/// Records the extraction stage: one extraction is charged the whole
+/// stage, several share it by what each was charged.
+fn record_extraction(
+    clock: &mut StageClock,
+    started: Started,
+    stage: Stage,
+    names: &str,
+    out: &mut [Extracted],
+) {
+    if out.len() == 1 {
+        clock.stop(started, stage, names);
         let r = clock.records.last().expect("just recorded");
         out[0].charge = EndToEnd {
             wall_seconds: r.wall_seconds,
@@ -844,9 +1045,8 @@ fn extract_structures(
                 )
             })
             .collect();
-        clock.stop_shared(started, stage, &names, shares);
+        clock.stop_shared(started, stage, names, shares);
     }
-    out
 }
 
 /// Documents of one tokenizer, shared by the algorithms reading it.

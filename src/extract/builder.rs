@@ -398,135 +398,14 @@ fn split_space(text: &str) -> usize {
 }
 
 impl State {
+    /// The tree construction stage's dispatch on the insertion mode.
     fn step(&mut self, mode: Mode, tok: Tok<'_>) -> Step {
         match mode {
-            Mode::Initial => match tok {
-                Tok::Chars(text) => {
-                    let n = split_space(text);
-                    if n == text.len() {
-                        return DONE;
-                    }
-                    self.reprocess(Mode::BeforeHtml, Tok::Chars(&text[n..]))
-                }
-                Tok::Comment => self.comment_to(0),
-                tok => self.reprocess(Mode::BeforeHtml, tok),
-            },
-            Mode::BeforeHtml => match tok {
-                Tok::Comment => self.comment_to(0),
-                Tok::Chars(text) => {
-                    let n = split_space(text);
-                    if n == text.len() {
-                        return DONE;
-                    }
-                    self.create_root(&[]);
-                    self.reprocess(Mode::BeforeHead, Tok::Chars(&text[n..]))
-                }
-                Tok::Tag(tag)
-                    if tag.kind == TagKind::StartTag && tag.name == local_name!("html") =>
-                {
-                    self.create_root(&tag.attrs);
-                    self.mode = Mode::BeforeHead;
-                    DONE
-                }
-                Tok::Tag(tag) if ignored_before_head(tag) => DONE,
-                tok => {
-                    self.create_root(&[]);
-                    self.reprocess(Mode::BeforeHead, tok)
-                }
-            },
-            Mode::BeforeHead => match tok {
-                Tok::Chars(text) => {
-                    let n = split_space(text);
-                    if n == text.len() {
-                        return DONE;
-                    }
-                    let head = self.insert(local_name!("head"), &[]);
-                    self.head = Some(head);
-                    self.reprocess(Mode::InHead, Tok::Chars(&text[n..]))
-                }
-                Tok::Comment => self.comment(),
-                Tok::Tag(tag)
-                    if tag.kind == TagKind::StartTag && tag.name == local_name!("html") =>
-                {
-                    self.html_attributes(&tag.attrs)
-                }
-                Tok::Tag(tag)
-                    if tag.kind == TagKind::StartTag && tag.name == local_name!("head") =>
-                {
-                    let head = self.insert(tag.name.clone(), &tag.attrs);
-                    self.head = Some(head);
-                    self.mode = Mode::InHead;
-                    DONE
-                }
-                Tok::Tag(tag) if ignored_before_head(tag) => DONE,
-                tok => {
-                    let head = self.insert(local_name!("head"), &[]);
-                    self.head = Some(head);
-                    self.reprocess(Mode::InHead, tok)
-                }
-            },
+            Mode::Initial => self.initial(tok),
+            Mode::BeforeHtml => self.before_html(tok),
+            Mode::BeforeHead => self.before_head(tok),
             Mode::InHead => self.in_head(tok),
-            Mode::AfterHead => match tok {
-                Tok::Chars(text) => {
-                    let n = split_space(text);
-                    if n > 0 {
-                        self.text(&text[..n]);
-                    }
-                    if n == text.len() {
-                        return DONE;
-                    }
-                    self.insert(local_name!("body"), &[]);
-                    self.reprocess(Mode::InBody, Tok::Chars(&text[n..]))
-                }
-                Tok::Comment => self.comment(),
-                Tok::Tag(tag) => match (tag.kind, &tag.name) {
-                    (TagKind::StartTag, &local_name!("html")) => self.html_attributes(&tag.attrs),
-                    (TagKind::StartTag, &local_name!("body")) => {
-                        self.insert(tag.name.clone(), &tag.attrs);
-                        self.mode = Mode::InBody;
-                        DONE
-                    }
-                    (TagKind::StartTag, &local_name!("frameset") | &local_name!("template")) => {
-                        Err(GiveUp)
-                    }
-                    (
-                        TagKind::StartTag,
-                        &local_name!("base")
-                        | &local_name!("basefont")
-                        | &local_name!("bgsound")
-                        | &local_name!("link")
-                        | &local_name!("meta")
-                        | &local_name!("noframes")
-                        | &local_name!("script")
-                        | &local_name!("style")
-                        | &local_name!("title"),
-                    ) => {
-                        let head = self.head.ok_or(GiveUp)?;
-                        self.push(head, local_name!("head"));
-                        let result = self.in_head(Tok::Tag(tag));
-                        if let Some(at) = self.open.iter().rposition(|o| o.id == head) {
-                            self.open.remove(at);
-                        }
-                        result
-                    }
-                    (
-                        TagKind::EndTag,
-                        &local_name!("body") | &local_name!("html") | &local_name!("br"),
-                    ) => {
-                        self.insert(local_name!("body"), &[]);
-                        self.reprocess(Mode::InBody, Tok::Tag(tag))
-                    }
-                    (TagKind::EndTag, _) | (TagKind::StartTag, &local_name!("head")) => DONE,
-                    _ => {
-                        self.insert(local_name!("body"), &[]);
-                        self.reprocess(Mode::InBody, Tok::Tag(tag))
-                    }
-                },
-                Tok::Eof => {
-                    self.insert(local_name!("body"), &[]);
-                    self.reprocess(Mode::InBody, Tok::Eof)
-                }
-            },
+            Mode::AfterHead => self.after_head(tok),
             Mode::InBody => self.in_body(tok),
             Mode::InTable => self.in_table(tok),
             Mode::InCaption => self.in_caption(tok),
@@ -534,62 +413,206 @@ impl State {
             Mode::InTableBody => self.in_table_body(tok),
             Mode::InRow => self.in_row(tok),
             Mode::InCell => self.in_cell(tok),
-            Mode::Text => match tok {
-                Tok::Chars(text) => {
-                    self.text(text);
+            Mode::Text => self.in_text(tok),
+            Mode::AfterBody | Mode::AfterAfterBody => self.after_body(mode, tok),
+        }
+    }
+
+    /// The "initial" insertion mode.
+    fn initial(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Chars(text) => {
+                let n = split_space(text);
+                if n == text.len() {
+                    return DONE;
+                }
+                self.reprocess(Mode::BeforeHtml, Tok::Chars(&text[n..]))
+            }
+            Tok::Comment => self.comment_to(0),
+            tok => self.reprocess(Mode::BeforeHtml, tok),
+        }
+    }
+
+    /// The "before html" insertion mode.
+    fn before_html(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Comment => self.comment_to(0),
+            Tok::Chars(text) => {
+                let n = split_space(text);
+                if n == text.len() {
+                    return DONE;
+                }
+                self.create_root(&[]);
+                self.reprocess(Mode::BeforeHead, Tok::Chars(&text[n..]))
+            }
+            Tok::Tag(tag) if tag.kind == TagKind::StartTag && tag.name == local_name!("html") => {
+                self.create_root(&tag.attrs);
+                self.mode = Mode::BeforeHead;
+                DONE
+            }
+            Tok::Tag(tag) if ignored_before_head(tag) => DONE,
+            tok => {
+                self.create_root(&[]);
+                self.reprocess(Mode::BeforeHead, tok)
+            }
+        }
+    }
+
+    /// The "before head" insertion mode.
+    fn before_head(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Chars(text) => {
+                let n = split_space(text);
+                if n == text.len() {
+                    return DONE;
+                }
+                let head = self.insert(local_name!("head"), &[]);
+                self.head = Some(head);
+                self.reprocess(Mode::InHead, Tok::Chars(&text[n..]))
+            }
+            Tok::Comment => self.comment(),
+            Tok::Tag(tag) if tag.kind == TagKind::StartTag && tag.name == local_name!("html") => {
+                self.html_attributes(&tag.attrs)
+            }
+            Tok::Tag(tag) if tag.kind == TagKind::StartTag && tag.name == local_name!("head") => {
+                let head = self.insert(tag.name.clone(), &tag.attrs);
+                self.head = Some(head);
+                self.mode = Mode::InHead;
+                DONE
+            }
+            Tok::Tag(tag) if ignored_before_head(tag) => DONE,
+            tok => {
+                let head = self.insert(local_name!("head"), &[]);
+                self.head = Some(head);
+                self.reprocess(Mode::InHead, tok)
+            }
+        }
+    }
+
+    /// The "after head" insertion mode.
+    fn after_head(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Chars(text) => {
+                let n = split_space(text);
+                if n > 0 {
+                    self.text(&text[..n]);
+                }
+                if n == text.len() {
+                    return DONE;
+                }
+                self.insert(local_name!("body"), &[]);
+                self.reprocess(Mode::InBody, Tok::Chars(&text[n..]))
+            }
+            Tok::Comment => self.comment(),
+            Tok::Tag(tag) => match (tag.kind, &tag.name) {
+                (TagKind::StartTag, &local_name!("html")) => self.html_attributes(&tag.attrs),
+                (TagKind::StartTag, &local_name!("body")) => {
+                    self.insert(tag.name.clone(), &tag.attrs);
+                    self.mode = Mode::InBody;
                     DONE
                 }
-                Tok::Eof => {
-                    self.pop();
-                    let original = self.original;
-                    self.reprocess(original, Tok::Eof)
+                (TagKind::StartTag, &local_name!("frameset") | &local_name!("template")) => {
+                    Err(GiveUp)
                 }
-                Tok::Tag(tag) if tag.kind == TagKind::EndTag => {
-                    let node = self.pop().ok_or(GiveUp)?;
-                    self.mode = self.original;
-                    if tag.name == local_name!("script") {
-                        return Ok(TokenSinkResult::Script(node));
+                (
+                    TagKind::StartTag,
+                    &local_name!("base")
+                    | &local_name!("basefont")
+                    | &local_name!("bgsound")
+                    | &local_name!("link")
+                    | &local_name!("meta")
+                    | &local_name!("noframes")
+                    | &local_name!("script")
+                    | &local_name!("style")
+                    | &local_name!("title"),
+                ) => {
+                    let head = self.head.ok_or(GiveUp)?;
+                    self.push(head, local_name!("head"));
+                    let result = self.in_head(Tok::Tag(tag));
+                    if let Some(at) = self.open.iter().rposition(|o| o.id == head) {
+                        self.open.remove(at);
                     }
-                    DONE
+                    result
                 }
-                _ => Err(GiveUp),
+                (
+                    TagKind::EndTag,
+                    &local_name!("body") | &local_name!("html") | &local_name!("br"),
+                ) => {
+                    self.insert(local_name!("body"), &[]);
+                    self.reprocess(Mode::InBody, Tok::Tag(tag))
+                }
+                (TagKind::EndTag, _) | (TagKind::StartTag, &local_name!("head")) => DONE,
+                _ => {
+                    self.insert(local_name!("body"), &[]);
+                    self.reprocess(Mode::InBody, Tok::Tag(tag))
+                }
             },
-            Mode::AfterBody | Mode::AfterAfterBody => match tok {
-                Tok::Chars(text) => {
-                    let n = split_space(text);
-                    if n > 0 {
-                        self.reconstruct()?;
-                        self.text(&text[..n]);
-                    }
-                    if n == text.len() {
-                        return DONE;
-                    }
-                    self.reprocess(Mode::InBody, Tok::Chars(&text[n..]))
+            Tok::Eof => {
+                self.insert(local_name!("body"), &[]);
+                self.reprocess(Mode::InBody, Tok::Eof)
+            }
+        }
+    }
+
+    /// The "text" insertion mode.
+    fn in_text(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Chars(text) => {
+                self.text(text);
+                DONE
+            }
+            Tok::Eof => {
+                self.pop();
+                let original = self.original;
+                self.reprocess(original, Tok::Eof)
+            }
+            Tok::Tag(tag) if tag.kind == TagKind::EndTag => {
+                let node = self.pop().ok_or(GiveUp)?;
+                self.mode = self.original;
+                if tag.name == local_name!("script") {
+                    return Ok(TokenSinkResult::Script(node));
                 }
-                Tok::Comment => {
-                    if mode == Mode::AfterBody {
-                        let html = self.open.first().ok_or(GiveUp)?.id;
-                        self.comment_to(html)
-                    } else {
-                        self.comment_to(0)
-                    }
+                DONE
+            }
+            _ => Err(GiveUp),
+        }
+    }
+
+    /// The "after body" and "after after body" insertion modes.
+    fn after_body(&mut self, mode: Mode, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Chars(text) => {
+                let n = split_space(text);
+                if n > 0 {
+                    self.reconstruct()?;
+                    self.text(&text[..n]);
                 }
-                Tok::Tag(tag)
-                    if tag.kind == TagKind::StartTag && tag.name == local_name!("html") =>
-                {
-                    self.html_attributes(&tag.attrs)
+                if n == text.len() {
+                    return DONE;
                 }
-                Tok::Tag(tag)
-                    if mode == Mode::AfterBody
-                        && tag.kind == TagKind::EndTag
-                        && tag.name == local_name!("html") =>
-                {
-                    self.mode = Mode::AfterAfterBody;
-                    DONE
+                self.reprocess(Mode::InBody, Tok::Chars(&text[n..]))
+            }
+            Tok::Comment => {
+                if mode == Mode::AfterBody {
+                    let html = self.open.first().ok_or(GiveUp)?.id;
+                    self.comment_to(html)
+                } else {
+                    self.comment_to(0)
                 }
-                Tok::Eof => DONE,
-                tok => self.reprocess(Mode::InBody, tok),
-            },
+            }
+            Tok::Tag(tag) if tag.kind == TagKind::StartTag && tag.name == local_name!("html") => {
+                self.html_attributes(&tag.attrs)
+            }
+            Tok::Tag(tag)
+                if mode == Mode::AfterBody
+                    && tag.kind == TagKind::EndTag
+                    && tag.name == local_name!("html") =>
+            {
+                self.mode = Mode::AfterAfterBody;
+                DONE
+            }
+            Tok::Eof => DONE,
+            tok => self.reprocess(Mode::InBody, tok),
         }
     }
 
@@ -687,6 +710,10 @@ impl State {
         Ok(TokenSinkResult::RawData(kind))
     }
 
+    /// The "in body" insertion mode. It stays one long match, past the
+    /// length the code keeps to elsewhere: the standard lists this mode as
+    /// one table of start and end tags, and keeping its shape lets each
+    /// arm be read against the standard's entry for the same tag.
     fn in_body(&mut self, tok: Tok<'_>) -> Step {
         let tag = match tok {
             Tok::Chars(text) => {

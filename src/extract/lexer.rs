@@ -1119,15 +1119,6 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
     /// the state set as the tree builder asks. Returns its end. A tag the
     /// page's end cuts is dropped, as the tokenizer does.
     fn tag(&mut self, name_start: usize, kind: TagKind) -> Result<usize, Unsupported> {
-        #[derive(Clone, Copy)]
-        enum At {
-            BeforeName,
-            Name,
-            AfterName,
-            BeforeValue,
-            AfterQuoted,
-            SelfClosing,
-        }
         let b = self.b;
         let Some(name_end) = b[name_start..]
             .iter()
@@ -1138,35 +1129,51 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
         };
         let name = local_name(&self.s[name_start..name_end]);
         let formatting = super::nesting::is_formatting(&name);
-        let keep = |from: usize, to: usize| {
-            let kept = self.every_attribute || formatting || kept_attribute(&b[from..to]);
-            debug_assert_eq!(
-                kept,
-                self.every_attribute
-                    || super::nesting::keeps_attribute(formatting, &self.s[from..to])
-            );
-            kept
-        };
         // The vector of the tag before, emptied (the sink lends it back).
         let mut attrs: Vec<Attribute> = std::mem::take(&mut self.attrs);
+        let read = self.attributes(name_end, formatting, &mut attrs);
+        let Some(end) = read.end else {
+            return self.cut_tag(name_start, kind, read.irregular);
+        };
+        if let Some(to) = self.gate_tag_at(name_start, kind, end, read.irregular, &name)? {
+            return Ok(to);
+        }
+        let tag = Tag {
+            kind,
+            name,
+            self_closing: read.self_closing,
+            attrs,
+            had_duplicate_attributes: read.duplicate,
+        };
+        self.emit_tag(tag, end)
+    }
+
+    /// Whether the attribute named by `from..to` is kept.
+    #[inline]
+    fn keeps_attribute(&self, formatting: bool, from: usize, to: usize) -> bool {
+        let kept = self.every_attribute || formatting || kept_attribute(&self.b[from..to]);
+        debug_assert_eq!(
+            kept,
+            self.every_attribute || super::nesting::keeps_attribute(formatting, &self.s[from..to])
+        );
+        kept
+    }
+
+    /// Reads a tag's attributes from the end of its name into `attrs`,
+    /// those kept, to the tag's end (`None` if the page's end cuts it).
+    #[inline]
+    fn attributes(
+        &self,
+        name_end: usize,
+        formatting: bool,
+        attrs: &mut Vec<Attribute>,
+    ) -> ReadAttributes {
+        let b = self.b;
         let mut duplicate = false;
         // The attribute being read, if it is kept: its name's span, and
         // its value (whether to keep it is decided once, from its name).
         let mut current: Option<(usize, usize, StrTendril)> = None;
-        let mut finish = |current: &mut Option<(usize, usize, StrTendril)>| {
-            if let Some((from, to, value)) = current.take() {
-                let name = attribute_name(&self.s[from..to]);
-                if attrs.iter().any(|a| a.name.local == name) {
-                    duplicate = true;
-                } else {
-                    attrs.push(Attribute {
-                        name: QualName::new(None, ns!(), name),
-                        value,
-                    });
-                }
-            }
-        };
-        let mut state = At::BeforeName;
+        let mut state = InTag::BeforeName;
         let mut self_closing = false;
         // A quote that opens no value: the pre-pass, which guesses where
         // tags end, may end this one elsewhere.
@@ -1175,54 +1182,36 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
         let end = loop {
             let Some(&c) = b.get(i) else { break None };
             match state {
-                At::BeforeName | At::AfterName if is_space(c) => {}
-                At::BeforeName | At::Name | At::AfterName if c == b'/' => state = At::SelfClosing,
-                At::BeforeName | At::Name | At::AfterName | At::BeforeValue | At::AfterQuoted
+                InTag::BeforeName | InTag::AfterName if is_space(c) => {}
+                InTag::BeforeName | InTag::Name | InTag::AfterName if c == b'/' => {
+                    state = InTag::SelfClosing
+                }
+                InTag::BeforeName
+                | InTag::Name
+                | InTag::AfterName
+                | InTag::BeforeValue
+                | InTag::AfterQuoted
                     if c == b'>' =>
                 {
                     break Some(i + 1)
                 }
-                At::Name if is_space(c) => state = At::AfterName,
-                At::Name | At::AfterName if c == b'=' => state = At::BeforeValue,
-                At::Name => {
+                InTag::Name if is_space(c) => state = InTag::AfterName,
+                InTag::Name | InTag::AfterName if c == b'=' => state = InTag::BeforeValue,
+                InTag::Name => {
                     irregular |= c == b'"' || c == b'\'';
                     if let Some(a) = current.as_mut() {
                         a.1 = i + 1;
                     }
                 }
-                At::BeforeName | At::AfterName => {
+                InTag::BeforeName | InTag::AfterName => {
                     if current.is_some() {
-                        finish(&mut current);
+                        push_attribute(self.s, attrs, &mut duplicate, &mut current);
                     }
-                    // Multi-byte characters are read whole, and the rest
-                    // of the name (what the name state would read byte by
-                    // byte) in one loop.
-                    // (`i` is a character boundary: the bytes before it
-                    // that ended a state were ASCII.)
-                    let width = match c {
-                        0..=0x7f => 1,
-                        0xf0.. => 4,
-                        0xe0.. => 3,
-                        _ => 2,
-                    };
-                    let mut j = i + width;
-                    // One pass for the name's end and any quote in it.
-                    let mut quote = c == b'"' || c == b'\'';
-                    loop {
-                        let Some(k) = b[j..].iter().position(|&d| NAME_BYTE[d as usize] != 0)
-                        else {
-                            j = b.len();
-                            break;
-                        };
-                        j += k;
-                        if NAME_BYTE[b[j] as usize] == NAME_END {
-                            break;
-                        }
-                        quote = true;
-                        j += 1;
-                    }
+                    let (j, quote) = attribute_name_span(b, i);
                     irregular |= quote;
-                    current = keep(i, j).then(|| (i, j, StrTendril::new()));
+                    current = self
+                        .keeps_attribute(formatting, i, j)
+                        .then(|| (i, j, StrTendril::new()));
                     // The common `name="value"`: the value read at once,
                     // as the states from `=` to the closing quote read it.
                     if let (Some(b'='), Some(&q @ (b'"' | b'\''))) = (b.get(j), b.get(j + 1)) {
@@ -1232,27 +1221,15 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
                         if let Some(a) = current.as_mut() {
                             a.2 = self.attribute_value(j + 2, j + 2 + k);
                         }
-                        i = j + k + 3;
-                        // The whitespace before the next name (after a
-                        // quoted value, then before a name: both skip it)
-                        // read here, where each byte took a step.
-                        if b.get(i).is_some_and(|&c| is_space(c)) {
-                            i += 1;
-                            while b.get(i).is_some_and(|&c| is_space(c)) {
-                                i += 1;
-                            }
-                            state = At::BeforeName;
-                            continue;
-                        }
-                        state = At::AfterQuoted;
+                        (i, state) = after_quoted_value(b, j + k + 3);
                         continue;
                     }
-                    state = At::Name;
+                    state = InTag::Name;
                     i = j;
                     continue;
                 }
-                At::BeforeValue if is_space(c) => {}
-                At::BeforeValue if c == b'"' || c == b'\'' => {
+                InTag::BeforeValue if is_space(c) => {}
+                InTag::BeforeValue if c == b'"' || c == b'\'' => {
                     let Some(k) = find_any([c], &b[i + 1..]) else {
                         break None;
                     };
@@ -1260,10 +1237,10 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
                         a.2 = self.attribute_value(i + 1, i + 1 + k);
                     }
                     i += k + 2;
-                    state = At::AfterQuoted;
+                    state = InTag::AfterQuoted;
                     continue;
                 }
-                At::BeforeValue => {
+                InTag::BeforeValue => {
                     let Some(k) = b[i..].iter().position(|&c| is_space(c) || c == b'>') else {
                         break None;
                     };
@@ -1272,31 +1249,48 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
                         a.2 = self.attribute_value(i, i + k);
                     }
                     i += k;
-                    state = At::BeforeName;
+                    state = InTag::BeforeName;
                     continue;
                 }
-                At::AfterQuoted if is_space(c) => state = At::BeforeName,
-                At::AfterQuoted => {
-                    state = At::BeforeName;
+                InTag::AfterQuoted if is_space(c) => state = InTag::BeforeName,
+                InTag::AfterQuoted => {
+                    state = InTag::BeforeName;
                     continue;
                 }
-                At::SelfClosing if c == b'>' => {
+                InTag::SelfClosing if c == b'>' => {
                     self_closing = true;
                     break Some(i + 1);
                 }
-                At::SelfClosing => {
-                    state = At::BeforeName;
+                InTag::SelfClosing => {
+                    state = InTag::BeforeName;
                     continue;
                 }
             }
             i += 1;
         };
-        let Some(end) = end else {
-            return self.cut_tag(name_start, kind, irregular);
-        };
-        if current.is_some() {
-            finish(&mut current);
+        if end.is_some() && current.is_some() {
+            push_attribute(self.s, attrs, &mut duplicate, &mut current);
         }
+        ReadAttributes {
+            end,
+            self_closing,
+            irregular,
+            duplicate,
+        }
+    }
+
+    /// The pre-pass's say on a tag read from `name_start` to `end`: an
+    /// error where it cannot follow the page, or where to go on from if
+    /// it handles the tag itself.
+    #[inline]
+    fn gate_tag_at(
+        &mut self,
+        name_start: usize,
+        kind: TagKind,
+        end: usize,
+        irregular: bool,
+        name: &LocalName,
+    ) -> Result<Option<usize>, Unsupported> {
         if let Some(opaque_until) = self.gate.as_ref().map(|g| g.opaque_until) {
             let lt = tag_start(name_start, kind);
             if lt < opaque_until {
@@ -1307,21 +1301,21 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
                 if irregular && super::nesting::markup_end(self.s, lt) != end {
                     return Err(Unsupported);
                 }
-                if let Some(to) = self.gate_tag(lt, end, kind, &name)? {
-                    return Ok(to);
+                if let Some(to) = self.gate_tag(lt, end, kind, name)? {
+                    return Ok(Some(to));
                 }
             }
         }
-        if kind == TagKind::StartTag {
-            self.last_start = Some(name.clone());
+        Ok(None)
+    }
+
+    /// Hands the tag to the sink and takes the state it asks for; returns
+    /// where to go on from.
+    #[inline]
+    fn emit_tag(&mut self, mut tag: Tag, end: usize) -> Result<usize, Unsupported> {
+        if tag.kind == TagKind::StartTag {
+            self.last_start = Some(tag.name.clone());
         }
-        let mut tag = Tag {
-            kind,
-            name,
-            self_closing,
-            attrs,
-            had_duplicate_attributes: duplicate,
-        };
         let result = self.sink.tag(&mut tag);
         if !tag.attrs.is_empty() {
             tag.attrs.clear();
@@ -1379,6 +1373,97 @@ impl<S: Sink, F: Fn() -> bool> Lexer<'_, S, F> {
         }
         Ok(len)
     }
+}
+
+/// Where the reading of a tag's attributes is.
+#[derive(Clone, Copy)]
+enum InTag {
+    BeforeName,
+    Name,
+    AfterName,
+    BeforeValue,
+    AfterQuoted,
+    SelfClosing,
+}
+
+/// Adds the attribute just read, if it is kept (`current`), to `attrs`,
+/// unless one of its name is there already (then `duplicate`).
+#[inline]
+fn push_attribute(
+    s: &str,
+    attrs: &mut Vec<Attribute>,
+    duplicate: &mut bool,
+    current: &mut Option<(usize, usize, StrTendril)>,
+) {
+    if let Some((from, to, value)) = current.take() {
+        let name = attribute_name(&s[from..to]);
+        if attrs.iter().any(|a| a.name.local == name) {
+            *duplicate = true;
+        } else {
+            attrs.push(Attribute {
+                name: QualName::new(None, ns!(), name),
+                value,
+            });
+        }
+    }
+}
+
+/// Where reading goes on after a quoted value that ends before `i`. The
+/// whitespace before the next name (after a quoted value, then before a
+/// name: both skip it) is read here, where each byte took a step.
+#[inline]
+fn after_quoted_value(b: &[u8], mut i: usize) -> (usize, InTag) {
+    if b.get(i).is_some_and(|&c| is_space(c)) {
+        i += 1;
+        while b.get(i).is_some_and(|&c| is_space(c)) {
+            i += 1;
+        }
+        return (i, InTag::BeforeName);
+    }
+    (i, InTag::AfterQuoted)
+}
+
+/// What reading a tag's attributes found.
+struct ReadAttributes {
+    /// The tag's end, `None` if the page's end cuts it.
+    end: Option<usize>,
+    self_closing: bool,
+    /// A quote that opens no value: the pre-pass, which guesses where
+    /// tags end, may end this one elsewhere.
+    irregular: bool,
+    /// An attribute named twice (the second is dropped).
+    duplicate: bool,
+}
+
+/// The end of the attribute name starting at `i`, and whether a quote is
+/// in it. Multi-byte characters are read whole, and the rest of the name
+/// (what the name state would read byte by byte) in one loop. (`i` is a
+/// character boundary: the bytes before it that ended a state were ASCII.)
+#[inline]
+fn attribute_name_span(b: &[u8], i: usize) -> (usize, bool) {
+    let c = b[i];
+    let width = match c {
+        0..=0x7f => 1,
+        0xf0.. => 4,
+        0xe0.. => 3,
+        _ => 2,
+    };
+    let mut j = i + width;
+    // One pass for the name's end and any quote in it.
+    let mut quote = c == b'"' || c == b'\'';
+    loop {
+        let Some(k) = b[j..].iter().position(|&d| NAME_BYTE[d as usize] != 0) else {
+            j = b.len();
+            break;
+        };
+        j += k;
+        if NAME_BYTE[b[j] as usize] == NAME_END {
+            break;
+        }
+        quote = true;
+        j += 1;
+    }
+    (j, quote)
 }
 
 /// Where a tag whose name starts at `name_start` opens (its `<`).

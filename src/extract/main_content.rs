@@ -680,9 +680,44 @@ fn select_body(dom: &Dom, strict: bool) -> Vec<u32> {
     if dom.elements.is_empty() {
         return Vec::new();
     }
-    let n = dom.elements.len();
     let unlikely = unlikely(dom, strict);
     let repeated = repeated_paragraphs(dom, &unlikely);
+    let mut score = block_scores(dom, &unlikely, &repeated);
+    let top = best_block(dom, &mut score, &unlikely);
+
+    let marked = marked_article_body(dom);
+    if !marked.is_empty() && keeps_marked(dom, &marked, &score, top) {
+        return marked;
+    }
+
+    let Some((top, top_score)) = top else {
+        return dom.body.into_iter().collect();
+    };
+    // Sibling blocks of the best one that belong to the article too.
+    let Some(parent) = dom.elements[top as usize].parent else {
+        return vec![top];
+    };
+    let body = BestBlock {
+        top,
+        top_score,
+        threshold: (top_score * 0.2).max(10.0),
+        top_class: dom.elements[top as usize].class_id.clone(),
+    };
+    let mut chosen = article_siblings(dom, &body, parent, &score, &unlikely);
+    // The same body container repeated elsewhere (a story split into
+    // chunks around pictures and ads, each in its own wrapper): blocks of
+    // the best one's tag and class that score as prose too.
+    if body.named() && weighted_chars(dom, top) >= 200.0 {
+        add_repeated_containers(dom, &body, &score, &unlikely, &mut chosen);
+        chosen.sort_by_key(|&e| dom.elements[e as usize].open);
+    }
+    chosen
+}
+
+/// Each element's score from the paragraphs below it (NaN where none
+/// reached it).
+fn block_scores(dom: &Dom, unlikely: &[bool], repeated: &[bool]) -> Vec<f64> {
+    let n = dom.elements.len();
     let mut score = vec![f64::NAN; n];
     for e in 0..n as u32 {
         let el = &dom.elements[e as usize];
@@ -708,34 +743,48 @@ fn select_body(dom: &Dom, strict: bool) -> Vec<u32> {
         } else {
             continue;
         };
-        // Wrappers that add no text of their own (a paragraph inside
-        // three bare <div>s) do not count as levels: the block that
-        // gathers the paragraphs is what matters, however deep.
-        let mut ancestor = first;
-        let mut level = 0;
-        let mut steps = 0;
-        let mut below = if first == Some(e) { 0 } else { el.stats.chars };
-        while let (Some(a), true) = (ancestor, level < 5 && steps < 16) {
-            if score[a as usize].is_nan() {
-                score[a as usize] = initial_score(dom, a);
-            }
-            let divider = match level {
-                0 => 1.0,
-                1 => 2.0,
-                _ => f64::from(level) * 3.0,
-            };
-            score[a as usize] += points / divider;
-            let chars = dom.elements[a as usize].stats.chars;
-            if chars > below || steps == 0 {
-                level += 1;
-            }
-            below = chars;
-            ancestor = dom.elements[a as usize].parent;
-            steps += 1;
-        }
+        score_ancestors(dom, &mut score, e, first, points);
     }
+    score
+}
+
+/// Adds a paragraph's `points` to `first` and the levels above it, less
+/// at each level.
+#[inline]
+fn score_ancestors(dom: &Dom, score: &mut [f64], e: u32, first: Option<u32>, points: f64) {
+    let el = &dom.elements[e as usize];
+    // Wrappers that add no text of their own (a paragraph inside
+    // three bare <div>s) do not count as levels: the block that
+    // gathers the paragraphs is what matters, however deep.
+    let mut ancestor = first;
+    let mut level = 0;
+    let mut steps = 0;
+    let mut below = if first == Some(e) { 0 } else { el.stats.chars };
+    while let (Some(a), true) = (ancestor, level < 5 && steps < 16) {
+        if score[a as usize].is_nan() {
+            score[a as usize] = initial_score(dom, a);
+        }
+        let divider = match level {
+            0 => 1.0,
+            1 => 2.0,
+            _ => f64::from(level) * 3.0,
+        };
+        score[a as usize] += points / divider;
+        let chars = dom.elements[a as usize].stats.chars;
+        if chars > below || steps == 0 {
+            level += 1;
+        }
+        below = chars;
+        ancestor = dom.elements[a as usize].parent;
+        steps += 1;
+    }
+}
+
+/// The best-scoring block, its score weighed down by its links (as every
+/// score is, in `score`).
+fn best_block(dom: &Dom, score: &mut [f64], unlikely: &[bool]) -> Option<(u32, f64)> {
     let mut top: Option<(u32, f64)> = None;
-    for e in 0..n {
+    for e in 0..dom.elements.len() {
         if score[e].is_nan() || unlikely[e] {
             continue;
         }
@@ -750,46 +799,60 @@ fn select_body(dom: &Dom, strict: bool) -> Vec<u32> {
             top = Some((e as u32, score[e]));
         }
     }
+    top
+}
 
-    let marked = marked_article_body(dom);
-    if !marked.is_empty() {
-        // A site's own article-body marker wins unless the scored block
-        // around it holds clearly more prose outside it.
-        let marked_chars: u32 = marked
-            .iter()
-            .map(|&m| dom.elements[m as usize].stats.chars)
-            .sum();
-        // (or the marked body alone scores half as much as that block: the
-        // prose outside it is then other stories, not more of this one).
-        let marked_score: f64 = marked
-            .iter()
-            .map(|&m| score[m as usize])
-            .filter(|s| !s.is_nan())
-            .sum();
-        let keep_marked = match top {
-            Some((t, top_score)) if marked.iter().all(|&m| t != m && dom.contains(t, m)) => {
-                let top = &dom.elements[t as usize].stats;
-                marked_chars * 3 >= top.chars - top.link_chars || marked_score * 2.0 >= top_score
-            }
-            _ => true,
-        };
-        if keep_marked {
-            return marked;
+/// Whether a site's own article-body marker wins: it does unless the
+/// scored block around it holds clearly more prose outside it.
+fn keeps_marked(dom: &Dom, marked: &[u32], score: &[f64], top: Option<(u32, f64)>) -> bool {
+    let marked_chars: u32 = marked
+        .iter()
+        .map(|&m| dom.elements[m as usize].stats.chars)
+        .sum();
+    // (or the marked body alone scores half as much as that block: the
+    // prose outside it is then other stories, not more of this one).
+    let marked_score: f64 = marked
+        .iter()
+        .map(|&m| score[m as usize])
+        .filter(|s| !s.is_nan())
+        .sum();
+    match top {
+        Some((t, top_score)) if marked.iter().all(|&m| t != m && dom.contains(t, m)) => {
+            let top = &dom.elements[t as usize].stats;
+            marked_chars * 3 >= top.chars - top.link_chars || marked_score * 2.0 >= top_score
         }
+        _ => true,
     }
+}
 
-    let Some((top, top_score)) = top else {
-        return dom.body.into_iter().collect();
-    };
-    // Sibling blocks of the best one that belong to the article too.
-    let Some(parent) = dom.elements[top as usize].parent else {
-        return vec![top];
-    };
-    let threshold = (top_score * 0.2).max(10.0);
-    let top_class = dom.elements[top as usize].class_id.clone();
-    let top_named = !top_class.trim().is_empty();
+/// The best-scoring block, and what other blocks are measured against.
+struct BestBlock {
+    top: u32,
+    top_score: f64,
+    /// The score a sibling needs to be taken.
+    threshold: f64,
+    top_class: std::rc::Rc<str>,
+}
+
+impl BestBlock {
+    fn named(&self) -> bool {
+        !self.top_class.trim().is_empty()
+    }
+}
+
+/// The best block and its siblings under `parent` that score as prose
+/// (a bonus for its class), or are long paragraphs with few links.
+fn article_siblings(
+    dom: &Dom,
+    body: &BestBlock,
+    parent: u32,
+    score: &[f64],
+    unlikely: &[bool],
+) -> Vec<u32> {
+    let (top, top_score, threshold) = (body.top, body.top_score, body.threshold);
+    let top_named = body.named();
     let mut chosen = Vec::new();
-    for e in 0..n as u32 {
+    for e in 0..dom.elements.len() as u32 {
         let el = &dom.elements[e as usize];
         if el.parent != Some(parent) || unlikely[e as usize] {
             continue;
@@ -799,7 +862,7 @@ fn select_body(dom: &Dom, strict: bool) -> Vec<u32> {
             continue;
         }
         let mut s = score[e as usize];
-        if top_named && el.class_id == top_class {
+        if top_named && el.class_id == body.top_class {
             s += top_score * 0.2;
         }
         let ok = if !s.is_nan() && s >= threshold {
@@ -816,29 +879,34 @@ fn select_body(dom: &Dom, strict: bool) -> Vec<u32> {
             chosen.push(e);
         }
     }
-    // The same body container repeated elsewhere (a story split into
-    // chunks around pictures and ads, each in its own wrapper): blocks of
-    // the best one's tag and class that score as prose too.
-    if top_named && weighted_chars(dom, top) >= 200.0 {
-        let tag = &dom.elements[top as usize].tag;
-        for e in 0..n as u32 {
-            let el = &dom.elements[e as usize];
-            if el.class_id != top_class
-                || el.tag != *tag
-                || unlikely[e as usize]
-                || score[e as usize].is_nan()
-                || score[e as usize] < threshold
-                || chosen
-                    .iter()
-                    .any(|&c| dom.contains(c, e) || dom.contains(e, c))
-            {
-                continue;
-            }
-            chosen.push(e);
-        }
-        chosen.sort_by_key(|&e| dom.elements[e as usize].open);
-    }
     chosen
+}
+
+/// Adds the blocks of the best one's tag and class elsewhere that score
+/// past the threshold and overlap nothing chosen.
+fn add_repeated_containers(
+    dom: &Dom,
+    body: &BestBlock,
+    score: &[f64],
+    unlikely: &[bool],
+    chosen: &mut Vec<u32>,
+) {
+    let tag = &dom.elements[body.top as usize].tag;
+    for e in 0..dom.elements.len() as u32 {
+        let el = &dom.elements[e as usize];
+        if el.class_id != body.top_class
+            || el.tag != *tag
+            || unlikely[e as usize]
+            || score[e as usize].is_nan()
+            || score[e as usize] < body.threshold
+            || chosen
+                .iter()
+                .any(|&c| dom.contains(c, e) || dom.contains(e, c))
+        {
+            continue;
+        }
+        chosen.push(e);
+    }
 }
 
 /// The article's lines: paragraphs and headings, chrome left out. When

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::*;
 use polars::prelude::*;
 
-use crate::experiment::paper::{inconsistencies, Measure, Paper};
+use crate::experiment::paper::{inconsistencies, IndexPlan, Measure, Paper, PaperTable};
 use crate::experiment::stored::{
     to_counts, StoredAlgorithm, StoredRun, StoredStage, RUN_FILE, STORED_RUN_VERSION,
 };
@@ -1169,27 +1169,9 @@ fn measure(run: &StoredRun, m: &Measure) -> String {
 
 /// A figure of ours: its value (a fraction, or seconds) where it has one,
 /// and how it reads.
-pub(crate) fn measure_value(run: &StoredRun, m: &Measure) -> (Option<f64>, String) {
-    let pairwise =
-        |prefix: &str, threshold: Option<f64>, slice: &Option<String>, precision: bool| {
-            let Some(a) = find(run, prefix).into_iter().next() else {
-                return (None, format!("no algorithm `{prefix}` in this run"));
-            };
-            let t = threshold.unwrap_or(a.threshold);
-            let index = match slice_of(run, slice) {
-                Ok(i) => i,
-                Err(e) => return (None, e),
-            };
-            match a.at(t) {
-                Some(e) => {
-                    let c = to_counts(index.map_or(&e.pairwise.overall, |i| &e.pairwise.slices[i]));
-                    let v = if precision { c.precision() } else { c.recall() };
-                    let within = slice.as_ref().map(|s| format!(", {s}")).unwrap_or_default();
-                    (Some(v), format!("{} ({} at {t}{within})", pct(v), a.label))
-                }
-                None => (None, format!("{} was not evaluated at {t}", a.label)),
-            }
-        };
+type Figure = (Option<f64>, String);
+
+pub(crate) fn measure_value(run: &StoredRun, m: &Measure) -> Figure {
     match m {
         Measure::WallSeconds => (
             Some(run.wall_seconds),
@@ -1201,241 +1183,304 @@ pub(crate) fn measure_value(run: &StoredRun, m: &Measure) -> (Option<f64>, Strin
         Measure::AlgorithmSeconds {
             algorithm,
             extraction,
-        } => {
-            let shared: f64 = run
-                .throughput
-                .iter()
-                .filter(|s| {
-                    matches!(
-                        s.stage.as_str(),
-                        "decode+extract" | "extract (cache)" | "tokenize"
-                    )
-                })
-                .filter_map(|s| s.charged_to(extraction))
-                .map(|s| s.wall_seconds)
-                .sum();
-            let own: Vec<&StoredStage> = run
-                .throughput
-                .iter()
-                .filter(|s| {
-                    s.algorithm.starts_with(algorithm.as_str())
-                        && s.algorithm.contains(&format!("[{extraction}"))
-                        && s.stage != "evaluation"
-                })
-                .collect();
-            if own.is_empty() {
-                return (
-                    None,
-                    format!("no stages of `{algorithm}` on {extraction} in this run"),
-                );
-            }
-            let total = shared + own.iter().map(|s| s.wall_seconds).sum::<f64>();
-            let text = format!(
-                "{total:.1} s wall for {} pages: decoding, extraction and tokenising {shared:.1} s, {} {:.1} s ({} cores, every stage parallel)",
-                run.pages,
-                own[0].algorithm,
-                total - shared,
-                std::thread::available_parallelism().map_or(1, |n| n.get())
-            );
-            (Some(total), text)
-        }
+        } => algorithm_seconds(run, algorithm, extraction),
         Measure::PrecisionAtRecall {
             algorithm,
             recall,
             extraction,
-        } => {
-            let Some(a) = find_on(run, algorithm, extraction) else {
-                return (None, format!("no algorithm `{algorithm}` in this run"));
-            };
-            let nearest = a
-                .evaluations
-                .iter()
-                .map(|e| (e, to_counts(&e.pairwise.overall)))
-                .filter(|(_, c)| c.recall().is_finite() && c.precision().is_finite())
-                .min_by(|x, y| {
-                    (x.1.recall() - recall)
-                        .abs()
-                        .total_cmp(&(y.1.recall() - recall).abs())
-                });
-            match nearest {
-                Some((e, c)) => (
-                    Some(c.precision()),
-                    format!(
-                        "{} at recall {} ({} [{}] at {})",
-                        pct(c.precision()),
-                        pct(c.recall()),
-                        a.label,
-                        a.extraction,
-                        e.threshold
-                    ),
-                ),
-                None => (None, format!("{} detected nothing", a.key())),
-            }
-        }
-        Measure::BestF { algorithm } => {
-            let Some(a) = find(run, algorithm).into_iter().next() else {
-                return (None, format!("no algorithm `{algorithm}` in this run"));
-            };
-            match best_f_of(a) {
-                Some((t, c)) => (
-                    Some(c.f1()),
-                    format!(
-                        "{t} (F {}, P {}, R {}; {})",
-                        pct(c.f1()),
-                        pct(c.precision()),
-                        pct(c.recall()),
-                        a.label
-                    ),
-                ),
-                None => (None, format!("{} detected nothing", a.key())),
-            }
-        }
+        } => precision_at_recall(run, algorithm, *recall, extraction),
+        Measure::BestF { algorithm } => best_f(run, algorithm),
         Measure::Precision {
             algorithm,
             threshold,
             slice,
-        } => pairwise(algorithm, *threshold, slice, true),
+        } => pairwise(run, algorithm, *threshold, slice, true),
         Measure::Recall {
             algorithm,
             threshold,
             slice,
-        } => pairwise(algorithm, *threshold, slice, false),
-        Measure::BestThreshold { algorithm } => {
-            let Some(a) = find(run, algorithm).into_iter().next() else {
-                return (None, format!("no algorithm `{algorithm}` in this run"));
-            };
-            match best_f_of(a) {
-                Some((t, c)) => (
-                    Some(t),
-                    format!(
-                        "{} (F {}, P {}, R {}; {})",
-                        charts::threshold_text(t),
-                        pct(c.f1()),
-                        pct(c.precision()),
-                        pct(c.recall()),
-                        a.label
-                    ),
-                ),
-                None => (None, format!("{} detected nothing", a.key())),
-            }
-        }
-        Measure::RecallGain { algorithm } => {
-            let found = find(run, algorithm);
-            let recall = |a: &StoredAlgorithm| {
-                a.at_threshold()
-                    .map(|e| to_counts(&e.pairwise.overall).recall())
-                    .unwrap_or(f64::NAN)
-            };
-            match (found.first(), found.last()) {
-                (Some(first), Some(last)) if found.len() > 1 => {
-                    let gain = recall(last) / recall(first) - 1.0;
-                    (
-                        Some(gain),
-                        format!(
-                            "{:+.0}% ({} {} -> {} {})",
-                            gain * 100.0,
-                            first.label,
-                            pct(recall(first)),
-                            last.label,
-                            pct(recall(last))
-                        ),
-                    )
-                }
-                _ => (
-                    None,
-                    format!("needs two or more `{algorithm}` algorithms in the run"),
-                ),
-            }
-        }
+        } => pairwise(run, algorithm, *threshold, slice, false),
+        Measure::BestThreshold { algorithm } => best_threshold(run, algorithm),
+        Measure::RecallGain { algorithm } => recall_gain(run, algorithm),
         Measure::PageF {
             algorithm,
             slice,
             extraction,
-        } => {
-            let found = find_on(run, algorithm, extraction);
-            let index = run.slices.iter().position(|s| s == slice);
-            match (found, index) {
-                (Some(a), Some(i)) => match a.at_threshold() {
-                    Some(e) => {
-                        let c = to_counts(&e.page.slices[i]);
-                        (
-                            Some(c.f1()),
-                            format!(
-                                "{} (P {}, R {}; {} at {}, {slice})",
-                                pct(c.f1()),
-                                pct(c.precision()),
-                                pct(c.recall()),
-                                a.key(),
-                                a.threshold
-                            ),
-                        )
-                    }
-                    None => (None, format!("{} has no configured threshold", a.key())),
-                },
-                _ => (
-                    None,
-                    format!("needs `{algorithm}` and slice `{slice}` in the run"),
-                ),
-            }
-        }
+        } => page_f(run, algorithm, slice, extraction),
         Measure::PagePrecision {
             algorithm,
             slice,
             extraction,
-        } => {
-            let found = find_on(run, algorithm, extraction);
-            let index = match slice_of(run, slice) {
-                Ok(i) => i,
-                Err(e) => return (None, e),
-            };
-            let Some(a) = found else {
-                return (None, format!("no algorithm `{algorithm}` in this run"));
-            };
-            let Some(e) = a.at_threshold() else {
-                return (None, format!("{} has no configured threshold", a.key()));
-            };
-            let c = to_counts(index.map_or(&e.page.overall, |i| &e.page.slices[i]));
+        } => page_precision(run, algorithm, slice, extraction),
+        Measure::RecallRatio { algorithm, of } => recall_ratio(run, algorithm, of),
+    }
+}
+
+/// Pairwise precision or recall of the first `prefix` algorithm (all
+/// pages, or a slice), at `threshold` or its configured one.
+fn pairwise(
+    run: &StoredRun,
+    prefix: &str,
+    threshold: Option<f64>,
+    slice: &Option<String>,
+    precision: bool,
+) -> Figure {
+    let Some(a) = find(run, prefix).into_iter().next() else {
+        return (None, format!("no algorithm `{prefix}` in this run"));
+    };
+    let t = threshold.unwrap_or(a.threshold);
+    let index = match slice_of(run, slice) {
+        Ok(i) => i,
+        Err(e) => return (None, e),
+    };
+    match a.at(t) {
+        Some(e) => {
+            let c = to_counts(index.map_or(&e.pairwise.overall, |i| &e.pairwise.slices[i]));
+            let v = if precision { c.precision() } else { c.recall() };
+            let within = slice.as_ref().map(|s| format!(", {s}")).unwrap_or_default();
+            (Some(v), format!("{} ({} at {t}{within})", pct(v), a.label))
+        }
+        None => (None, format!("{} was not evaluated at {t}", a.label)),
+    }
+}
+
+/// Seconds from pages to `algorithm`'s results on `extraction`: its share
+/// of decoding, extraction and tokenising, and its own stages.
+fn algorithm_seconds(run: &StoredRun, algorithm: &str, extraction: &str) -> Figure {
+    let shared: f64 = run
+        .throughput
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.stage.as_str(),
+                "decode+extract" | "extract (cache)" | "tokenize"
+            )
+        })
+        .filter_map(|s| s.charged_to(extraction))
+        .map(|s| s.wall_seconds)
+        .sum();
+    let own: Vec<&StoredStage> = run
+        .throughput
+        .iter()
+        .filter(|s| {
+            s.algorithm.starts_with(algorithm)
+                && s.algorithm.contains(&format!("[{extraction}"))
+                && s.stage != "evaluation"
+        })
+        .collect();
+    if own.is_empty() {
+        return (
+            None,
+            format!("no stages of `{algorithm}` on {extraction} in this run"),
+        );
+    }
+    let total = shared + own.iter().map(|s| s.wall_seconds).sum::<f64>();
+    let text = format!(
+        "{total:.1} s wall for {} pages: decoding, extraction and tokenising {shared:.1} s, {} {:.1} s ({} cores, every stage parallel)",
+        run.pages,
+        own[0].algorithm,
+        total - shared,
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    (Some(total), text)
+}
+
+/// The precision at the evaluated threshold whose recall is nearest `recall`.
+fn precision_at_recall(
+    run: &StoredRun,
+    algorithm: &str,
+    recall: f64,
+    extraction: &Option<String>,
+) -> Figure {
+    let Some(a) = find_on(run, algorithm, extraction) else {
+        return (None, format!("no algorithm `{algorithm}` in this run"));
+    };
+    let nearest = a
+        .evaluations
+        .iter()
+        .map(|e| (e, to_counts(&e.pairwise.overall)))
+        .filter(|(_, c)| c.recall().is_finite() && c.precision().is_finite())
+        .min_by(|x, y| {
+            (x.1.recall() - recall)
+                .abs()
+                .total_cmp(&(y.1.recall() - recall).abs())
+        });
+    match nearest {
+        Some((e, c)) => (
+            Some(c.precision()),
+            format!(
+                "{} at recall {} ({} [{}] at {})",
+                pct(c.precision()),
+                pct(c.recall()),
+                a.label,
+                a.extraction,
+                e.threshold
+            ),
+        ),
+        None => (None, format!("{} detected nothing", a.key())),
+    }
+}
+
+/// The threshold of best F and its figures.
+fn best_f(run: &StoredRun, algorithm: &str) -> Figure {
+    let Some(a) = find(run, algorithm).into_iter().next() else {
+        return (None, format!("no algorithm `{algorithm}` in this run"));
+    };
+    match best_f_of(a) {
+        Some((t, c)) => (
+            Some(c.f1()),
+            format!(
+                "{t} (F {}, P {}, R {}; {})",
+                pct(c.f1()),
+                pct(c.precision()),
+                pct(c.recall()),
+                a.label
+            ),
+        ),
+        None => (None, format!("{} detected nothing", a.key())),
+    }
+}
+
+/// The threshold of best F, as the threshold's value.
+fn best_threshold(run: &StoredRun, algorithm: &str) -> Figure {
+    let Some(a) = find(run, algorithm).into_iter().next() else {
+        return (None, format!("no algorithm `{algorithm}` in this run"));
+    };
+    match best_f_of(a) {
+        Some((t, c)) => (
+            Some(t),
+            format!(
+                "{} (F {}, P {}, R {}; {})",
+                charts::threshold_text(t),
+                pct(c.f1()),
+                pct(c.precision()),
+                pct(c.recall()),
+                a.label
+            ),
+        ),
+        None => (None, format!("{} detected nothing", a.key())),
+    }
+}
+
+/// How much more the last `algorithm` of the run recalls than the first.
+fn recall_gain(run: &StoredRun, algorithm: &str) -> Figure {
+    let found = find(run, algorithm);
+    let recall = |a: &StoredAlgorithm| {
+        a.at_threshold()
+            .map(|e| to_counts(&e.pairwise.overall).recall())
+            .unwrap_or(f64::NAN)
+    };
+    match (found.first(), found.last()) {
+        (Some(first), Some(last)) if found.len() > 1 => {
+            let gain = recall(last) / recall(first) - 1.0;
             (
-                opt(c.precision()),
+                Some(gain),
                 format!(
-                    "{} ({} of {} flagged pages; {} at {}, {})",
-                    if c.detected == 0 {
-                        "none flagged".to_string()
-                    } else {
-                        pct(c.precision())
-                    },
-                    c.correct,
-                    c.detected,
-                    a.key(),
-                    a.threshold,
-                    slice.as_deref().unwrap_or("all pages")
+                    "{:+.0}% ({} {} -> {} {})",
+                    gain * 100.0,
+                    first.label,
+                    pct(recall(first)),
+                    last.label,
+                    pct(recall(last))
                 ),
             )
         }
-        Measure::RecallRatio { algorithm, of } => {
-            let recall = |prefix: &str| {
-                find(run, prefix).first().and_then(|a| {
-                    a.at_threshold()
-                        .map(|e| (a.label.clone(), to_counts(&e.pairwise.overall).recall()))
-                })
-            };
-            match (recall(algorithm), recall(of)) {
-                (Some((a, ra)), Some((b, rb))) if rb.is_nan() || rb <= 0.0 => (
-                    None,
-                    format!("undefined: {b} recalls {} ({a} {})", pct(rb), pct(ra)),
-                ),
-                (Some((a, ra)), Some((b, rb))) => (
-                    Some(ra / rb),
+        _ => (
+            None,
+            format!("needs two or more `{algorithm}` algorithms in the run"),
+        ),
+    }
+}
+
+/// Per-page F within a slice, at the configured threshold.
+fn page_f(run: &StoredRun, algorithm: &str, slice: &str, extraction: &Option<String>) -> Figure {
+    let found = find_on(run, algorithm, extraction);
+    let index = run.slices.iter().position(|s| s == slice);
+    match (found, index) {
+        (Some(a), Some(i)) => match a.at_threshold() {
+            Some(e) => {
+                let c = to_counts(&e.page.slices[i]);
+                (
+                    Some(c.f1()),
                     format!(
-                        "{:.0}% ({a} {} of {b} {})",
-                        ra / rb * 100.0,
-                        pct(ra),
-                        pct(rb)
+                        "{} (P {}, R {}; {} at {}, {slice})",
+                        pct(c.f1()),
+                        pct(c.precision()),
+                        pct(c.recall()),
+                        a.key(),
+                        a.threshold
                     ),
-                ),
-                _ => (None, format!("needs `{algorithm}` and `{of}` in the run")),
+                )
             }
-        }
+            None => (None, format!("{} has no configured threshold", a.key())),
+        },
+        _ => (
+            None,
+            format!("needs `{algorithm}` and slice `{slice}` in the run"),
+        ),
+    }
+}
+
+/// Per-page precision (all pages, or a slice), at the configured threshold.
+fn page_precision(
+    run: &StoredRun,
+    algorithm: &str,
+    slice: &Option<String>,
+    extraction: &Option<String>,
+) -> Figure {
+    let found = find_on(run, algorithm, extraction);
+    let index = match slice_of(run, slice) {
+        Ok(i) => i,
+        Err(e) => return (None, e),
+    };
+    let Some(a) = found else {
+        return (None, format!("no algorithm `{algorithm}` in this run"));
+    };
+    let Some(e) = a.at_threshold() else {
+        return (None, format!("{} has no configured threshold", a.key()));
+    };
+    let c = to_counts(index.map_or(&e.page.overall, |i| &e.page.slices[i]));
+    (
+        opt(c.precision()),
+        format!(
+            "{} ({} of {} flagged pages; {} at {}, {})",
+            if c.detected == 0 {
+                "none flagged".to_string()
+            } else {
+                pct(c.precision())
+            },
+            c.correct,
+            c.detected,
+            a.key(),
+            a.threshold,
+            slice.as_deref().unwrap_or("all pages")
+        ),
+    )
+}
+
+/// `algorithm`'s recall as a share of `of`'s.
+fn recall_ratio(run: &StoredRun, algorithm: &str, of: &str) -> Figure {
+    let recall = |prefix: &str| {
+        find(run, prefix).first().and_then(|a| {
+            a.at_threshold()
+                .map(|e| (a.label.clone(), to_counts(&e.pairwise.overall).recall()))
+        })
+    };
+    match (recall(algorithm), recall(of)) {
+        (Some((a, ra)), Some((b, rb))) if rb.is_nan() || rb <= 0.0 => (
+            None,
+            format!("undefined: {b} recalls {} ({a} {})", pct(rb), pct(ra)),
+        ),
+        (Some((a, ra)), Some((b, rb))) => (
+            Some(ra / rb),
+            format!(
+                "{:.0}% ({a} {} of {b} {})",
+                ra / rb * 100.0,
+                pct(ra),
+                pct(rb)
+            ),
+        ),
+        _ => (None, format!("needs `{algorithm}` and `{of}` in the run")),
     }
 }
 
@@ -1453,81 +1498,7 @@ fn paper_section(md: &mut String, name: &str, run: &StoredRun, paper: &Paper) {
         }
     }
     for table in &paper.tables {
-        let _ = writeln!(md, "\n### {}\n", table.title);
-        let _ = writeln!(
-            md,
-            "| who | slice | actual | detected | correct | precision | recall | F |"
-        );
-        let _ = writeln!(md, "|---|---|---:|---:|---:|---:|---:|---:|");
-        let mut flags = Vec::new();
-        for row in &table.rows {
-            let _ = writeln!(
-                md,
-                "| **paper** | {}{} | {} | {} | {} | {:.2}% | {:.2}% | {:.2}% |",
-                row.slice,
-                row.name
-                    .as_deref()
-                    .map(|n| format!(" ({n})"))
-                    .unwrap_or_default(),
-                row.actual,
-                row.detected,
-                row.correct,
-                row.precision,
-                row.recall,
-                row.f
-            );
-            for (what, printed, exact) in inconsistencies(row) {
-                flags.push(format!(
-                    "{} {what}: printed {printed:.2}%, but the counts give {exact:.2}%",
-                    row.slice
-                ));
-            }
-            for a in run
-                .algorithms
-                .iter()
-                .filter(|a| table.extraction.as_ref().is_none_or(|x| *x == a.extraction))
-            {
-                let (Some(e), Some(i)) = (
-                    a.at_threshold(),
-                    run.slices.iter().position(|s| *s == row.slice),
-                ) else {
-                    continue;
-                };
-                let level = if table.level == "pairwise" {
-                    &e.pairwise
-                } else {
-                    &e.page
-                };
-                let c = to_counts(&level.slices[i]);
-                let _ = writeln!(
-                    md,
-                    "| {} (at {}) | {} | {} | {} | {} | {} | {} | {} |",
-                    a.key(),
-                    a.threshold,
-                    row.slice,
-                    c.actual,
-                    c.detected,
-                    c.correct,
-                    pct(c.precision()),
-                    pct(c.recall()),
-                    pct(c.f1())
-                );
-            }
-        }
-        if flags.is_empty() {
-            let _ = writeln!(
-                md,
-                "\nEvery printed percentage follows from the paper's counts."
-            );
-        } else {
-            let _ = writeln!(
-                md,
-                "\nPercentages that do not follow from the paper's own counts:\n"
-            );
-            for f in flags {
-                let _ = writeln!(md, "- {f}");
-            }
-        }
+        paper_table(md, run, table);
     }
     if !paper.figures.is_empty() {
         let _ = writeln!(md, "\n| figure | paper | ours |\n|---|---|---|");
@@ -1542,56 +1513,148 @@ fn paper_section(md: &mut String, name: &str, run: &StoredRun, paper: &Paper) {
         }
     }
     for prefix in &paper.sweeps {
-        for a in find(run, prefix) {
-            let _ = writeln!(
-                md,
-                "\n### {} against {} (pairwise, all slices)\n",
-                a.key(),
-                a.scale.name
-            );
-            let _ = writeln!(md, "| threshold | detected | correct | precision | recall | F |\n|---:|---:|---:|---:|---:|---:|");
-            for e in &a.evaluations {
-                let c = to_counts(&e.pairwise.overall);
-                let _ = writeln!(
-                    md,
-                    "| {} | {} | {} | {} | {} | {} |",
-                    e.threshold,
-                    c.detected,
-                    c.correct,
-                    pct(c.precision()),
-                    pct(c.recall()),
-                    pct(c.f1())
-                );
-            }
-        }
+        sweep_tables(md, run, prefix);
     }
     if let Some(plan) = &paper.index_plan {
-        use crate::algo::simhash::tables::{Layout, LayoutPlan, BYTES_PER_ENTRY};
+        index_plan_table(md, plan);
+    }
+}
+
+/// A paper's table of counts, each row followed by ours in its slice
+/// (page level unless the table says pairwise), and the printed
+/// percentages its own counts do not give.
+fn paper_table(md: &mut String, run: &StoredRun, table: &PaperTable) {
+    let _ = writeln!(md, "\n### {}\n", table.title);
+    let _ = writeln!(
+        md,
+        "| who | slice | actual | detected | correct | precision | recall | F |"
+    );
+    let _ = writeln!(md, "|---|---|---:|---:|---:|---:|---:|---:|");
+    let mut flags = Vec::new();
+    for row in &table.rows {
         let _ = writeln!(
             md,
-            "\n### Table designs for {:.3e} fingerprints, k = {} (`neardup index plan`)\n",
-            plan.fingerprints, plan.k
+            "| **paper** | {}{} | {} | {} | {} | {:.2}% | {:.2}% | {:.2}% |",
+            row.slice,
+            row.name
+                .as_deref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default(),
+            row.actual,
+            row.detected,
+            row.correct,
+            row.precision,
+            row.recall,
+            row.f
         );
-        let _ = writeln!(md, "| layout | tables | prefix bits | candidates per query | memory |\n|---|---:|---|---:|---:|");
-        for name in ["4x16", "6c3", "4x4", "5c2", "8c5", "10c7"] {
-            let Ok(layout) = name.parse::<Layout>() else {
+        for (what, printed, exact) in inconsistencies(row) {
+            flags.push(format!(
+                "{} {what}: printed {printed:.2}%, but the counts give {exact:.2}%",
+                row.slice
+            ));
+        }
+        for a in run
+            .algorithms
+            .iter()
+            .filter(|a| table.extraction.as_ref().is_none_or(|x| *x == a.extraction))
+        {
+            let (Some(e), Some(i)) = (
+                a.at_threshold(),
+                run.slices.iter().position(|s| *s == row.slice),
+            ) else {
                 continue;
             };
-            if plan.k > layout.max_k() {
-                continue;
-            }
-            let p = LayoutPlan::new(&layout, plan.fingerprints);
-            let bits: Vec<String> = p.prefix_bits.iter().map(u32::to_string).collect();
+            let level = if table.level == "pairwise" {
+                &e.pairwise
+            } else {
+                &e.page
+            };
+            let c = to_counts(&level.slices[i]);
             let _ = writeln!(
                 md,
-                "| {name} | {} | {} | {:.1} | {:.1} GB ({} bytes per fingerprint) |",
-                p.tables,
-                bits.join(", "),
-                p.candidates_per_query,
-                p.bytes / 1e9,
-                p.tables * BYTES_PER_ENTRY
+                "| {} (at {}) | {} | {} | {} | {} | {} | {} | {} |",
+                a.key(),
+                a.threshold,
+                row.slice,
+                c.actual,
+                c.detected,
+                c.correct,
+                pct(c.precision()),
+                pct(c.recall()),
+                pct(c.f1())
             );
         }
+    }
+    if flags.is_empty() {
+        let _ = writeln!(
+            md,
+            "\nEvery printed percentage follows from the paper's counts."
+        );
+    } else {
+        let _ = writeln!(
+            md,
+            "\nPercentages that do not follow from the paper's own counts:\n"
+        );
+        for f in flags {
+            let _ = writeln!(md, "- {f}");
+        }
+    }
+}
+
+/// Pairwise counts over the grid of each algorithm named by `prefix`.
+fn sweep_tables(md: &mut String, run: &StoredRun, prefix: &str) {
+    for a in find(run, prefix) {
+        let _ = writeln!(
+            md,
+            "\n### {} against {} (pairwise, all slices)\n",
+            a.key(),
+            a.scale.name
+        );
+        let _ = writeln!(md, "| threshold | detected | correct | precision | recall | F |\n|---:|---:|---:|---:|---:|---:|");
+        for e in &a.evaluations {
+            let c = to_counts(&e.pairwise.overall);
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} |",
+                e.threshold,
+                c.detected,
+                c.correct,
+                pct(c.precision()),
+                pct(c.recall()),
+                pct(c.f1())
+            );
+        }
+    }
+}
+
+/// The SimHash table layouts that reach the paper's k, at its number of
+/// fingerprints.
+fn index_plan_table(md: &mut String, plan: &IndexPlan) {
+    use crate::algo::simhash::tables::{Layout, LayoutPlan, BYTES_PER_ENTRY};
+    let _ = writeln!(
+        md,
+        "\n### Table designs for {:.3e} fingerprints, k = {} (`neardup index plan`)\n",
+        plan.fingerprints, plan.k
+    );
+    let _ = writeln!(md, "| layout | tables | prefix bits | candidates per query | memory |\n|---|---:|---|---:|---:|");
+    for name in ["4x16", "6c3", "4x4", "5c2", "8c5", "10c7"] {
+        let Ok(layout) = name.parse::<Layout>() else {
+            continue;
+        };
+        if plan.k > layout.max_k() {
+            continue;
+        }
+        let p = LayoutPlan::new(&layout, plan.fingerprints);
+        let bits: Vec<String> = p.prefix_bits.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            md,
+            "| {name} | {} | {} | {:.1} | {:.1} GB ({} bytes per fingerprint) |",
+            p.tables,
+            bits.join(", "),
+            p.candidates_per_query,
+            p.bytes / 1e9,
+            p.tables * BYTES_PER_ENTRY
+        );
     }
 }
 

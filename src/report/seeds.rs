@@ -14,7 +14,7 @@ use polars::prelude::*;
 
 use super::charts::{self, color, draw_key, font, font_in, Chart, DrawResult, KeyEntry};
 use super::{draw_files, measure_value, pct, series_of, write_frame, ReportError, Series};
-use crate::experiment::paper::{Measure, Paper, Verdict};
+use crate::experiment::paper::{Claim, Measure, Paper, Verdict};
 use crate::experiment::stored::{to_counts, StoredRun};
 
 /// Mean, sample standard deviation, least and most of a figure over the
@@ -642,9 +642,15 @@ fn markdown(
             "\n## Precision and recall against the threshold\n\n![The paper's sweeps over the seeds](sweeps.png)\n\n[SVG](sweeps.svg) · data: [sweeps.csv](sweeps.csv), [sweeps.parquet](sweeps.parquet)"
         );
     }
-    let Some(paper) = paper else {
-        return md;
-    };
+    if let Some(paper) = paper {
+        paper_sections(&mut md, paper, runs, &seeds);
+    }
+    md
+}
+
+/// The paper's set-up, its tables and figures beside ours over the seeds,
+/// and the verdicts on its claims.
+fn paper_sections(md: &mut String, paper: &Paper, runs: &[(u64, StoredRun)], seeds: &[String]) {
     let _ = writeln!(md, "\n## The paper beside ours\n");
     let _ = writeln!(
         md,
@@ -659,46 +665,13 @@ fn markdown(
         }
     }
     for table in &paper.tables {
-        table_section(&mut md, table, runs);
+        table_section(md, table, runs);
     }
-    let values = |m: &Measure| -> Vec<(Option<f64>, String)> {
-        runs.iter().map(|(_, run)| measure_value(run, m)).collect()
-    };
-    let number = |v: f64, fraction: bool| {
-        if !v.is_finite() {
-            "-".to_string()
-        } else if fraction {
-            pct(v)
-        } else {
-            charts::threshold_text(v)
-        }
-    };
     if !paper.figures.is_empty() {
-        let _ = writeln!(
-            md,
-            "\n| figure | paper | ours: mean ± sd (least–most) | each seed ({}) |\n|---|---|---|---|",
-            seeds.join(", ")
-        );
-        for f in &paper.figures {
-            let found = values(&f.ours);
-            let fraction = f.ours.is_fraction();
-            let each: Vec<f64> = found.iter().map(|v| v.0.unwrap_or(f64::NAN)).collect();
-            let cell = match Spread::of(&each) {
-                Some(s) => s.text(fraction),
-                None => found.first().map(|v| v.1.clone()).unwrap_or_default(),
-            };
-            let per: Vec<String> = each.iter().map(|&v| number(v, fraction)).collect();
-            let _ = writeln!(
-                md,
-                "| {} | {} | {cell} | {} |",
-                f.name,
-                f.paper,
-                per.join(", ")
-            );
-        }
+        figures_table(md, paper, runs, seeds);
     }
     if paper.claims.is_empty() {
-        return md;
+        return;
     }
     let _ = writeln!(
         md,
@@ -706,74 +679,121 @@ fn markdown(
         runs.len()
     );
     for (i, claim) in paper.claims.iter().enumerate() {
-        let figures = claim.figure.as_ref().map(&values);
-        let others = claim.above.as_ref().map(&values);
-        let pick = |v: &Option<Vec<(Option<f64>, String)>>| -> Vec<Option<f64>> {
-            v.as_ref()
-                .map(|v| v.iter().map(|x| x.0).collect())
-                .unwrap_or_default()
+        claim_verdict(md, i, claim, runs);
+    }
+}
+
+/// Each seed's value of a figure of ours, and how it reads.
+fn seed_values(runs: &[(u64, StoredRun)], m: &Measure) -> Vec<(Option<f64>, String)> {
+    runs.iter().map(|(_, run)| measure_value(run, m)).collect()
+}
+
+/// A value as the tables print it: a percentage or a threshold.
+fn number_text(v: f64, fraction: bool) -> String {
+    if !v.is_finite() {
+        "-".to_string()
+    } else if fraction {
+        pct(v)
+    } else {
+        charts::threshold_text(v)
+    }
+}
+
+/// The paper's figures beside ours: the spread over the seeds and each
+/// seed's value.
+fn figures_table(md: &mut String, paper: &Paper, runs: &[(u64, StoredRun)], seeds: &[String]) {
+    let _ = writeln!(
+        md,
+        "\n| figure | paper | ours: mean ± sd (least–most) | each seed ({}) |\n|---|---|---|---|",
+        seeds.join(", ")
+    );
+    for f in &paper.figures {
+        let found = seed_values(runs, &f.ours);
+        let fraction = f.ours.is_fraction();
+        let each: Vec<f64> = found.iter().map(|v| v.0.unwrap_or(f64::NAN)).collect();
+        let cell = match Spread::of(&each) {
+            Some(s) => s.text(fraction),
+            None => found.first().map(|v| v.1.clone()).unwrap_or_default(),
         };
-        let decided = seed_verdict(claim, &pick(&figures), &pick(&others));
+        let per: Vec<String> = each.iter().map(|&v| number_text(v, fraction)).collect();
         let _ = writeln!(
             md,
-            "{}. **{}** — {}.\n",
-            i + 1,
-            claim.claim,
-            decided.verdict.text()
+            "| {} | {} | {cell} | {} |",
+            f.name,
+            f.paper,
+            per.join(", ")
         );
-        let reason = claim.reason(decided.verdict);
-        if !reason.is_empty() {
-            let _ = writeln!(md, "   {}\n", reason.trim());
-        }
-        let Some(m) = &claim.figure else { continue };
-        let fraction = m.is_fraction();
-        let Some(s) = decided.figure else {
-            let why = figures
-                .as_ref()
-                .and_then(|f| f.first().map(|x| x.1.clone()))
-                .unwrap_or_default();
-            let _ = writeln!(md, "   Deciding figure: {why}.\n");
-            continue;
-        };
-        let against = decided.other.map(|o| format!("mean {}", o.text(fraction)));
-        let test = claim.test_text(against.as_deref());
-        let bar = claim.at_least.or(claim.near);
-        let spread = match (claim.above.is_some(), bar) {
-            (true, _) => String::new(),
-            (false, Some(b)) if s.crosses(b) => format!(
-                " The seeds' range crosses the paper's figure {}.",
-                number(b, fraction)
-            ),
-            (false, Some(b)) if s.min == b && s.max == b => {
-                format!(
-                    " Every seed gives the paper's figure {}.",
-                    number(b, fraction)
-                )
-            }
-            (false, Some(b)) if s.min >= b => format!(
-                " Every seed is at or above the paper's figure {}.",
-                number(b, fraction)
-            ),
-            (false, Some(b)) => format!(
-                " Every seed is at or below the paper's figure {}.",
-                number(b, fraction)
-            ),
-            _ => String::new(),
-        };
-        let example = figures
+    }
+}
+
+/// The verdict on claim `i` over the seeds, and the figure deciding it.
+fn claim_verdict(md: &mut String, i: usize, claim: &Claim, runs: &[(u64, StoredRun)]) {
+    let figures = claim.figure.as_ref().map(|m| seed_values(runs, m));
+    let others = claim.above.as_ref().map(|m| seed_values(runs, m));
+    let pick = |v: &Option<Vec<(Option<f64>, String)>>| -> Vec<Option<f64>> {
+        v.as_ref()
+            .map(|v| v.iter().map(|x| x.0).collect())
+            .unwrap_or_default()
+    };
+    let decided = seed_verdict(claim, &pick(&figures), &pick(&others));
+    let _ = writeln!(
+        md,
+        "{}. **{}** — {}.\n",
+        i + 1,
+        claim.claim,
+        decided.verdict.text()
+    );
+    let reason = claim.reason(decided.verdict);
+    if !reason.is_empty() {
+        let _ = writeln!(md, "   {}\n", reason.trim());
+    }
+    let Some(m) = &claim.figure else { return };
+    let fraction = m.is_fraction();
+    let Some(s) = decided.figure else {
+        let why = figures
             .as_ref()
             .and_then(|f| f.first().map(|x| x.1.clone()))
             .unwrap_or_default();
-        let _ = writeln!(
-            md,
-            "   Deciding figure: mean {}{test}; it holds on {} of {} seeds.{spread} (Seed {}: {example}.)\n",
-            s.text(fraction),
-            decided.holds_on,
-            decided.decided_on,
-            runs[0].0,
-        );
-    }
-    md
+        let _ = writeln!(md, "   Deciding figure: {why}.\n");
+        return;
+    };
+    let against = decided.other.map(|o| format!("mean {}", o.text(fraction)));
+    let test = claim.test_text(against.as_deref());
+    let bar = claim.at_least.or(claim.near);
+    let spread = match (claim.above.is_some(), bar) {
+        (true, _) => String::new(),
+        (false, Some(b)) if s.crosses(b) => format!(
+            " The seeds' range crosses the paper's figure {}.",
+            number_text(b, fraction)
+        ),
+        (false, Some(b)) if s.min == b && s.max == b => {
+            format!(
+                " Every seed gives the paper's figure {}.",
+                number_text(b, fraction)
+            )
+        }
+        (false, Some(b)) if s.min >= b => format!(
+            " Every seed is at or above the paper's figure {}.",
+            number_text(b, fraction)
+        ),
+        (false, Some(b)) => format!(
+            " Every seed is at or below the paper's figure {}.",
+            number_text(b, fraction)
+        ),
+        _ => String::new(),
+    };
+    let example = figures
+        .as_ref()
+        .and_then(|f| f.first().map(|x| x.1.clone()))
+        .unwrap_or_default();
+    let _ = writeln!(
+        md,
+        "   Deciding figure: mean {}{test}; it holds on {} of {} seeds.{spread} (Seed {}: {example}.)\n",
+        s.text(fraction),
+        decided.holds_on,
+        decided.decided_on,
+        runs[0].0,
+    );
 }
 
 /// A paper's table of counts, each row followed by ours in its slice as

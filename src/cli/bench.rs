@@ -111,6 +111,7 @@ fn run_scale(
     let table = bench_scale::run_scale(&sources, &config, &pages, |line| eprintln!("{line}"))
         .map_err(scale_error)?;
     print!("{}", bench_scale::render_scale(&table));
+    println!("\n{}", crate::bench::machine_line());
     Ok(())
 }
 
@@ -174,6 +175,7 @@ fn run_stages(args: BenchArgs) -> Result<(), CliError> {
             seconds,
         )?);
     }
+    println!("{}", crate::bench::machine_line());
     print!("{}", crate::bench::render(&rows));
     let names: Vec<&str> = layouts.iter().map(String::as_str).collect();
     for &n in &fingerprints {

@@ -14,11 +14,14 @@ use ratatui::style::{Color, Modifier};
 use unicode_width::UnicodeWidthStr;
 
 const CELL_WIDTH: usize = 9;
-const CELL_HEIGHT: usize = 18;
+/// DejaVu Sans Mono's box-drawing glyphs reach 0.928 em above the baseline
+/// and 0.236 em below, 17.5 px at 15 px: rows 17 px apart, the baseline 14
+/// px down, join a border's `│` from row to row as a terminal does (18 px
+/// rows left a gap in every one).
+const CELL_HEIGHT: usize = 17;
+const BASELINE: usize = 14;
 /// DejaVu Sans Mono advances 0.602 em: 9 px at 15 px.
 const FONT_SIZE: usize = 15;
-/// From the top of a cell, room for descenders below.
-const BASELINE: usize = 14;
 const FONTS: &str = "DejaVu Sans Mono, Menlo, Consolas, WenQuanYi Micro Hei Mono, monospace";
 /// Around the grid, as a terminal window leaves around its text.
 const MARGIN: usize = 9;

@@ -1451,11 +1451,11 @@ fn pictures_keep_the_grid_and_escape_the_text() {
     assert!(svg.contains("<text x=\"36 45 54\" y=\"14\""), "{svg}");
     assert!(svg.contains(">a&lt;&amp;</text>"), "{svg}");
     assert!(
-        svg.contains("<rect x=\"9\" y=\"18\" width=\"18\" height=\"18\" fill=\"#cd3131\"/>"),
+        svg.contains("<rect x=\"9\" y=\"17\" width=\"18\" height=\"17\" fill=\"#cd3131\"/>"),
         "{svg}"
     );
     assert!(
-        svg.contains("y=\"32\" fill=\"#1c1c1c\" xml:space=\"preserve\">ok<"),
+        svg.contains("y=\"31\" fill=\"#1c1c1c\" xml:space=\"preserve\">ok<"),
         "{svg}"
     );
     assert_eq!(svg, super::screenshot::to_svg(&buffer));

@@ -41,28 +41,21 @@ const PALETTE: [Rgb; 16] = [
     [0x3b, 0x8e, 0xea], [0xd6, 0x70, 0xd6], [0x29, 0xb8, 0xdb], [0xf2, 0xf2, 0xf2],
 ];
 
+/// The named colours in `Color::Indexed` order.
+#[rustfmt::skip]
+const NAMED: [Color; 16] = [
+    Color::Black, Color::Red, Color::Green, Color::Yellow, Color::Blue, Color::Magenta,
+    Color::Cyan, Color::Gray, Color::DarkGray, Color::LightRed, Color::LightGreen,
+    Color::LightYellow, Color::LightBlue, Color::LightMagenta, Color::LightCyan, Color::White,
+];
+
 /// `None` for `Reset`: the terminal's own colour, which depends on the side.
 fn rgb(color: Color) -> Option<Rgb> {
     let index = match color {
         Color::Reset => return None,
         Color::Rgb(r, g, b) => return Some([r, g, b]),
         Color::Indexed(i) => i,
-        Color::Black => 0,
-        Color::Red => 1,
-        Color::Green => 2,
-        Color::Yellow => 3,
-        Color::Blue => 4,
-        Color::Magenta => 5,
-        Color::Cyan => 6,
-        Color::Gray => 7,
-        Color::DarkGray => 8,
-        Color::LightRed => 9,
-        Color::LightGreen => 10,
-        Color::LightYellow => 11,
-        Color::LightBlue => 12,
-        Color::LightMagenta => 13,
-        Color::LightCyan => 14,
-        Color::White => 15,
+        named => NAMED.iter().position(|&c| c == named).unwrap_or(7) as u8,
     };
     Some(match index {
         0..=15 => PALETTE[index as usize],
@@ -192,20 +185,14 @@ fn write_text(svg: &mut String, run: &[Glyph], baseline: usize) {
         .collect();
     let text: String = run.iter().map(|g| escape(g.symbol)).collect();
     let style = run[0];
+    let weight = style.bold.then_some(" font-weight=\"bold\"");
+    let decoration = style.underline.then_some(" text-decoration=\"underline\"");
     let _ = writeln!(
         svg,
         "<text x=\"{}\" y=\"{baseline}\" fill=\"{}\"{}{} xml:space=\"preserve\">{text}</text>",
         xs.join(" "),
         hex(style.fg),
-        if style.bold {
-            " font-weight=\"bold\""
-        } else {
-            ""
-        },
-        if style.underline {
-            " text-decoration=\"underline\""
-        } else {
-            ""
-        },
+        weight.unwrap_or_default(),
+        decoration.unwrap_or_default(),
     );
 }

@@ -9,6 +9,7 @@ pub mod app;
 pub mod inspect;
 pub mod loader;
 pub mod save;
+pub mod screenshot;
 pub mod ui;
 pub mod workbench;
 

@@ -1385,3 +1385,78 @@ fn a_run_stops_once_its_watcher_hangs_up() {
     assert!(signed > 0, "no algorithm signed anything");
     assert_eq!(run(true), (0, 0), "a run nobody watches went on");
 }
+
+/// The README's pictures of the workbench are drawn by the workbench: the
+/// tuning screen with minhash focused, moved to its best F. When a screen
+/// changes on purpose, the pictures are refreshed by running this test with
+/// `NEARDUP_UPDATE_PICTURES=1`.
+#[test]
+fn the_readme_picture_is_current() {
+    let bench = demo();
+    let minhash = algorithm(&bench, "minhash(w=3", Extraction::Main);
+    let mut app = App::with_workbench(bench);
+    focus(&mut app, minhash);
+    key(&mut app, KeyCode::Char('b'));
+    let update = std::env::var("NEARDUP_UPDATE_PICTURES").is_ok_and(|v| v == "1");
+    let mut stale = Vec::new();
+    for (width, height) in [(120, 40), (80, 24)] {
+        let name = format!("workbench-{width}x{height}.svg");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs/img")
+            .join(&name);
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        terminal.draw(|f| ui::render(&app, f)).unwrap();
+        let svg = super::screenshot::to_svg(terminal.backend().buffer());
+        if std::fs::read_to_string(&path).is_ok_and(|committed| committed == svg) {
+            continue;
+        }
+        if update {
+            // A whole file or none: a reader of docs/img never sees half a picture.
+            let partial = path.with_extension("svg.partial");
+            std::fs::write(&partial, &svg).unwrap();
+            std::fs::rename(&partial, &path).unwrap();
+        } else {
+            stale.push(path.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "the README's pictures of the workbench are out of date: {}; \
+         refresh them with `NEARDUP_UPDATE_PICTURES=1 cargo test --release --lib \
+         tui::tests::the_readme_picture_is_current` and look at them before committing",
+        stale.join(", ")
+    );
+}
+
+/// The picture keeps the terminal's grid: a wide character takes two cells
+/// and what follows starts where the terminal draws it; text is escaped;
+/// a reversed cell swaps its colours onto a background rectangle.
+#[test]
+fn pictures_keep_the_grid_and_escape_the_text() {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use ratatui::style::{Color, Modifier, Style};
+    let mut buffer = Buffer::empty(Rect::new(0, 0, 8, 2));
+    buffer.set_string(0, 0, "中文a<&", Style::new());
+    buffer.set_string(
+        1,
+        1,
+        "ok",
+        Style::new().fg(Color::Red).add_modifier(Modifier::REVERSED),
+    );
+    let svg = super::screenshot::to_svg(&buffer);
+    assert!(svg.contains(">中</text>"), "{svg}");
+    assert!(svg.contains("<text x=\"0\" y=\"14\""), "{svg}");
+    assert!(svg.contains("<text x=\"18\" y=\"14\""), "{svg}");
+    assert!(svg.contains("<text x=\"36 45 54\" y=\"14\""), "{svg}");
+    assert!(svg.contains(">a&lt;&amp;</text>"), "{svg}");
+    assert!(
+        svg.contains("<rect x=\"9\" y=\"17\" width=\"18\" height=\"17\" fill=\"#cd3131\"/>"),
+        "{svg}"
+    );
+    assert!(
+        svg.contains("y=\"31\" fill=\"#1c1c1c\" xml:space=\"preserve\">ok<"),
+        "{svg}"
+    );
+    assert_eq!(svg, super::screenshot::to_svg(&buffer));
+}

@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 use super::collection::DocumentFrequencies;
 use super::settings::{in_range, invalid, with_threshold, AlgorithmSettings, Checked};
 use super::{Algorithm, Detector, Direction, Document, ScoreScale};
-use crate::text::shingle::fmix64;
 use crate::text::stopwords::is_stop_word;
 use crate::text::TokenKind;
+use crate::util::rng::fmix64;
 
 /// Fixed so that lexicons and their random subsets are the same on every
 /// run and machine.

@@ -22,6 +22,7 @@ use crate::algo::Document;
 use crate::algo::{Algorithm, ScoreScale};
 use crate::extract::Extraction;
 use crate::text::{TokenKind, TokenizerConfig};
+use crate::util::io::FileError;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -196,11 +197,8 @@ pub struct PreparedAlgorithm {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError),
     #[error("{}{}: {message}", path.display(), location.map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default())]
     Parse {
         path: PathBuf,
@@ -217,10 +215,7 @@ pub enum ConfigError {
 
 /// Reads a YAML file into `T`; errors name the file, line and column.
 pub fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = crate::util::io::read_to_string(path)?;
     parse_yaml(path, &text)
 }
 
@@ -595,19 +590,13 @@ impl ExperimentConfig {
     }
 }
 
-/// Formats a threshold for tables: whole numbers without decimals, others
-/// to four places at most (grid steps such as 0.05 * 6 carry float noise).
+/// A threshold for tables with its direction: `>=0.3`, `<=3`.
 pub fn format_threshold(scale: &ScoreScale, t: f64) -> String {
     let op = match scale.direction {
         crate::algo::Direction::AtLeast => ">=",
         crate::algo::Direction::AtMost => "<=",
     };
-    let t = (t * 1e4).round() / 1e4;
-    if t.fract() == 0.0 {
-        format!("{op}{t:.0}")
-    } else {
-        format!("{op}{t}")
-    }
+    format!("{op}{}", crate::util::fmt::threshold(t))
 }
 
 #[cfg(test)]

@@ -25,14 +25,12 @@ use serde::Deserialize;
 use super::{decode::decode_html, extract_article_text, extract_html, Extraction};
 use crate::corpus::Content;
 use crate::text::lang::is_han;
+use crate::util::io::FileError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum GoldError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError),
     #[error("{}: {message}", path.display())]
     Invalid { path: PathBuf, message: String },
     #[error(transparent)]
@@ -40,10 +38,7 @@ pub enum GoldError {
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> GoldError + '_ {
-    move |source| GoldError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
+    move |source| GoldError::Io(FileError::new(path, source))
 }
 
 fn invalid(path: &Path, message: impl Into<String>) -> GoldError {

@@ -12,6 +12,7 @@ use super::workbench::{
 use crate::eval::choose::Objective;
 use crate::eval::throughput::StageRecord;
 use crate::extract::extract_page;
+use crate::util::fmt::threshold_as_typed;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
@@ -670,7 +671,7 @@ impl App {
             (Screen::Tuning, Action::StartTypingPrecision) => {
                 let p = self.bench.as_ref().expect("loaded").tunings[self.focus].least_precision;
                 self.typing_precision = true;
-                self.mode = Mode::Typing(format_value(p));
+                self.mode = Mode::Typing(threshold_as_typed(p));
                 self.status =
                     "the least precision for the most-recall jump: Enter jumps, Esc cancels".into();
             }
@@ -785,7 +786,11 @@ impl App {
             self.errors.stale = true;
         }
         self.status = match outcome {
-            Ok(()) => format!("{} = {}", self.knob_name(), format_value(self.knob_value())),
+            Ok(()) => format!(
+                "{} = {}",
+                self.knob_name(),
+                threshold_as_typed(self.knob_value())
+            ),
             Err(refused) => refused,
         };
     }
@@ -806,7 +811,11 @@ impl App {
         match choice {
             Some(t) => {
                 self.set_knob(t);
-                self.status = format!("{}{over}: threshold {}", objective.short(), format_value(t));
+                self.status = format!(
+                    "{}{over}: threshold {}",
+                    objective.short(),
+                    threshold_as_typed(t)
+                );
             }
             None if !over.is_empty() && objective == Objective::ClusteredF1 => {
                 self.status =
@@ -846,8 +855,8 @@ impl App {
             Ok(v) => {
                 self.status = format!(
                     "{v} is out of range {}..={} for the {}",
-                    format_value(min),
-                    format_value(max),
+                    threshold_as_typed(min),
+                    threshold_as_typed(max),
                     self.knob_name()
                 )
             }
@@ -975,14 +984,4 @@ pub(super) fn explain_pair(
             }
         })
         .collect()
-}
-
-/// A threshold as typed: integers bare, others to four places.
-pub fn format_value(v: f64) -> String {
-    if v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else {
-        let s = format!("{v:.4}");
-        s.trim_end_matches('0').to_string()
-    }
 }

@@ -11,6 +11,7 @@
 //! here into `m`, `r`, `d`, `z` and `y`.
 
 use crate::text::tokenize::jieba;
+use crate::util::io::FileError;
 
 /// A tag of the PKU (People's Daily) set: a literal where the sets
 /// differ, else jieba's own tag.
@@ -473,10 +474,7 @@ impl TagAgreement {
     /// People's Daily 1998 (lists of `[word, tag]` pairs).
     pub fn of_file(path: &std::path::Path) -> Result<TagAgreement, crate::corpus::CorpusError> {
         use crate::corpus::CorpusError;
-        let bytes = crate::corpus::read_maybe_gzipped(path).map_err(|source| CorpusError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let bytes = crate::corpus::read_maybe_gzipped(path).map_err(FileError::at(path))?;
         let text = String::from_utf8_lossy(&bytes);
         let mut agreement = TagAgreement::default();
         for (i, line) in text.lines().enumerate() {

@@ -939,11 +939,11 @@ mod tests {
     #[test]
     fn inverted_index_finds_exactly_the_pairs_above_the_floor() {
         // Brute force over random small sets agrees with the index.
-        let mut next = crate::text::shingle::mixed_stream(11u64);
+        let mut rng = crate::util::rng::SplitMix64::murmur(11u64);
         let sets: Vec<Vec<u64>> = (0..120)
             .map(|_| {
-                let len = (next() % 12) as usize;
-                let mut s: Vec<u64> = (0..len).map(|_| next() % 40).collect();
+                let len = (rng.next_u64() % 12) as usize;
+                let mut s: Vec<u64> = (0..len).map(|_| rng.next_u64() % 40).collect();
                 s.sort_unstable();
                 s.dedup();
                 s
@@ -1005,7 +1005,7 @@ mod tests {
             let span = 1 + round * 3;
             let mut pages: Vec<u32> = (0..round % 90)
                 .map(|_| {
-                    state = crate::text::shingle::fmix64(state.wrapping_add(1));
+                    state = crate::util::rng::fmix64(state.wrapping_add(1));
                     (base + (state % span as u64) as usize) as u32
                 })
                 .collect();
@@ -1033,7 +1033,7 @@ mod tests {
         let mut set = |len: u64| {
             let mut s: Vec<u64> = (0..len)
                 .map(|_| {
-                    state = crate::text::shingle::fmix64(state.wrapping_add(1));
+                    state = crate::util::rng::fmix64(state.wrapping_add(1));
                     state % 50
                 })
                 .collect();

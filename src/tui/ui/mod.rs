@@ -45,15 +45,6 @@ pub fn header<'a>(cells: Vec<&'a str>) -> ratatui::widgets::Row<'a> {
     )
 }
 
-/// Percent with two places; `-` when undefined.
-pub fn pct(x: f64) -> String {
-    if x.is_nan() {
-        "-".into()
-    } else {
-        format!("{:.2}", x * 100.0)
-    }
-}
-
 pub fn render(app: &App, frame: &mut Frame) {
     let [tabs, body, status] = Layout::vertical([
         Constraint::Length(1),

@@ -128,7 +128,7 @@ impl BenchRow {
     pub fn pages_per_second(&self) -> f64 {
         self.pages as f64 / self.seconds
     }
-    pub fn items_per_second(&self) -> f64 {
+    fn items_per_second(&self) -> f64 {
         self.items as f64 / self.seconds
     }
     pub fn megabytes_per_second(&self) -> f64 {

@@ -157,7 +157,7 @@ impl Model {
 
     /// Each feature's share of the log-odds: weight times standardised
     /// value.
-    pub fn contributions(&self, x: &Features) -> Features {
+    fn contributions(&self, x: &Features) -> Features {
         let mut out = [0.0; FEATURES.len()];
         for j in 0..FEATURES.len() {
             if !x[j].is_nan() {
@@ -564,7 +564,7 @@ impl LearnedConfig {
     }
 
     /// The detector without a model, for training.
-    pub fn untrained(&self) -> Learned {
+    fn untrained(&self) -> Learned {
         Learned::new(
             None,
             self.candidates_from.clone(),

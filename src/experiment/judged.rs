@@ -84,7 +84,7 @@ pub fn render_judged(
 }
 
 /// One row per algorithm x threshold x grade (`all` first).
-pub fn judged_frame(
+fn judged_frame(
     result: &ExperimentResult,
     judged: &[Vec<JudgedEvaluation>],
 ) -> PolarsResult<DataFrame> {

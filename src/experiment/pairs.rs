@@ -17,7 +17,7 @@ use crate::eval::judged::JudgedTruth;
 /// they share a cluster, the pair's slice, its grade (with judged pairs),
 /// then one nullable score column per algorithm, named by its label and
 /// extraction.
-pub fn pairs_frame(
+fn pairs_frame(
     result: &ExperimentResult,
     ids: &[String],
     judged: Option<&JudgedTruth>,
@@ -79,7 +79,7 @@ pub fn pairs_frame(
 
 /// Where `--pairs [PATH]` writes: `PATH.parquet` and `PATH.csv` (an
 /// extension given is replaced), `DIR/pairs.*` when no path is given.
-pub fn pairs_paths(path: &Path, results_dir: &Path) -> [PathBuf; 2] {
+fn pairs_paths(path: &Path, results_dir: &Path) -> [PathBuf; 2] {
     let stem = if path.as_os_str().is_empty() {
         results_dir.join("pairs")
     } else {

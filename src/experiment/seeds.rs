@@ -74,7 +74,7 @@ impl SeedsConfig {
 /// Where the corpus built with `seed` at `scale` is cached: beside
 /// `corpus`, e.g. `fan2008.seed-3.scale-0.1.b5e1c2d4.jsonl.gz`, the hash
 /// over the build file and the builder's code.
-pub fn seed_corpus_path(corpus: &Path, builder: &[u8], seed: u64, scale: f64) -> PathBuf {
+fn seed_corpus_path(corpus: &Path, builder: &[u8], seed: u64, scale: f64) -> PathBuf {
     cached_name(
         corpus,
         builder,

@@ -78,7 +78,7 @@ pub struct Summary {
 }
 
 /// The objectives the summary and the workbench's jump keys report.
-pub const OBJECTIVES: [Objective; 3] = [
+const OBJECTIVES: [Objective; 3] = [
     Objective::PairwiseF1,
     Objective::ClusteredF1,
     Objective::RecallAtPrecision(0.99),

@@ -53,7 +53,7 @@ fn read_maybe_gz(path: &Path) -> Result<Vec<u8>, GoldError> {
 }
 
 /// The article text of raw page bytes, headings in place.
-pub fn extract_bytes(bytes: &[u8], extraction: Extraction) -> String {
+fn extract_bytes(bytes: &[u8], extraction: Extraction) -> String {
     extract_article_text(&decode_html(bytes).text, extraction)
 }
 
@@ -87,7 +87,7 @@ struct ArticleGold {
 }
 
 /// (tp, fp, fn) of one page, normalised to sum to 1.
-pub fn shingle_matching(truth: &str, predicted: &str) -> (f64, f64, f64) {
+fn shingle_matching(truth: &str, predicted: &str) -> (f64, f64, f64) {
     let t = shingles(truth);
     let p = shingles(predicted);
     let (mut tp, mut fp, mut fn_) = (0.0, 0.0, 0.0);
@@ -130,7 +130,7 @@ fn shingles(text: &str) -> HashMap<Vec<&str>, u32> {
 }
 
 /// Mean precision and recall over pages, and their harmonic mean.
-pub fn benchmark_scores(per_page: &[(f64, f64, f64)]) -> (f64, f64, f64) {
+fn benchmark_scores(per_page: &[(f64, f64, f64)]) -> (f64, f64, f64) {
     let precision_of = |&(tp, fp, fn_): &(f64, f64, f64)| {
         if fp == 0.0 && fn_ == 0.0 {
             1.0

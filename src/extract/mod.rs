@@ -226,7 +226,7 @@ fn extract_html_marked(
 /// The article as main-content gold writes it: headings and paragraphs
 /// in page order (the structure keeps subtitles apart from the text the
 /// algorithms read, and so loses their place).
-pub fn extract_article_text(html: &str, extraction: Extraction) -> String {
+fn extract_article_text(html: &str, extraction: Extraction) -> String {
     match extraction {
         Extraction::Main => {
             let dom = parse_page(html);

@@ -36,12 +36,12 @@ const ROWS: usize = HASHES / BANDS;
 /// A page with fewer distinct block paths has no template worth the name
 /// (a bare `<p>` page): it gets no skeleton, so bare pages are never
 /// grouped together by their lack of structure.
-pub const MIN_PATHS: usize = 8;
+const MIN_PATHS: usize = 8;
 /// Min-hashes two skeletons must share to be one template: 12 of 16, an
 /// estimated Jaccard of 0.75. Stories on one template share nearly every
 /// path (0.9 and above); two templates of one CMS share the frame but not
 /// its classes.
-pub const MIN_AGREE: usize = 12;
+const MIN_AGREE: usize = 12;
 
 /// The MinHash of a page's skeleton paths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -15,8 +15,8 @@ use crate::algo::shingling::lsh::Banding;
 use crate::util::fmt::threshold_short;
 
 /// WenQuanYi Micro Hei (Apache-2.0), from Debian's fonts-wqy-microhei.
-pub const FONT: &[u8] = include_bytes!("../../assets/fonts/wqy-microhei.ttc");
-pub const FONT_NAME: &str = "sans-serif";
+const FONT: &[u8] = include_bytes!("../../assets/fonts/wqy-microhei.ttc");
+const FONT_NAME: &str = "sans-serif";
 
 pub type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -816,7 +816,7 @@ fn short(s: &str, max: usize) -> String {
 
 /// The stages of an end-to-end time, in pipeline order. A run makes its
 /// pages' text or reads it from the extraction cache, never both.
-pub const THROUGHPUT_STAGES: [&str; 7] = [
+const THROUGHPUT_STAGES: [&str; 7] = [
     "decode+extract",
     "extract (cache)",
     "tokenize",

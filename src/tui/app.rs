@@ -761,7 +761,7 @@ impl App {
     }
 
     /// The focused knob's value.
-    pub fn knob_value(&self) -> f64 {
+    fn knob_value(&self) -> f64 {
         let t = &self.bench.as_ref().expect("loaded").tunings[self.focus];
         match self.knob {
             0 => t.threshold,
@@ -878,7 +878,7 @@ impl App {
     }
 
     /// Recomputes the errors list of the focused algorithm.
-    pub fn refresh_errors(&mut self) {
+    fn refresh_errors(&mut self) {
         let Some(bench) = self.bench.as_ref().filter(|b| !b.tunings.is_empty()) else {
             return;
         };
@@ -931,7 +931,7 @@ impl App {
 
     /// Where `s` writes: beside the experiment, or in the working
     /// directory for the demo and for a bare corpus.
-    pub fn save_path(&self) -> Option<PathBuf> {
+    fn save_path(&self) -> Option<PathBuf> {
         let bench = self.bench.as_ref()?;
         let name = format!("{}.tuned.yaml", bench.result.name);
         Some(match &self.source {

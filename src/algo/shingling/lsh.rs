@@ -27,8 +27,8 @@ const INTEGRATION_STEPS: usize = 1000;
 /// candidate with at least [`RECALL_AT_MARGIN`]: the weighted areas alone
 /// put the steep part of the curve on the threshold, where half the pairs
 /// just above it are lost, and the threshold sweep needs them.
-pub const RECALL_MARGIN: f64 = 0.1;
-pub const RECALL_AT_MARGIN: f64 = 0.97;
+const RECALL_MARGIN: f64 = 0.1;
+const RECALL_AT_MARGIN: f64 = 0.97;
 
 impl Banding {
     /// The probability that a pair of Jaccard `j` becomes a candidate.
@@ -356,7 +356,7 @@ pub struct PerPage {
 /// Public so that sketches exported for a cluster job carry the very keys
 /// [`Banding::candidates`] groups by.
 #[inline]
-pub fn band_key(values: &[u32], band: usize) -> u64 {
+fn band_key(values: &[u32], band: usize) -> u64 {
     let mut h = 0x6261_6e64_0000_0000 ^ band as u64;
     for &v in values {
         h = (h ^ u64::from(v))

@@ -63,7 +63,7 @@ impl SetScore {
     }
 
     /// The score of two sets of these sizes sharing `shared` elements.
-    pub fn of_overlap(self, shared: usize, a: usize, b: usize) -> f64 {
+    fn of_overlap(self, shared: usize, a: usize, b: usize) -> f64 {
         let whole = match self {
             SetScore::Jaccard => a + b - shared,
             SetScore::Containment => a.min(b),
@@ -76,7 +76,7 @@ impl SetScore {
     }
 
     /// The score of two sorted, deduplicated sets.
-    pub fn of_sets(self, a: &[u64], b: &[u64]) -> f64 {
+    fn of_sets(self, a: &[u64], b: &[u64]) -> f64 {
         match self {
             SetScore::Jaccard => jaccard(a, b),
             SetScore::Containment => containment(a, b),
@@ -93,7 +93,7 @@ impl SetScore {
     /// [`SetScore::of_sets_within`] for two sets of `sizes` that share
     /// `counted` elements already counted, plus those their `rest`s
     /// (sorted, deduplicated, apart from what was counted) share.
-    pub fn of_parts_within(
+    fn of_parts_within(
         self,
         sizes: (usize, usize),
         counted: usize,
@@ -165,7 +165,7 @@ pub const DEFAULT_MAX_DF: f64 = 0.05;
 /// A shingle on this many pages or fewer always counts, so that a small
 /// corpus (where one page in twenty is one page) loses nothing: a cluster
 /// of near-duplicates is rarely larger.
-pub const MIN_DF_CAP: usize = 20;
+const MIN_DF_CAP: usize = 20;
 
 /// Shingles over the document-frequency cap and their postings.
 #[derive(Debug, Clone, PartialEq)]
@@ -190,7 +190,7 @@ impl ExactJaccard {
     }
 
     /// The most distinct pages a counted shingle may be on.
-    pub fn df_cap(&self, pages: usize) -> usize {
+    fn df_cap(&self, pages: usize) -> usize {
         if self.max_df >= 1.0 {
             return usize::MAX;
         }
@@ -691,7 +691,7 @@ impl MinHash {
     }
 
     /// Scored by `score` instead of the Jaccard.
-    pub fn with_score(mut self, score: SetScore) -> Self {
+    fn with_score(mut self, score: SetScore) -> Self {
         self.score = score;
         self
     }

@@ -151,7 +151,7 @@ impl SimHash {
 
     /// The page's features as 128-bit hashes with their counts, in
     /// first-seen order.
-    pub fn counted_features(&self, doc: &Document) -> Vec<(u128, u32)> {
+    fn counted_features(&self, doc: &Document) -> Vec<(u128, u32)> {
         let mut counts: HashMap<u128, u32, BuildHasherDefault<FeatureHasher>> =
             HashMap::with_capacity_and_hasher(doc.tokens.len(), Default::default());
         let mut order = Vec::new();
@@ -232,7 +232,7 @@ fn word_hashes(doc: &Document) -> Arc<[u128]> {
 /// is set when more than half of the occurrences have it. Counting bits
 /// needs no map of the distinct features (the test against the per-bit
 /// definition checks it bit for bit).
-pub fn occurrence_fingerprint(hashes: impl Iterator<Item = u128>, n: usize, bits: u32) -> u128 {
+fn occurrence_fingerprint(hashes: impl Iterator<Item = u128>, n: usize, bits: u32) -> u128 {
     let counts = bit_counts(hashes, bits > 64);
     let mut fp = 0u128;
     for (bit, &c) in counts.iter().enumerate().take(bits.min(128) as usize) {

@@ -44,7 +44,7 @@ pub enum WideSearch {
 }
 
 /// Bits 128 j..128 (j + 1) of a feature whose first 128 bits are `first`.
-pub fn block_hash(first: u128, j: u32) -> u128 {
+fn block_hash(first: u128, j: u32) -> u128 {
     if j == 0 {
         first
     } else {
@@ -55,7 +55,7 @@ pub fn block_hash(first: u128, j: u32) -> u128 {
 /// The fingerprint of weighted features over `bits` bits (a multiple of
 /// 64): each 128-bit block is [`fingerprint`] of the features' hashes in
 /// that block.
-pub fn wide_fingerprint(features: &[(u128, f64)], bits: u32) -> Wide {
+fn wide_fingerprint(features: &[(u128, f64)], bits: u32) -> Wide {
     let words = (bits / 64) as usize;
     let mut out = vec![0u64; words];
     let mut hashed = Vec::new();
@@ -119,7 +119,7 @@ fn block_span(bits: usize, blocks: usize, i: usize) -> (usize, usize) {
 /// Index pairs `(i, j)`, `i < j`, sorted, of the fingerprints within `k`
 /// bits of each other, through k + 1 blocks: every such pair agrees on a
 /// block, and is reported from the first block it agrees on only.
-pub fn block_join(fps: &[Wide], bits: u32, k: u32) -> Vec<(u32, u32)> {
+fn block_join(fps: &[Wide], bits: u32, k: u32) -> Vec<(u32, u32)> {
     let bits = bits as usize;
     let blocks = (k as usize + 1).min(bits);
     let mut pairs: Vec<(u32, u32)> = (0..blocks)

@@ -18,18 +18,7 @@ use neardup::extract::{extract_html, page_text, Extraction};
 use neardup::text::lang::detect_lang;
 use neardup::text::shingle::{intersection_size, shingles};
 use neardup::text::{tokenize, TokenizerConfig};
-
-/// A fixed-seed xorshift, so that every run benchmarks the same data.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+use neardup::util::rng::SplitMix64;
 
 /// 200,000 pages in clusters of 1 to 5, and 1,000,000 scored pairs: half
 /// inside true clusters, half between random pages.
@@ -39,11 +28,11 @@ fn synthetic(pages: usize, pairs: usize) -> (Truth, Vec<ScoredPair>) {
 }
 
 fn synthetic_corpus(pages: usize, pairs: usize) -> (Truth, Vec<ScoredPair>, Vec<Page>) {
-    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let mut rng = SplitMix64::new(0x9e37_79b9_7f4a_7c15);
     let mut corpus = Vec::with_capacity(pages);
     let mut cluster = 0;
     while corpus.len() < pages {
-        let size = 1 + (rng.next() % 5) as usize;
+        let size = 1 + (rng.next_u64() % 5) as usize;
         for k in 0..size.min(pages - corpus.len()) {
             corpus.push(Page {
                 id: format!("p{}", corpus.len()),
@@ -52,12 +41,12 @@ fn synthetic_corpus(pages: usize, pairs: usize) -> (Truth, Vec<ScoredPair>, Vec<
                 title: None,
                 url: None,
                 published: None,
-                category: Some(["news", "prose"][(rng.next() % 2) as usize].into()),
+                category: Some(["news", "prose"][(rng.next_u64() % 2) as usize].into()),
                 kind: Some(
                     if k == 0 {
                         "original"
                     } else {
-                        ["full", "partial"][(rng.next() % 2) as usize]
+                        ["full", "partial"][(rng.next_u64() % 2) as usize]
                     }
                     .into(),
                 ),
@@ -68,22 +57,22 @@ fn synthetic_corpus(pages: usize, pairs: usize) -> (Truth, Vec<ScoredPair>, Vec<
         cluster += 1;
     }
     let lens: Vec<usize> = (0..pages)
-        .map(|_| 100 + (rng.next() % 1000) as usize)
+        .map(|_| 100 + (rng.next_u64() % 1000) as usize)
         .collect();
     let truth = Truth::new(&corpus, &lens);
     let mut scored = Vec::with_capacity(pairs);
     while scored.len() < pairs {
-        let a = (rng.next() % pages as u64) as u32;
+        let a = (rng.next_u64() % pages as u64) as u32;
         let b = if scored.len() % 2 == 0 {
             (a + 1).min(pages as u32 - 1)
         } else {
-            (rng.next() % pages as u64) as u32
+            (rng.next_u64() % pages as u64) as u32
         };
         if a != b {
             scored.push(ScoredPair {
                 a: a.min(b),
                 b: a.max(b),
-                score: (rng.next() % 17) as f32,
+                score: (rng.next_u64() % 17) as f32,
             });
         }
     }
@@ -201,12 +190,12 @@ fn bench_threshold_lookup(c: &mut Criterion) {
     use neardup::eval::curve::ThresholdCurve;
     let pages = 1_000_000usize;
     let (truth, _, _) = synthetic_corpus(pages, 0);
-    let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+    let mut rng = SplitMix64::new(0x2545_f491_4f6c_dd1d);
     let mut pairs = Vec::with_capacity(20 * pages);
     for a in 0..pages as u32 {
         let near = (1..=10).map(|j| a + j).filter(|&b| (b as usize) < pages);
         let far: Vec<u32> = (0..10)
-            .map(|_| (rng.next() % pages as u64) as u32)
+            .map(|_| (rng.next_u64() % pages as u64) as u32)
             .collect();
         for b in near.chain(far).filter(|&b| b != a) {
             pairs.push(ScoredPair {
@@ -229,7 +218,7 @@ fn bench_threshold_lookup(c: &mut Criterion) {
     group.sample_size(20);
     for (name, scale) in [("distances", hamming_scale()), ("similarities", similarity)] {
         for p in pairs.iter_mut() {
-            let r = rng.next();
+            let r = rng.next_u64();
             p.score = match scale.direction {
                 Direction::AtMost => (r % 17) as f32,
                 Direction::AtLeast => (r % 10_000_000) as f32 / 1e7,

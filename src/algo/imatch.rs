@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 use super::collection::DocumentFrequencies;
 use super::settings::{in_range, invalid, with_threshold, AlgorithmSettings, Checked};
 use super::{Algorithm, Detector, Direction, Document, ScoreScale};
-use crate::text::shingle::fmix64;
 use crate::text::stopwords::is_stop_word;
 use crate::text::TokenKind;
+use crate::util::rng::fmix64;
 
 /// Fixed so that lexicons and their random subsets are the same on every
 /// run and machine.
@@ -164,7 +164,7 @@ fn extra_rank(seed: u64, term: u64, k: usize) -> u64 {
 
 /// The extra lexicons' seed: the fixed default, or one drawn from an
 /// experiment's seed (so that runs over several seeds draw new lexicons).
-pub fn lexicon_seed(seed: Option<u64>) -> u64 {
+fn lexicon_seed(seed: Option<u64>) -> u64 {
     match seed {
         None => EXTRA_LEXICON_SEED,
         Some(s) => fmix64(EXTRA_LEXICON_SEED ^ s.wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1,
@@ -172,7 +172,7 @@ pub fn lexicon_seed(seed: Option<u64>) -> u64 {
 }
 
 /// SHA-1 over sorted unique terms, one per line.
-pub fn terms_digest<'a>(terms: impl Iterator<Item = &'a str>) -> [u8; 20] {
+fn terms_digest<'a>(terms: impl Iterator<Item = &'a str>) -> [u8; 20] {
     let mut sha = Sha1::new();
     for t in terms {
         sha.update(t.as_bytes());
@@ -467,7 +467,7 @@ impl ImatchConfig {
     /// Without bounds, the middle of the ranking: the most frequent tenth
     /// and nothing at the rare end (terms in one page are already out by
     /// `min_df`).
-    pub const DEFAULT_PERCENTILES: [f64; 2] = [0.1, 1.0];
+    const DEFAULT_PERCENTILES: [f64; 2] = [0.1, 1.0];
 
     pub fn band(&self) -> IdfBand {
         match (self.idf, self.percentiles) {

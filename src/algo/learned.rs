@@ -36,6 +36,7 @@ use crate::text::cilin::Cilin;
 use crate::text::shingle::{shingle_hashes, token_hash, ShingleSet};
 use crate::text::tokenize::each_char_ngram;
 use crate::text::Lang;
+use crate::util::io::FileError;
 
 /// Word shingles' width and characters per character n-gram.
 const WORD_WIDTH: usize = 3;
@@ -78,11 +79,8 @@ pub enum Source {
 
 #[derive(Debug, thiserror::Error)]
 pub enum LearnedError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError),
     #[error("{}: {message}", path.display())]
     Model { path: PathBuf, message: String },
     #[error("cannot train: {0}")]
@@ -110,10 +108,7 @@ pub struct Model {
 
 impl Model {
     pub fn read(path: &Path) -> Result<Model, LearnedError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LearnedError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::util::io::read_to_string(path)?;
         let bad = |message: String| LearnedError::Model {
             path: path.to_path_buf(),
             message,
@@ -152,10 +147,7 @@ impl Model {
     }
 
     pub fn write(&self, path: &Path) -> Result<(), LearnedError> {
-        let io = |source| LearnedError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
+        let io = |source| LearnedError::Io(FileError::new(path, source));
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
@@ -165,7 +157,7 @@ impl Model {
 
     /// Each feature's share of the log-odds: weight times standardised
     /// value.
-    pub fn contributions(&self, x: &Features) -> Features {
+    fn contributions(&self, x: &Features) -> Features {
         let mut out = [0.0; FEATURES.len()];
         for j in 0..FEATURES.len() {
             if !x[j].is_nan() {
@@ -572,7 +564,7 @@ impl LearnedConfig {
     }
 
     /// The detector without a model, for training.
-    pub fn untrained(&self) -> Learned {
+    fn untrained(&self) -> Learned {
         Learned::new(
             None,
             self.candidates_from.clone(),

@@ -130,7 +130,7 @@ impl BenchRow {
     pub fn pages_per_second(&self) -> f64 {
         self.pages as f64 / self.seconds
     }
-    pub fn items_per_second(&self) -> f64 {
+    fn items_per_second(&self) -> f64 {
         self.items as f64 / self.seconds
     }
     pub fn megabytes_per_second(&self) -> f64 {
@@ -526,19 +526,19 @@ pub fn bench_simhash_index(
     queries: usize,
     self_join: bool,
 ) -> Vec<IndexBench> {
-    let mut next = crate::text::shingle::mixed_stream(0x5eed_u64);
-    let mut fps: Vec<u64> = (0..n).map(|_| next()).collect();
+    let mut rng = crate::util::rng::SplitMix64::murmur(0x5eed_u64);
+    let mut fps: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
     // A tenth of the fingerprints get a neighbour 1..3 bits away.
     for i in (0..n).step_by(10) {
-        let j = (next() % n as u64) as usize;
-        fps[j] = fps[i] ^ (1 << (next() % 64)) ^ (1 << (next() % 64));
+        let j = (rng.next_u64() % n as u64) as usize;
+        fps[j] = fps[i] ^ (1 << (rng.next_u64() % 64)) ^ (1 << (rng.next_u64() % 64));
     }
     let probes: Vec<u64> = (0..queries)
         .map(|i| {
             if i % 2 == 0 {
-                fps[(next() % n as u64) as usize] ^ 1
+                fps[(rng.next_u64() % n as u64) as usize] ^ 1
             } else {
-                next()
+                rng.next_u64()
             }
         })
         .collect();

@@ -33,7 +33,7 @@ use crate::extract::{extract_page, Extraction};
 use crate::util::stage::{peak_memory_bytes, process_cpu_seconds, Stage};
 
 /// The algorithms the benchmark runs, as an experiment's entries.
-pub const ALGORITHMS: [(&str, &str); 4] = [
+const ALGORITHMS: [(&str, &str); 4] = [
     (
         "minhash",
         "  - type: minhash           # 128 min-hashes, LSH bands for J >= 0.5\n    width: 3\n    threshold: 0.5\n",
@@ -97,7 +97,7 @@ const CJK_LEN: u32 = 0x9FA5 - 0x4E00 + 1;
 const MULTIPLIER: u32 = 7919;
 
 /// `text` through permutation `copy` (0 is the source itself).
-pub fn perturb(text: &str, copy: u32) -> String {
+fn perturb(text: &str, copy: u32) -> String {
     if copy == 0 {
         return text.to_string();
     }
@@ -116,7 +116,7 @@ pub fn perturb(text: &str, copy: u32) -> String {
 /// `pages` pages: copy 0 of the sources in order, then copy 1 of them,
 /// and so on, the last copy cut short. Copy `k` writes through permutation
 /// `k + 1` and, from copy 1 on, prefixes ids and clusters with `kK:`.
-pub fn scaled_corpus(sources: &[SourcePage], pages: usize) -> Corpus {
+fn scaled_corpus(sources: &[SourcePage], pages: usize) -> Corpus {
     let pages: Vec<Page> = (0..pages)
         .into_par_iter()
         .map(|i| {

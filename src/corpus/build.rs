@@ -19,6 +19,8 @@ use crate::extract::structure::split_sentences;
 use crate::extract::{extract_page, Extraction};
 use crate::text::cilin::{Cilin, CilinError};
 use crate::text::tokenize::jieba;
+use crate::util::io::FileError;
+use crate::util::rng::SplitMix64;
 use crate::util::yaml::{read_yaml, ConfigError};
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -215,11 +217,8 @@ impl Default for PartialWeights {
 pub enum BuildError {
     #[error(transparent)]
     Config(#[from] ConfigError),
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError),
     #[error(transparent)]
     Corpus(#[from] CorpusError),
     #[error(transparent)]
@@ -299,43 +298,10 @@ impl BuildConfig {
     }
 }
 
-/// SplitMix64: small, fast, and the same on every platform.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x6e65_6172_6475_7021)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
-    }
-
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    pub fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-
-    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + self.below(hi - lo + 1)
-    }
-
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
-    }
+/// The generator of a build from its configured seed, salted with
+/// "neardup!" so that a build's stream is not bare SplitMix64 of the seed.
+fn build_rng(seed: u64) -> SplitMix64 {
+    SplitMix64::new(seed ^ 0x6e65_6172_6475_7021)
 }
 
 /// A base text: title and paragraphs, and where it came from.
@@ -488,9 +454,9 @@ fn load_templates(
 }
 
 /// Everything a build draws from, and what it has used.
-struct Builder<'a> {
+struct CorpusBuilder<'a> {
     config: &'a BuildConfig,
-    rng: Rng,
+    rng: SplitMix64,
     portals: Vec<Template>,
     real: Vec<Template>,
     cilin: Option<Cilin>,
@@ -500,7 +466,7 @@ struct Builder<'a> {
 
 /// Which template a page of a cluster gets: consecutive pages of one
 /// cluster never share one.
-impl Builder<'_> {
+impl CorpusBuilder<'_> {
     fn template(&mut self, avoid: &[String]) -> Template {
         for _ in 0..16 {
             let real = !self.real.is_empty()
@@ -695,7 +661,7 @@ impl Builder<'_> {
 }
 
 /// The lead paragraph plus a contiguous block of 30-70% of the rest.
-fn lead_block(rng: &mut Rng, article: &Article) -> Vec<String> {
+fn lead_block(rng: &mut SplitMix64, article: &Article) -> Vec<String> {
     let rest: Vec<String> = Article {
         paragraphs: article.paragraphs[1..].to_vec(),
         ..article.clone()
@@ -728,7 +694,7 @@ pub fn toggle_width(text: &str) -> String {
 }
 
 /// Replaces about `share` of the words that have synonyms.
-pub fn swap_synonyms(rng: &mut Rng, cilin: &Cilin, text: &str, share: f64) -> String {
+pub fn swap_synonyms(rng: &mut SplitMix64, cilin: &Cilin, text: &str, share: f64) -> String {
     let words: Vec<&str> = jieba()
         .cut(text, true)
         .into_iter()
@@ -748,7 +714,7 @@ pub fn swap_synonyms(rng: &mut Rng, cilin: &Cilin, text: &str, share: f64) -> St
 
 /// Cluster sizes that add up to exactly `total` pages, each within the
 /// range where possible.
-fn cluster_sizes(rng: &mut Rng, total: usize, range: SizeRange) -> Vec<usize> {
+fn cluster_sizes(rng: &mut SplitMix64, total: usize, range: SizeRange) -> Vec<usize> {
     let mut sizes = Vec::new();
     let mut left = total;
     while left > 0 {
@@ -768,7 +734,7 @@ fn cluster_sizes(rng: &mut Rng, total: usize, range: SizeRange) -> Vec<usize> {
 
 /// Builds the corpus a config describes; `base` resolves its paths.
 pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, BuildError> {
-    let mut rng = Rng::new(config.seed);
+    let mut rng = build_rng(config.seed);
     let Pools {
         mut prose_pool,
         mut news_pool,
@@ -780,7 +746,7 @@ pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, Buil
         Some(path) if config.rates.partial.synonyms > 0.0 => Some(Cilin::load(&base.join(path))?),
         _ => None,
     };
-    let mut b = Builder {
+    let mut b = CorpusBuilder {
         config,
         rng,
         portals,
@@ -866,7 +832,11 @@ struct Pools {
     neighbours: Vec<Article>,
 }
 
-fn load_pools(config: &BuildConfig, base: &Path, rng: &mut Rng) -> Result<Pools, BuildError> {
+fn load_pools(
+    config: &BuildConfig,
+    base: &Path,
+    rng: &mut SplitMix64,
+) -> Result<Pools, BuildError> {
     let news_sources = &config.sources.news;
     let mut prose_pool = load_articles(&config.sources.prose, base, 0)?;
     prose_pool.retain(|a| a.chars() >= config.sources.prose_min_chars);
@@ -893,7 +863,7 @@ fn load_pools(config: &BuildConfig, base: &Path, rng: &mut Rng) -> Result<Pools,
 type ClusterPlan<'c> = (&'c str, &'static str, Vec<usize>);
 
 /// Every group of clusters the composition asks for, at the config's scale.
-fn plan_clusters<'c>(b: &mut Builder<'c>) -> Vec<ClusterPlan<'c>> {
+fn plan_clusters<'c>(b: &mut CorpusBuilder<'c>) -> Vec<ClusterPlan<'c>> {
     let config = b.config;
     let mut plans: Vec<ClusterPlan<'c>> = Vec::new();
     for (category, counts) in &config.composition {
@@ -953,7 +923,7 @@ fn take_bases<'c>(
 /// template, then reprints (`full`) or partial copies each in a template
 /// of its own. Returns the home and the clock the original was published at.
 fn add_cluster(
-    b: &mut Builder,
+    b: &mut CorpusBuilder,
     cluster: &str,
     article: &Article,
     (category, kind): (&str, &str),
@@ -1001,7 +971,7 @@ fn add_cluster(
 }
 
 /// Layout negatives: each its own cluster, ten at a time in one template.
-fn add_layouts(b: &mut Builder, layouts: &[Article]) {
+fn add_layouts(b: &mut CorpusBuilder, layouts: &[Article]) {
     let mut layout_template = None;
     for (i, article) in layouts.iter().enumerate() {
         if i % 10 == 0 || layout_template.is_none() {
@@ -1030,7 +1000,7 @@ fn add_layouts(b: &mut Builder, layouts: &[Article]) {
 /// cluster's original and published the same day. Each is a cluster of
 /// its own, and its text is no cluster's base nor another negative's.
 fn add_neighbours(
-    b: &mut Builder,
+    b: &mut CorpusBuilder,
     kind: &str,
     wanted: usize,
     neighbours: &[Article],
@@ -1090,13 +1060,10 @@ fn add_neighbours(
 }
 
 fn read_page_bytes(path: &Path) -> Result<Vec<u8>, BuildError> {
-    super::read_maybe_gzipped(path).map_err(|source| BuildError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    super::read_maybe_gzipped(path).map_err(|source| BuildError::Io(FileError::new(path, source)))
 }
 
-fn add_controls(b: &mut Builder, controls: &Controls, base: &Path) -> Result<(), BuildError> {
+fn add_controls(b: &mut CorpusBuilder, controls: &Controls, base: &Path) -> Result<(), BuildError> {
     for path in &controls.no_duplicates {
         let corpus = read_corpus(&base.join(path), ReadOptions::unlabelled())?;
         for page in corpus.pages {
@@ -1160,9 +1127,9 @@ mod tests {
             "seed: 1\nsources: {news: [], prose: []}\ncomposition: {}\ntemplates: {real_share: 1.0}\n",
         )
         .unwrap();
-        let mut b = Builder {
+        let mut b = CorpusBuilder {
             config: &config,
-            rng: Rng::new(1),
+            rng: build_rng(1),
             portals: portal_templates(),
             real: vec![bad.clone()],
             cilin: None,
@@ -1204,7 +1171,7 @@ mod tests {
 
     #[test]
     fn cluster_sizes_add_up_and_stay_in_range() {
-        let mut rng = Rng::new(1);
+        let mut rng = build_rng(1);
         for total in [0, 1, 2, 3, 7, 100, 1781] {
             let sizes = cluster_sizes(&mut rng, total, SizeRange { min: 2, max: 6 });
             assert_eq!(sizes.iter().sum::<usize>(), total);
@@ -1234,7 +1201,7 @@ mod tests {
             ],
             origin: (0, 0),
         };
-        let mut rng = Rng::new(7);
+        let mut rng = build_rng(7);
         for _ in 0..50 {
             let out = lead_block(&mut rng, &article);
             assert_eq!(out[0], "导语。");
@@ -1253,7 +1220,7 @@ mod tests {
             "Aa01A01= 人民 民众 公民\nBa01A01= 工作 任务\n",
         )
         .unwrap();
-        let mut rng = Rng::new(3);
+        let mut rng = build_rng(3);
         let out = swap_synonyms(&mut rng, &cilin, "人民的工作", 0.5);
         assert_ne!(
             out, "人民的工作",

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::{read_corpus_bytes, Corpus, CorpusError, Format, ReadOptions};
 
 pub const DEMO_CORPUS_NAME: &str = "datasets/demo/demo.jsonl.gz";
-pub const DEMO_CORPUS: &[u8] = include_bytes!("../../datasets/demo/demo.jsonl.gz");
+const DEMO_CORPUS: &[u8] = include_bytes!("../../datasets/demo/demo.jsonl.gz");
 pub const DEMO_EXPERIMENT_NAME: &str = "experiments/demo.yaml";
 pub const DEMO_EXPERIMENT: &str = include_str!("../../experiments/demo.yaml");
 

@@ -25,14 +25,12 @@ use serde::Deserialize;
 use crate::corpus::Content;
 use crate::extract::{decode::decode_html, extract_article_text, extract_html, Extraction};
 use crate::text::lang::is_han;
+use crate::util::io::FileError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum GoldError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError),
     #[error("{}: {message}", path.display())]
     Invalid { path: PathBuf, message: String },
     #[error(transparent)]
@@ -40,10 +38,7 @@ pub enum GoldError {
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> GoldError + '_ {
-    move |source| GoldError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
+    move |source| GoldError::Io(FileError::new(path, source))
 }
 
 fn invalid(path: &Path, message: impl Into<String>) -> GoldError {
@@ -58,7 +53,7 @@ fn read_maybe_gz(path: &Path) -> Result<Vec<u8>, GoldError> {
 }
 
 /// The article text of raw page bytes, headings in place.
-pub fn extract_bytes(bytes: &[u8], extraction: Extraction) -> String {
+fn extract_bytes(bytes: &[u8], extraction: Extraction) -> String {
     extract_article_text(&decode_html(bytes).text, extraction)
 }
 
@@ -92,7 +87,7 @@ struct ArticleGold {
 }
 
 /// (tp, fp, fn) of one page, normalised to sum to 1.
-pub fn shingle_matching(truth: &str, predicted: &str) -> (f64, f64, f64) {
+fn shingle_matching(truth: &str, predicted: &str) -> (f64, f64, f64) {
     let t = shingles(truth);
     let p = shingles(predicted);
     let (mut tp, mut fp, mut fn_) = (0.0, 0.0, 0.0);
@@ -135,7 +130,7 @@ fn shingles(text: &str) -> HashMap<Vec<&str>, u32> {
 }
 
 /// Mean precision and recall over pages, and their harmonic mean.
-pub fn benchmark_scores(per_page: &[(f64, f64, f64)]) -> (f64, f64, f64) {
+fn benchmark_scores(per_page: &[(f64, f64, f64)]) -> (f64, f64, f64) {
     let precision_of = |&(tp, fp, fn_): &(f64, f64, f64)| {
         if fp == 0.0 && fn_ == 0.0 {
             1.0

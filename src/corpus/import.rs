@@ -1,6 +1,6 @@
 //! Importers that turn public corpora into our format.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{Content, CorpusError, Lang, Location, Page};
 
@@ -21,10 +21,7 @@ pub fn clough_stevenson(dir: &Path) -> Result<Vec<Page>, CorpusError> {
         dir.to_path_buf()
     };
     let index_path = raw.join("file_information.csv");
-    let index = std::fs::read_to_string(&index_path).map_err(|source| CorpusError::Io {
-        path: index_path.clone(),
-        source,
-    })?;
+    let index = crate::util::io::read_to_string(&index_path)?;
     let mut pages = Vec::new();
     let mut lines = index.lines().enumerate();
     match lines.next() {
@@ -90,11 +87,8 @@ pub fn clough_stevenson(dir: &Path) -> Result<Vec<Page>, CorpusError> {
 }
 
 /// The answers are a mix of UTF-8 and Windows-1252 files.
-fn read_legacy_text(path: &PathBuf) -> Result<String, CorpusError> {
-    let bytes = std::fs::read(path).map_err(|source| CorpusError::Io {
-        path: path.clone(),
-        source,
-    })?;
+fn read_legacy_text(path: &Path) -> Result<String, CorpusError> {
+    let bytes = crate::util::io::read(path)?;
     let text = match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => encoding_rs::WINDOWS_1252

@@ -10,6 +10,7 @@ pub mod stats;
 pub mod templates;
 mod writer;
 
+use crate::util::io::FileError;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -168,11 +169,8 @@ pub enum Location {
 
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError),
     #[error("{}{}: {message}", path.display(), fmt_location(location, field))]
     Invalid {
         path: PathBuf,

@@ -17,6 +17,7 @@ use polars::prelude::*;
 use serde_json::Value;
 
 use super::{Content, Corpus, CorpusError, Lang, Location, Page, Published, ReadOptions};
+use crate::util::io::FileError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -49,10 +50,7 @@ pub fn read_corpus(path: &Path, options: ReadOptions) -> Result<Corpus, CorpusEr
     if Format::from_path(path) == Some(Format::Jsonl) {
         return read_jsonl_file(path, options, &ReadCounter::default());
     }
-    let bytes = std::fs::read(path).map_err(|source| CorpusError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = crate::util::io::read(path)?;
     let format = Format::from_path(path).ok_or_else(|| {
         CorpusError::invalid(
             path,
@@ -275,10 +273,7 @@ fn read_jsonl_file(
     counter: &ReadCounter,
 ) -> Result<Corpus, CorpusError> {
     use rayon::prelude::*;
-    let io = |source| CorpusError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let io = |source| CorpusError::Io(FileError::new(path, source));
     let mut file = std::io::BufReader::with_capacity(
         1 << 20,
         Counting {
@@ -460,10 +455,7 @@ impl<R: std::io::BufRead> Iterator for PageStream<'_, R> {
                 Ok(0) => return None,
                 Ok(_) => {}
                 Err(source) => {
-                    return Some(Err(CorpusError::Io {
-                        path: self.name.to_path_buf(),
-                        source,
-                    }))
+                    return Some(Err(CorpusError::Io(FileError::new(self.name, source))))
                 }
             }
             self.line_no += 1;
@@ -884,15 +876,9 @@ fn read_html_folder(dir: &Path, options: ReadOptions) -> Result<Corpus, CorpusEr
     let mut files = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(d) = pending.pop() {
-        let entries = std::fs::read_dir(&d).map_err(|source| CorpusError::Io {
-            path: d.clone(),
-            source,
-        })?;
+        let entries = std::fs::read_dir(&d).map_err(FileError::at(&d))?;
         for entry in entries {
-            let entry = entry.map_err(|source| CorpusError::Io {
-                path: d.clone(),
-                source,
-            })?;
+            let entry = entry.map_err(FileError::at(&d))?;
             let path = entry.path();
             if path.is_dir() {
                 pending.push(path);
@@ -908,10 +894,7 @@ fn read_html_folder(dir: &Path, options: ReadOptions) -> Result<Corpus, CorpusEr
     files.sort();
     let mut builder = CorpusBuilder::new(dir, options);
     for (i, file) in files.iter().enumerate() {
-        let bytes = std::fs::read(file).map_err(|source| CorpusError::Io {
-            path: file.clone(),
-            source,
-        })?;
+        let bytes = crate::util::io::read(file)?;
         let bytes = gunzip_if_needed(file, &bytes)?.into_owned();
         let id = file
             .strip_prefix(dir)

@@ -10,12 +10,10 @@ use polars::prelude::*;
 use serde_json::{Map, Value};
 
 use super::{Content, CorpusError, Format, Location, Page, Published};
+use crate::util::io::FileError;
 
 pub fn write_corpus(pages: &[Page], path: &Path) -> Result<(), CorpusError> {
-    let io = |source| CorpusError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let io = |source| CorpusError::Io(FileError::new(path, source));
     let format = Format::from_path(path).ok_or_else(|| {
         CorpusError::invalid(
             path,

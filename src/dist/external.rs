@@ -26,6 +26,7 @@ use crate::experiment::config::{format_threshold, AlgorithmConfig};
 use crate::experiment::{AlgorithmResult, ExperimentResult};
 use crate::extract::{extract_page, Extraction};
 use crate::util::stage::{peak_memory_bytes, process_cpu_seconds, Stage, StageClock};
+use crate::util::unionfind::UnionFind;
 
 /// The key under which Spark keeps a DataFrame's schema, column metadata
 /// included, in the Parquet files it writes.
@@ -54,10 +55,7 @@ fn ids_of(corpus: &Corpus) -> HashMap<&str, u32> {
 
 /// The settings envelope a file carries, if any.
 fn envelope(file: &Path) -> Result<Option<Value>, DistError> {
-    let handle = std::fs::File::open(file).map_err(|source| DistError::Io {
-        path: file.to_path_buf(),
-        source,
-    })?;
+    let handle = crate::util::io::open(file)?;
     let mut reader = ParquetReader::new(handle);
     let metadata = reader
         .get_metadata()
@@ -118,10 +116,7 @@ fn table_envelope(path: &Path, files: &[PathBuf]) -> Result<Value, DistError> {
 }
 
 fn read_frame(file: &Path) -> Result<DataFrame, DistError> {
-    let handle = std::fs::File::open(file).map_err(|source| DistError::Io {
-        path: file.to_path_buf(),
-        source,
-    })?;
+    let handle = crate::util::io::open(file)?;
     ParquetReader::new(handle)
         .finish()
         .map_err(|e| DistError::invalid(file, e.to_string()))
@@ -254,22 +249,11 @@ pub fn canonical(labels: &[u32]) -> Vec<u32> {
 
 /// The transitive closure of the pairs passing `threshold`, as labels.
 pub fn closure(pages: usize, pairs: &[ScoredPair], passes: impl Fn(f32) -> bool) -> Vec<u32> {
-    let mut parent: Vec<u32> = (0..pages as u32).collect();
-    fn find(parent: &mut [u32], mut x: u32) -> u32 {
-        while parent[x as usize] != x {
-            parent[x as usize] = parent[parent[x as usize] as usize];
-            x = parent[x as usize];
-        }
-        x
-    }
+    let mut sets = UnionFind::new(pages);
     for p in pairs.iter().filter(|p| passes(p.score)) {
-        let (ra, rb) = (find(&mut parent, p.a), find(&mut parent, p.b));
-        if ra != rb {
-            parent[ra.max(rb) as usize] = ra.min(rb);
-        }
+        sets.union(p.a, p.b);
     }
-    let labels: Vec<u32> = (0..pages as u32).map(|p| find(&mut parent, p)).collect();
-    canonical(&labels)
+    sets.least_labels()
 }
 
 /// One input: pairs, and the clusters the job made of them, if given.

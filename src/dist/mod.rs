@@ -17,6 +17,7 @@ use polars::prelude::*;
 
 use crate::corpus::CorpusError;
 use crate::experiment::ConfigError;
+use crate::util::io::FileError;
 
 /// The key-value metadata key holding a table's settings as JSON.
 pub const METADATA_KEY: &str = "neardup";
@@ -31,11 +32,8 @@ pub enum DistError {
     Corpus(#[from] CorpusError),
     #[error(transparent)]
     Config(#[from] ConfigError),
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError),
     /// A table that is not what it should be: the message names the row
     /// and field where there is one.
     #[error("{}: {message}", path.display())]
@@ -99,15 +97,9 @@ pub(crate) fn write_table(
     metadata: &serde_json::Value,
 ) -> Result<(), DistError> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| DistError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
+        crate::util::io::create_dir_all(dir)?;
     }
-    let file = std::fs::File::create(path).map_err(|source| DistError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let file = crate::util::io::create(path)?;
     let kv = KeyValueMetadata::from_static(vec![(METADATA_KEY.to_string(), metadata.to_string())]);
     ParquetWriter::new(file)
         .with_key_value_metadata(Some(kv))
@@ -119,10 +111,7 @@ pub(crate) fn write_table(
 /// The Parquet files of a table: the file itself, or every `*.parquet` in
 /// a directory (a Spark output), in name order.
 pub(crate) fn table_files(path: &Path) -> Result<Vec<PathBuf>, DistError> {
-    let io = |source| DistError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let io = |source| DistError::Io(FileError::new(path, source));
     if !path.is_dir() {
         std::fs::metadata(path).map_err(io)?;
         return Ok(vec![path.to_path_buf()]);

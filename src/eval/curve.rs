@@ -19,6 +19,7 @@ use super::{
     add_group_pairs, group_members, Counts, Evaluation, LargestCluster, LevelMetrics, Truth,
 };
 use crate::algo::{passes_gates, Direction, PageGroup, ScoreScale, ScoredPair};
+use crate::util::unionfind::UnionFind;
 
 /// Items (stored pairs or groups) between two saved states: a lookup
 /// replays at most this many.
@@ -189,11 +190,10 @@ fn cross_by_slice(a: &[(u16, u64)], b: &[(u16, u64)], mut add: impl FnMut(u16, u
 }
 
 /// Builds the curve: the union-find and the components of the walk.
-struct Builder<'a> {
+struct CurveBuilder<'a> {
     truth: &'a Truth,
     slices: usize,
-    parent: Vec<u32>,
-    size: Vec<u32>,
+    sets: UnionFind,
     components: HashMap<u32, Component>,
     largest: (LargestCluster, u32),
     cells: Vec<(u64, u64)>,
@@ -212,7 +212,7 @@ struct GroupCounts {
     correct: Vec<u64>,
 }
 
-impl Builder<'_> {
+impl CurveBuilder<'_> {
     /// Adds every pair of a group's pages, per slice, and joins its pages.
     #[inline]
     fn add_group(&mut self, group: &PageGroup, counts: &mut GroupCounts) {
@@ -232,15 +232,6 @@ impl Builder<'_> {
         for w in group.pages.windows(2) {
             self.union(w[0], w[1]);
         }
-    }
-
-    fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let grandparent = self.parent[self.parent[x as usize] as usize];
-            self.parent[x as usize] = grandparent;
-            x = grandparent;
-        }
-        x
     }
 
     fn cell(&self, level: usize, slice: u16) -> u32 {
@@ -279,13 +270,9 @@ impl Builder<'_> {
     /// Joins the predicted clusters of pages `a` and `b`; returns whether
     /// they were apart.
     fn union(&mut self, a: u32, b: u32) -> bool {
-        let (mut big, mut small) = (self.find(a), self.find(b));
-        if big == small {
+        let Some((big, small)) = self.sets.union(a, b) else {
             return false;
-        }
-        if self.size[big as usize] < self.size[small as usize] {
-            std::mem::swap(&mut big, &mut small);
-        }
+        };
         let truth = self.truth;
         let take = |components: &mut HashMap<u32, Component>, root: u32| {
             components
@@ -345,9 +332,7 @@ impl Builder<'_> {
         }
         large.kept = winner;
         large.min_page = large.min_page.min(small_part.min_page);
-        self.parent[small as usize] = big;
-        self.size[big as usize] += self.size[small as usize];
-        let pages = u64::from(self.size[big as usize]);
+        let pages = u64::from(self.sets.size_of_root(big));
         let (best, best_min) = self.largest;
         if pages > best.pages || (pages == best.pages && large.min_page < best_min) {
             self.largest = (
@@ -444,11 +429,10 @@ impl ThresholdCurve {
 
         let slices = truth.slice_names.len();
         let n = truth.pages();
-        let mut builder = Builder {
+        let mut builder = CurveBuilder {
             truth,
             slices,
-            parent: (0..n as u32).collect(),
-            size: vec![1; n],
+            sets: UnionFind::new(n),
             components: HashMap::new(),
             largest: (LargestCluster::default(), u32::MAX),
             cells: vec![(0, 0); 3 * slices],
@@ -467,7 +451,7 @@ impl ThresholdCurve {
             correct: vec![0u64; slices],
         };
         let mut runs: Option<Vec<Run>> = Some(Vec::new());
-        let end_run = |runs: &mut Option<Vec<Run>>, score: f32, builder: &Builder| {
+        let end_run = |runs: &mut Option<Vec<Run>>, score: f32, builder: &CurveBuilder| {
             if runs.as_ref().is_some_and(|r| r.len() >= max_runs) {
                 *runs = None;
             }
@@ -688,27 +672,12 @@ mod tests {
     use crate::corpus::{Content, Page, Published};
     use crate::eval::choose::reachable_thresholds;
     use crate::eval::evaluate_grouped;
-
-    /// A fixed-seed xorshift: every run checks the same cases.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n.max(1)
-        }
-    }
+    use crate::util::rng::SplitMix64;
 
     /// Pages in a few true clusters and slices, some published, with
     /// text lengths that tie, so that retention reaches every rule.
-    fn random_truth(rng: &mut Rng, n: usize) -> Truth {
-        let clusters = 1 + rng.below(n as u64 / 2 + 1);
+    fn random_truth(rng: &mut SplitMix64, n: usize) -> Truth {
+        let clusters = 1 + rng.below(n / 2 + 1);
         let kinds = ["original", "full", "partial", "unique"];
         let pages: Vec<Page> = (0..n)
             .map(|i| {
@@ -717,17 +686,17 @@ mod tests {
                     format!("c{}", rng.below(clusters)),
                     Content::Text("x".into()),
                 );
-                p.kind = Some(kinds[rng.below(4) as usize].into());
-                p.category = Some(["news", "prose"][rng.below(2) as usize].into());
+                p.kind = Some(kinds[rng.below(4)].into());
+                p.category = Some(["news", "prose"][rng.below(2)].into());
                 p.published = (rng.below(3) > 0).then(|| Published::Int(rng.below(5) as i64));
                 p
             })
             .collect();
-        let lengths: Vec<usize> = (0..n).map(|_| rng.below(4) as usize).collect();
+        let lengths: Vec<usize> = (0..n).map(|_| rng.below(4)).collect();
         Truth::new(&pages, &lengths)
     }
 
-    fn random_scale(rng: &mut Rng) -> ScoreScale {
+    fn random_scale(rng: &mut SplitMix64) -> ScoreScale {
         if rng.below(2) == 0 {
             ScoreScale {
                 name: "hamming distance",
@@ -748,14 +717,14 @@ mod tests {
     }
 
     /// A score on the scale, from a few values so that scores tie.
-    fn random_score(rng: &mut Rng, scale: &ScoreScale) -> f32 {
+    fn random_score(rng: &mut SplitMix64, scale: &ScoreScale) -> f32 {
         match scale.direction {
             Direction::AtMost => rng.below(17) as f32,
             Direction::AtLeast => (rng.below(21) as f32) / 20.0,
         }
     }
 
-    fn random_gates(rng: &mut Rng) -> GateScores {
+    fn random_gates(rng: &mut SplitMix64) -> GateScores {
         let mut g = [f32::NAN; MAX_GATES];
         for s in g.iter_mut() {
             if rng.below(4) > 0 {
@@ -767,9 +736,9 @@ mod tests {
 
     #[test]
     fn lookups_equal_evaluations_at_every_threshold() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = SplitMix64::new(0x9e37_79b9_7f4a_7c15);
         for case in 0..300 {
-            let n = 2 + rng.below(40) as usize;
+            let n = 2 + rng.below(40);
             let truth = random_truth(&mut rng, n);
             let scale = random_scale(&mut rng);
             let with_gates = rng.below(3) == 0;
@@ -778,13 +747,13 @@ mod tests {
             // rest and the groups' first pages, as runs store them.
             let mut order: Vec<u32> = (0..n as u32).collect();
             for i in (1..n).rev() {
-                order.swap(i, rng.below(i as u64 + 1) as usize);
+                order.swap(i, rng.below(i + 1));
             }
             let mut groups = Vec::new();
             let mut in_group = vec![false; n];
             let mut rest = &order[..];
             while rest.len() > 2 && rng.below(3) == 0 {
-                let take = 2 + rng.below(rest.len().min(6) as u64 - 1) as usize;
+                let take = 2 + rng.below(rest.len().min(6) - 1);
                 let mut pages = rest[..take].to_vec();
                 pages.sort_unstable();
                 pages[1..].iter().for_each(|&p| in_group[p as usize] = true);
@@ -868,13 +837,13 @@ mod tests {
     #[test]
     fn lookups_cross_saved_states() {
         // More items than a stride, so lookups start from saved states.
-        let mut rng = Rng(42);
+        let mut rng = SplitMix64::new(42);
         let n = 3000;
         let truth = random_truth(&mut rng, n);
         let scale = random_scale(&mut rng);
         let mut pairs: Vec<ScoredPair> = (0..3 * STRIDE)
             .map(|_| {
-                let (a, b) = (rng.below(n as u64) as u32, rng.below(n as u64) as u32);
+                let (a, b) = (rng.below(n) as u32, rng.below(n) as u32);
                 ScoredPair {
                     a: a.min(b),
                     b: a.max(b),

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::choose::{best_by, Objective};
 use super::Counts;
 use crate::algo::{passes_gates, AlgorithmRun, Direction, ScoreScale};
+use crate::util::io::FileError;
 
 /// An experiment's `judged:` entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -41,11 +42,8 @@ impl JudgedConfig {
 
 #[derive(Debug, thiserror::Error)]
 pub enum JudgedError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError),
     #[error("{}:{line}: field `{field}`: {message}", path.display())]
     Invalid {
         path: PathBuf,
@@ -77,10 +75,7 @@ const HEADER: [&str; 3] = ["a", "b", "label"];
 
 impl JudgedTruth {
     pub fn read(path: &Path, ids: &[String], positive_from: i64) -> Result<Self, JudgedError> {
-        let text = std::fs::read_to_string(path).map_err(|source| JudgedError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::util::io::read_to_string(path)?;
         Self::parse(path, &text, ids, positive_from)
     }
 

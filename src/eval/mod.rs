@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use crate::algo::{passes_gates, PageGroup, ScoreScale, ScoredPair};
 use crate::corpus::{Page, Published};
+use crate::util::unionfind::UnionFind;
 
 /// The counts behind a precision/recall/F line, as in seed 001's tables.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -285,42 +286,6 @@ fn add_pairs_by_slice(slices: impl Iterator<Item = u16>, out: &mut [u64]) {
     }
 }
 
-/// Union-find with path halving and union by size.
-struct DisjointSets {
-    parent: Vec<u32>,
-    size: Vec<u32>,
-}
-
-impl DisjointSets {
-    fn new(n: usize) -> Self {
-        DisjointSets {
-            parent: (0..n as u32).collect(),
-            size: vec![1; n],
-        }
-    }
-
-    fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let grandparent = self.parent[self.parent[x as usize] as usize];
-            self.parent[x as usize] = grandparent;
-            x = grandparent;
-        }
-        x
-    }
-
-    fn union(&mut self, a: u32, b: u32) {
-        let (mut ra, mut rb) = (self.find(a), self.find(b));
-        if ra == rb {
-            return;
-        }
-        if self.size[ra as usize] < self.size[rb as usize] {
-            std::mem::swap(&mut ra, &mut rb);
-        }
-        self.parent[rb as usize] = ra;
-        self.size[ra as usize] += self.size[rb as usize];
-    }
-}
-
 /// Scores the stored pairs of one algorithm at one threshold.
 pub fn evaluate_at(
     truth: &Truth,
@@ -412,7 +377,7 @@ fn evaluate_full(
     let n = truth.pages();
     let slices = truth.slice_names.len();
     let mut pairwise = vec![Counts::default(); slices];
-    let mut sets = DisjointSets::new(n);
+    let mut sets = UnionFind::new(n);
     for pair in pairs.iter().filter(|p| scale.passes(p.score, threshold)) {
         let c = &mut pairwise[truth.pair_slice(pair.a, pair.b) as usize];
         c.detected += 1;

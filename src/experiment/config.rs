@@ -429,19 +429,13 @@ impl ExperimentConfig {
     }
 }
 
-/// Formats a threshold for tables: whole numbers without decimals, others
-/// to four places at most (grid steps such as 0.05 * 6 carry float noise).
+/// A threshold for tables with its direction: `>=0.3`, `<=3`.
 pub fn format_threshold(scale: &ScoreScale, t: f64) -> String {
     let op = match scale.direction {
         crate::algo::Direction::AtLeast => ">=",
         crate::algo::Direction::AtMost => "<=",
     };
-    let t = (t * 1e4).round() / 1e4;
-    if t.fract() == 0.0 {
-        format!("{op}{t:.0}")
-    } else {
-        format!("{op}{t}")
-    }
+    format!("{op}{}", crate::util::fmt::threshold(t))
 }
 
 #[cfg(test)]

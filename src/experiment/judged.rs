@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use super::config::format_threshold;
-use super::results::{write_frame, ReportError};
+use super::results::{write_frame, TableWriteError};
 use super::runner::ExperimentResult;
 use crate::eval::judged::{evaluate_judged, JudgedEvaluation, JudgedTruth};
+use crate::util::fmt::percent_sign;
 
 /// Per algorithm (in the result's order), one evaluation per threshold of
 /// its grid.
@@ -25,14 +26,6 @@ pub fn judge(result: &ExperimentResult, truth: &JudgedTruth) -> Vec<Vec<JudgedEv
             evaluate_judged(truth, &a.run, &grid)
         })
         .collect()
-}
-
-fn pct(x: f64) -> String {
-    if x.is_nan() {
-        "-".into()
-    } else {
-        format!("{:.2}%", 100.0 * x)
-    }
 }
 
 /// The printed table: per algorithm at its threshold, P/R/F over the
@@ -64,9 +57,9 @@ pub fn render_judged(
             a.extraction.name(),
             a.run.scale.name,
             format_threshold(&a.run.scale, a.threshold),
-            pct(c.precision()),
-            pct(c.recall()),
-            pct(c.f1()),
+            percent_sign(c.precision()),
+            percent_sign(c.recall()),
+            percent_sign(c.f1()),
             c.correct,
             c.detected - c.correct,
             c.actual - c.correct,
@@ -82,7 +75,7 @@ pub fn render_judged(
                 if truth.is_positive(g.grade) { "+" } else { " " },
                 g.pairs,
                 g.detected,
-                pct(g.detected as f64 / g.pairs as f64),
+                percent_sign(g.detected as f64 / g.pairs as f64),
                 g.unscored,
             );
         }
@@ -91,7 +84,7 @@ pub fn render_judged(
 }
 
 /// One row per algorithm x threshold x grade (`all` first).
-pub fn judged_frame(
+fn judged_frame(
     result: &ExperimentResult,
     judged: &[Vec<JudgedEvaluation>],
 ) -> PolarsResult<DataFrame> {
@@ -165,7 +158,7 @@ pub fn write_judged(
     result: &ExperimentResult,
     judged: &[Vec<JudgedEvaluation>],
     dir: &Path,
-) -> Result<Vec<PathBuf>, ReportError> {
+) -> Result<Vec<PathBuf>, TableWriteError> {
     write_frame("judged", judged_frame(result, judged), dir)
 }
 

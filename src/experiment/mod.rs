@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use config::{ConfigError, ExperimentConfig};
-pub use results::{render_summary, write_reports, ReportError};
+pub use results::{render_summary, write_reports, TableWriteError};
 pub use runner::{
     run_experiment, run_experiment_consuming, run_experiment_observed, AlgorithmResult,
     ExperimentResult, RunOutput, Watchers,
@@ -77,7 +77,7 @@ pub enum ExperimentError {
     #[error(transparent)]
     Corpus(#[from] CorpusError),
     #[error(transparent)]
-    Report(#[from] ReportError),
+    Report(#[from] TableWriteError),
 }
 
 /// The corpus an experiment names, read with labels required; a corpus

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 use rayon::prelude::*;
 
-use super::results::ReportError;
+use super::results::TableWriteError;
 use super::runner::ExperimentResult;
 use crate::eval::judged::JudgedTruth;
 
@@ -17,7 +17,7 @@ use crate::eval::judged::JudgedTruth;
 /// they share a cluster, the pair's slice, its grade (with judged pairs),
 /// then one nullable score column per algorithm, named by its label and
 /// extraction.
-pub fn pairs_frame(
+fn pairs_frame(
     result: &ExperimentResult,
     ids: &[String],
     judged: Option<&JudgedTruth>,
@@ -79,7 +79,7 @@ pub fn pairs_frame(
 
 /// Where `--pairs [PATH]` writes: `PATH.parquet` and `PATH.csv` (an
 /// extension given is replaced), `DIR/pairs.*` when no path is given.
-pub fn pairs_paths(path: &Path, results_dir: &Path) -> [PathBuf; 2] {
+fn pairs_paths(path: &Path, results_dir: &Path) -> [PathBuf; 2] {
     let stem = if path.as_os_str().is_empty() {
         results_dir.join("pairs")
     } else {
@@ -95,28 +95,22 @@ pub fn write_pairs(
     judged: Option<&JudgedTruth>,
     path: &Path,
     results_dir: &Path,
-) -> Result<Vec<PathBuf>, ReportError> {
+) -> Result<Vec<PathBuf>, TableWriteError> {
     let what = "pairs";
-    let mut frame =
-        pairs_frame(result, ids, judged).map_err(|source| ReportError::Frame { what, source })?;
+    let mut frame = pairs_frame(result, ids, judged)
+        .map_err(|source| TableWriteError::Frame { what, source })?;
     let paths = pairs_paths(path, results_dir);
     for path in &paths {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
-                path: dir.to_path_buf(),
-                source,
-            })?;
+            crate::util::io::create_dir_all(dir)?;
         }
-        let file = std::fs::File::create(path).map_err(|source| ReportError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let file = crate::util::io::create(path)?;
         let written = if path.extension().is_some_and(|e| e == "csv") {
             CsvWriter::new(file).finish(&mut frame)
         } else {
             ParquetWriter::new(file).finish(&mut frame).map(|_| ())
         };
-        written.map_err(|source| ReportError::Frame { what, source })?;
+        written.map_err(|source| TableWriteError::Frame { what, source })?;
     }
     Ok(paths.to_vec())
 }

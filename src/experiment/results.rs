@@ -9,14 +9,8 @@ use polars::prelude::*;
 use super::config::format_threshold;
 use super::runner::{AlgorithmResult, ExperimentResult};
 use crate::eval::{Counts, Evaluation, LevelMetrics};
-
-fn pct(x: f64) -> String {
-    if x.is_nan() {
-        "-".into()
-    } else {
-        format!("{:.2}%", 100.0 * x)
-    }
-}
+use crate::util::fmt::percent_sign as pct;
+use crate::util::io::FileError;
 
 fn counts_row(label: &str, c: &Counts) -> String {
     format!(
@@ -407,13 +401,11 @@ impl Exporter for ParquetExporter {
     }
 }
 
+/// Writing a result table (CSV and Parquet) failed.
 #[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+pub enum TableWriteError {
+    #[error(transparent)]
+    Io(#[from] FileError),
     #[error("building {what}: {source}")]
     Frame {
         what: &'static str,
@@ -426,8 +418,8 @@ pub fn write_frame(
     what: &'static str,
     frame: PolarsResult<DataFrame>,
     dir: &Path,
-) -> Result<Vec<PathBuf>, ReportError> {
-    let mut frame = frame.map_err(|source| ReportError::Frame { what, source })?;
+) -> Result<Vec<PathBuf>, TableWriteError> {
+    let mut frame = frame.map_err(|source| TableWriteError::Frame { what, source })?;
     let exporters: [&dyn Exporter; 2] = [&CsvExporter, &ParquetExporter];
     let mut written = Vec::new();
     for exporter in exporters {
@@ -435,11 +427,8 @@ pub fn write_frame(
         let mut bytes = Vec::new();
         exporter
             .write(&mut frame, &mut bytes)
-            .map_err(|source| ReportError::Frame { what, source })?;
-        std::fs::write(&path, bytes).map_err(|source| ReportError::Io {
-            path: path.clone(),
-            source,
-        })?;
+            .map_err(|source| TableWriteError::Frame { what, source })?;
+        crate::util::io::write(&path, bytes)?;
         written.push(path);
     }
     Ok(written)
@@ -452,7 +441,7 @@ pub fn write_reports(
     result: &ExperimentResult,
     paper: Option<&crate::experiment::paper::Paper>,
     dir: &Path,
-) -> Result<Vec<PathBuf>, ReportError> {
+) -> Result<Vec<PathBuf>, TableWriteError> {
     write_reports_judged(result, paper, None, dir)
 }
 
@@ -466,11 +455,8 @@ pub fn write_reports_judged(
         &[Vec<crate::eval::judged::JudgedEvaluation>],
     )>,
     dir: &Path,
-) -> Result<Vec<PathBuf>, ReportError> {
-    std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+) -> Result<Vec<PathBuf>, TableWriteError> {
+    crate::util::io::create_dir_all(dir)?;
     let mut written = write_frame("results", results_frame(result), dir)?;
     written.extend(write_frame("throughput", throughput_frame(result), dir)?);
     let mut run = crate::experiment::stored::StoredRun::new(result, paper);
@@ -479,10 +465,7 @@ pub fn write_reports_judged(
     }
     let path = dir.join(super::stored::RUN_FILE);
     let text = serde_json::to_string_pretty(&run).expect("plain data serialises");
-    std::fs::write(&path, text).map_err(|source| ReportError::Io {
-        path: path.clone(),
-        source,
-    })?;
+    crate::util::io::write(&path, text)?;
     written.push(path);
     Ok(written)
 }

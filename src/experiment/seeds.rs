@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::config::{AlgorithmConfig, ExperimentConfig};
 use crate::corpus::build::{build_corpus, BuildConfig, BuildError};
 use crate::corpus::{write_corpus, CorpusError};
+use crate::util::io::FileError;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -42,11 +43,8 @@ pub enum SeedsError {
     Build(#[from] BuildError),
     #[error(transparent)]
     Corpus(#[from] CorpusError),
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError),
 }
 
 impl SeedsConfig {
@@ -76,7 +74,7 @@ impl SeedsConfig {
 /// Where the corpus built with `seed` at `scale` is cached: beside
 /// `corpus`, e.g. `fan2008.seed-3.scale-0.1.b5e1c2d4.jsonl.gz`, the hash
 /// over the build file and the builder's code.
-pub fn seed_corpus_path(corpus: &Path, builder: &[u8], seed: u64, scale: f64) -> PathBuf {
+fn seed_corpus_path(corpus: &Path, builder: &[u8], seed: u64, scale: f64) -> PathBuf {
     cached_name(
         corpus,
         builder,
@@ -104,7 +102,7 @@ fn cached_name(corpus: &Path, builder: &[u8], code: &[&str], seed: u64, scale: f
     let hash = hasher.digest() as u32;
     corpus.with_file_name(format!(
         "{stem}.seed-{seed}.scale-{}.{hash:08x}{ext}",
-        crate::report::charts::threshold_text(scale)
+        crate::util::fmt::threshold_short(scale)
     ))
 }
 
@@ -125,10 +123,7 @@ pub fn seed_corpus(
         .parent()
         .unwrap_or(Path::new("."))
         .join(builder);
-    let text = std::fs::read(&builder).map_err(|source| SeedsError::Io {
-        path: builder.clone(),
-        source,
-    })?;
+    let text = crate::util::io::read(&builder)?;
     let path = seed_corpus_path(&corpus, &text, seed, scale);
     if path.exists() {
         return Ok((path, false));
@@ -138,10 +133,7 @@ pub fn seed_corpus(
     build.scale = scale;
     let pages = build_corpus(&build, builder.parent().unwrap_or(Path::new(".")))?;
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| SeedsError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
+        crate::util::io::create_dir_all(dir)?;
     }
     // Written under another name first, so an interrupted build never
     // leaves a cached corpus that is cut short.
@@ -150,10 +142,7 @@ pub fn seed_corpus(
         path.file_name().unwrap_or_default().to_string_lossy()
     ));
     write_corpus(&pages, &partial)?;
-    std::fs::rename(&partial, &path).map_err(|source| SeedsError::Io {
-        path: path.clone(),
-        source,
-    })?;
+    std::fs::rename(&partial, &path).map_err(FileError::at(&path))?;
     Ok((path, true))
 }
 

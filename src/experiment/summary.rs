@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::config::format_threshold;
 use super::runner::{AlgorithmResult, ExperimentResult};
 use crate::eval::choose::{choose, Objective};
+use crate::util::fmt::{percent, threshold};
 
 /// P, R and F1 with the counts behind them.
 #[derive(Debug, Clone, Serialize)]
@@ -77,7 +78,7 @@ pub struct Summary {
 }
 
 /// The objectives the summary and the workbench's jump keys report.
-pub const OBJECTIVES: [Objective; 3] = [
+const OBJECTIVES: [Objective; 3] = [
     Objective::PairwiseF1,
     Objective::ClusteredF1,
     Objective::RecallAtPrecision(0.99),
@@ -126,14 +127,6 @@ pub fn summarize(result: &ExperimentResult) -> Summary {
         wall_seconds: result.wall_seconds,
         cpu_seconds: result.cpu_seconds,
         peak_memory_bytes: result.peak_memory_bytes,
-    }
-}
-
-fn pct(x: f64) -> String {
-    if x.is_nan() {
-        "-".into()
-    } else {
-        format!("{:.2}", 100.0 * x)
     }
 }
 
@@ -191,24 +184,24 @@ pub fn render_summary_table(result: &ExperimentResult) -> String {
     {
         // Each objective's best value and where: `88.80@0.29`.
         let best = |k: usize| match (r.best[k].threshold, r.best[k].value) {
-            (Some(t), Some(v)) => format!("{}@{}", pct(v), (t * 1e4).round() / 1e4),
+            (Some(t), Some(v)) => format!("{}@{}", percent(v), threshold(t)),
             _ => "-".into(),
         };
         let _ = writeln!(
             out,
             "{name:<width$} {:>9} {:>6} {:>6} {:>6} {:>7} {:>6} {:>11} {:>11} {:>11} {:>7} {:>14}",
             format_threshold(&a.run.scale, r.threshold),
-            pct(r.pairwise.precision),
-            pct(r.pairwise.recall),
-            pct(r.pairwise.f1),
-            pct(r.clustered_f1),
-            pct(r.page_f1),
+            percent(r.pairwise.precision),
+            percent(r.pairwise.recall),
+            percent(r.pairwise.f1),
+            percent(r.clustered_f1),
+            percent(r.page_f1),
             best(0),
             best(1),
             best(2),
             format!(
                 "{}{}",
-                pct(r.candidate_recall),
+                percent(r.candidate_recall),
                 // Recall already at the ceiling: no looser threshold adds any.
                 if r.pairwise.recall >= r.candidate_recall - 1e-9 && r.candidate_recall < 0.9999 {
                     "!"

@@ -97,18 +97,14 @@ pub fn tuned_config(
 
 /// Evaluations at every threshold the stored pairs answer, through the
 /// configured gates.
-pub fn full_curve(result: &AlgorithmResult, truth: &Truth) -> Vec<Evaluation> {
+fn full_curve(result: &AlgorithmResult, truth: &Truth) -> Vec<Evaluation> {
     let run = &result.run;
     ThresholdCurve::of_run(truth, run, &run.gate_thresholds())
         .at_each(&reachable_thresholds(&run.scale))
 }
 
 /// Where `objective` is best for one run, over every reachable threshold.
-pub fn best_for(
-    result: &AlgorithmResult,
-    truth: &Truth,
-    objective: Objective,
-) -> Option<Evaluation> {
+fn best_for(result: &AlgorithmResult, truth: &Truth, objective: Objective) -> Option<Evaluation> {
     let curve = full_curve(result, truth);
     choose(&curve, &result.run.scale, objective).cloned()
 }

@@ -194,7 +194,7 @@ struct State {
     /// standard's steps here only ever append to the open elements, so
     /// the tree comes in document order save where `<head>` is reopened,
     /// and a tree of nodes to walk again is not needed.
-    flat: dom::Builder,
+    flat: dom::DomBuilder,
     /// `class`, `id` and `itemprop` of `<html>` and `<body>`, which a
     /// second `<html>` or `<body>` tag completes.
     root_attrs: Vec<(NodeId, [Option<StrTendril>; 3])>,
@@ -215,17 +215,17 @@ struct State {
     failed: bool,
 }
 
-/// See the module's documentation. Feed it tokens, then [`Builder::finish`].
-pub struct Builder {
+/// See the module's documentation. Feed it tokens, then [`FlatTreeBuilder::finish`].
+pub struct FlatTreeBuilder {
     state: RefCell<State>,
 }
 
-impl Builder {
+impl FlatTreeBuilder {
     /// A builder for a page of `page_bytes` bytes.
-    pub fn new(page_bytes: usize) -> Builder {
-        Builder {
+    pub fn new(page_bytes: usize) -> FlatTreeBuilder {
+        FlatTreeBuilder {
             state: RefCell::new(State {
-                flat: dom::Builder::for_page(page_bytes),
+                flat: dom::DomBuilder::for_page(page_bytes),
                 root_attrs: Vec::new(),
                 open: Vec::with_capacity(64),
                 formatting: Vec::new(),
@@ -257,7 +257,7 @@ impl Builder {
     }
 }
 
-impl Builder {
+impl FlatTreeBuilder {
     /// The step for `tok`; a builder that cannot take it gives up.
     #[inline]
     fn feed(&self, s: &mut State, tok: Tok) -> TokenSinkResult<NodeId> {
@@ -308,7 +308,7 @@ impl Builder {
     }
 }
 
-impl super::lexer::Sink for Builder {
+impl super::lexer::Sink for FlatTreeBuilder {
     type Handle = NodeId;
 
     fn token(&self, token: Token) -> TokenSinkResult<NodeId> {
@@ -2012,7 +2012,7 @@ mod tests {
     pub(crate) fn both(html: &str, depth: usize) -> (Option<String>, Option<String>) {
         use super::super::sink::tests::summary;
         let page = StrTendril::from_slice(html);
-        let fast = Builder::new(html.len());
+        let fast = FlatTreeBuilder::new(html.len());
         let ours = super::super::lexer::feed_pruned(&page, &fast, depth)
             .ok()
             .and_then(|()| fast.finish())

@@ -25,6 +25,7 @@ use super::skeleton::{Skeleton, HASHES};
 use super::structure::{DocumentStructure, SentenceSpan};
 use super::Extraction;
 use super::{Content, PageSource};
+use crate::util::io::FileError;
 
 const MAGIC: &[u8; 8] = b"NDUPXC\r\n";
 /// The file layout; bumped when it changes (2: each entry ends in the
@@ -53,11 +54,8 @@ const EXTRACTOR: [&str; 12] = [
 
 #[derive(Debug, thiserror::Error)]
 pub enum CacheError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError),
     #[error("{}: {reason}", path.display())]
     Damaged { path: PathBuf, reason: String },
 }
@@ -90,26 +88,13 @@ pub fn clear(dir: &Path) -> Result<usize, CacheError> {
     let entries = match std::fs::read_dir(&folder) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(source) => {
-            return Err(CacheError::Io {
-                path: folder,
-                source,
-            })
-        }
+        Err(source) => return Err(CacheError::Io(FileError::new(folder, source))),
     };
     let mut removed = 0;
     for entry in entries {
-        let path = entry
-            .map_err(|source| CacheError::Io {
-                path: folder.clone(),
-                source,
-            })?
-            .path();
+        let path = entry.map_err(FileError::at(&folder))?.path();
         if path.extension().is_some_and(|e| e == "bin" || e == "tmp") {
-            std::fs::remove_file(&path).map_err(|source| CacheError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            std::fs::remove_file(&path).map_err(FileError::at(&path))?;
             removed += 1;
         }
     }
@@ -210,10 +195,7 @@ impl ExtractCache {
             Ok(data) => data,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (cache, None),
             Err(source) => {
-                let e = CacheError::Io {
-                    path: cache.path.clone(),
-                    source,
-                };
+                let e = CacheError::Io(FileError::new(cache.path.clone(), source));
                 return (cache, Some(e.to_string()));
             }
         };
@@ -267,26 +249,12 @@ impl ExtractCache {
     }
 }
 
-/// Writes beside `path` under a temporary name, then renames over it.
+/// Replaces the file whole, creating its folder if needed.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| CacheError::Io { path, source }
-    };
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        crate::util::io::create_dir_all(dir)?;
     }
-    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = path.with_extension(format!("{}-{n}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(|source| {
-        let _ = std::fs::remove_file(&tmp);
-        CacheError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
-    })
+    Ok(crate::util::io::write_atomic(path, bytes)?)
 }
 
 fn put_u32(out: &mut Vec<u8>, v: usize) {

@@ -114,7 +114,7 @@ fn multi_byte_despite(bytes: &[u8]) -> Option<Decoded> {
 }
 
 /// The encoding a `<meta charset>` or `<meta http-equiv content>` names.
-pub fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
+fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
     let lower: Vec<u8> = head.iter().map(u8::to_ascii_lowercase).collect();
     let mut from = 0;
     while let Some(at) = find(&lower[from..], b"<meta").map(|i| from + i) {

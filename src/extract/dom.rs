@@ -410,7 +410,7 @@ impl Drop for Dom {
 /// Builds a [`Dom`] from a walk of a parsed page (elements opened and
 /// closed, text in between), or straight from our tree builder's steps
 /// (see [`super::builder`]).
-pub(super) struct Builder {
+pub(super) struct DomBuilder {
     dom: Dom,
     /// Open elements, innermost last; of those, the block ones.
     stack: Vec<u32>,
@@ -429,16 +429,16 @@ pub(super) struct Builder {
     title_text: String,
 }
 
-impl Builder {
+impl DomBuilder {
     /// A builder for a page of `page_bytes` bytes, its text reserved once
     /// rather than grown (and copied) step by step.
-    pub(super) fn for_page(page_bytes: usize) -> Builder {
-        let mut builder = Builder::new(page_bytes / 256);
+    pub(super) fn for_page(page_bytes: usize) -> DomBuilder {
+        let mut builder = DomBuilder::new(page_bytes / 256);
         builder.dom.text.reserve(page_bytes / 4);
         builder
     }
 
-    pub(super) fn new(elements: usize) -> Builder {
+    pub(super) fn new(elements: usize) -> DomBuilder {
         let mut names = CLASS_NAMES.with(|n| std::mem::take(&mut *n.borrow_mut()));
         if names.len() > MAX_CLASS_NAMES {
             names.clear();
@@ -461,7 +461,7 @@ impl Builder {
             title: None,
             body: None,
         };
-        Builder {
+        DomBuilder {
             dom,
             stack: Vec::new(),
             block_stack: Vec::new(),
@@ -775,7 +775,7 @@ impl Dom {
         let page = html5ever::tendril::StrTendril::from_slice(html);
         // Most pages need none of html5ever's harder repairs: our builder
         // makes their flat view, and gives the rest back.
-        let fast = super::builder::Builder::new(html.len());
+        let fast = super::builder::FlatTreeBuilder::new(html.len());
         // Lexing stops where our builder gives up (a table, say), as the
         // page is parsed again from the start.
         if super::lexer::feed_pruned_until(&page, &fast, max_depth, || fast.gave_up()).is_ok() {
@@ -790,7 +790,7 @@ impl Dom {
 
     pub(super) fn flatten(tree: super::sink::Tree, page_bytes: usize) -> Dom {
         use super::sink::Data;
-        let mut builder = Builder::new(tree.nodes.len());
+        let mut builder = DomBuilder::new(tree.nodes.len());
         // The text is a part of the page: reserved once rather than grown
         // (and copied) step by step.
         builder.dom.text.reserve(page_bytes / 4);
@@ -821,7 +821,7 @@ impl Dom {
     /// The flat view of a document parsed by scraper (for callers that
     /// edit the page: each element keeps its node).
     pub fn of(document: &Html) -> Dom {
-        let mut builder = Builder::new(0);
+        let mut builder = DomBuilder::new(0);
         for edge in document.tree.root().traverse() {
             match edge {
                 Edge::Open(node) => match node.value() {
@@ -1344,7 +1344,7 @@ mod tests {
             if clear {
                 clear_class_names();
             }
-            let mut builder = Builder::new(16);
+            let mut builder = DomBuilder::new(16);
             for (class, id) in spellings {
                 builder.open_html(local_name!("div"), class, id, "");
                 builder.close();

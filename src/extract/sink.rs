@@ -96,7 +96,7 @@ impl Tree {
     }
 
     /// Parses a whole page with html5ever's tokenizer and tree builder.
-    pub fn parse_with_html5ever_tokenizer(html: impl Into<StrTendril>) -> Tree {
+    fn parse_with_html5ever_tokenizer(html: impl Into<StrTendril>) -> Tree {
         html5ever::parse_document(Sink::default(), Default::default()).one(html)
     }
 

@@ -27,6 +27,7 @@ use serde::Serialize;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use super::dom::Dom;
+use crate::util::unionfind::UnionFind;
 
 /// Min-hashes per skeleton.
 pub const HASHES: usize = 16;
@@ -35,12 +36,12 @@ const ROWS: usize = HASHES / BANDS;
 /// A page with fewer distinct block paths has no template worth the name
 /// (a bare `<p>` page): it gets no skeleton, so bare pages are never
 /// grouped together by their lack of structure.
-pub const MIN_PATHS: usize = 8;
+const MIN_PATHS: usize = 8;
 /// Min-hashes two skeletons must share to be one template: 12 of 16, an
 /// estimated Jaccard of 0.75. Stories on one template share nearly every
 /// path (0.9 and above); two templates of one CMS share the frame but not
 /// its classes.
-pub const MIN_AGREE: usize = 12;
+const MIN_AGREE: usize = 12;
 
 /// The MinHash of a page's skeleton paths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -202,14 +203,6 @@ fn of_with(dom: &Dom, scratch: &mut Scratch) -> Option<Skeleton> {
     Some(Skeleton(mins))
 }
 
-fn find(parent: &mut [usize], mut x: usize) -> usize {
-    while parent[x] != x {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    x
-}
-
 /// Template groups: `out[i]` is page i's group (groups numbered by their
 /// first page), `None` for pages without a skeleton. Pages sharing all four
 /// min-hashes of a band fall in one bucket; each joins the bucket's first
@@ -217,7 +210,7 @@ fn find(parent: &mut [usize], mut x: usize) -> usize {
 /// in the pages: four bucket look-ups and at most four comparisons each.
 pub fn template_groups(skeletons: &[Option<&Skeleton>]) -> Vec<Option<usize>> {
     let n = skeletons.len();
-    let mut parent: Vec<usize> = (0..n).collect();
+    let mut sets = UnionFind::new(n);
     let mut heads: HashMap<(usize, [u32; ROWS]), usize> = HashMap::new();
     for (i, s) in skeletons.iter().enumerate() {
         let Some(s) = s else { continue };
@@ -227,15 +220,15 @@ pub fn template_groups(skeletons: &[Option<&Skeleton>]) -> Vec<Option<usize>> {
                 .expect("ROWS values");
             let head = *heads.entry((band, key)).or_insert(i);
             if head != i && skeletons[head].is_some_and(|h| h.agreement(s) >= MIN_AGREE) {
-                let (a, b) = (find(&mut parent, head), find(&mut parent, i));
-                // The smaller index is the root, so a group is named by
-                // its first page whatever the order of joins.
-                parent[a.max(b)] = a.min(b);
+                sets.union(head as u32, i as u32);
             }
         }
     }
+    // Pages without a skeleton join no group, so every group's least page,
+    // its name, has a skeleton.
+    let first_pages = sets.least_labels();
     (0..n)
-        .map(|i| skeletons[i].map(|_| find(&mut parent, i)))
+        .map(|i| skeletons[i].map(|_| first_pages[i] as usize))
         .collect()
 }
 

@@ -65,15 +65,15 @@ fn offset(at: usize) -> u32 {
 }
 
 /// Joins paragraphs into one text as [`DocumentStructure`] holds it.
-struct Builder {
+struct StructureBuilder {
     text: String,
     paragraph_ends: Vec<u32>,
     sentences: Vec<Stored>,
 }
 
-impl Builder {
+impl StructureBuilder {
     fn new(bytes: usize, paragraphs: usize) -> Self {
-        Builder {
+        StructureBuilder {
             text: String::with_capacity(bytes + paragraphs.saturating_sub(1)),
             paragraph_ends: Vec::with_capacity(paragraphs),
             sentences: Vec::new(),
@@ -115,7 +115,7 @@ impl Builder {
 impl DocumentStructure {
     pub fn new(title: Option<String>, subtitles: Vec<String>, paragraphs: Vec<String>) -> Self {
         let bytes = paragraphs.iter().map(String::len).sum();
-        let mut b = Builder::new(bytes, paragraphs.len());
+        let mut b = StructureBuilder::new(bytes, paragraphs.len());
         for paragraph in &paragraphs {
             let at = b.paragraph(paragraph);
             for_each_sentence(paragraph, |start, end| b.sentence(at, start, end));
@@ -142,7 +142,7 @@ impl DocumentStructure {
             return None;
         }
         let bytes = paragraphs.iter().map(|p| p.len()).sum();
-        let mut b = Builder::new(bytes, paragraphs.len());
+        let mut b = StructureBuilder::new(bytes, paragraphs.len());
         let starts: Vec<usize> = paragraphs.iter().map(|p| b.paragraph(p)).collect();
         b.sentences.reserve_exact(spans.len());
         for s in spans {

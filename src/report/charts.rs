@@ -12,10 +12,11 @@ use plotters::style::FontStyle;
 use super::{Panel, Series, PANEL_SERIES};
 use crate::algo::shingling::lsh::Banding;
 use crate::experiment::stored::to_counts;
+use crate::util::fmt::threshold_short;
 
 /// WenQuanYi Micro Hei (Apache-2.0), from Debian's fonts-wqy-microhei.
-pub const FONT: &[u8] = include_bytes!("../../assets/fonts/wqy-microhei.ttc");
-pub const FONT_NAME: &str = "sans-serif";
+const FONT: &[u8] = include_bytes!("../../assets/fonts/wqy-microhei.ttc");
+const FONT_NAME: &str = "sans-serif";
 
 pub type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -202,13 +203,6 @@ where
         ))?;
     }
     Ok(())
-}
-
-/// Thresholds as they read in an experiment file: 3, 0.55.
-pub fn threshold_text(t: f64) -> String {
-    let s = format!("{t:.3}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    s.to_string()
 }
 
 /// Text labels beside points, each placed only where it covers no label
@@ -411,7 +405,7 @@ where
                 labels.put(
                     &mut chart,
                     at,
-                    threshold_text(e.threshold),
+                    threshold_short(e.threshold),
                     font(12).color(&BLACK),
                 )?;
             }
@@ -422,7 +416,12 @@ where
             let k = to_counts(&e.pairwise.overall);
             let at = (k.recall(), k.precision());
             if at.0.is_finite() && at.1.is_finite() && shown(&at) {
-                labels.put(&mut chart, at, threshold_text(e.threshold), font_in(11, *c))?;
+                labels.put(
+                    &mut chart,
+                    at,
+                    threshold_short(e.threshold),
+                    font_in(11, *c),
+                )?;
             }
         }
     }
@@ -573,7 +572,7 @@ impl Chart for F1Curves<'_> {
                     labels.put(
                         &mut chart,
                         (t, k.f1()),
-                        format!("{:.2} at {}", k.f1(), threshold_text(t)),
+                        format!("{:.2} at {}", k.f1(), threshold_short(t)),
                         font_in(12, c),
                     )?;
                 }
@@ -817,7 +816,7 @@ fn short(s: &str, max: usize) -> String {
 
 /// The stages of an end-to-end time, in pipeline order. A run makes its
 /// pages' text or reads it from the extraction cache, never both.
-pub const THROUGHPUT_STAGES: [&str; 7] = [
+const THROUGHPUT_STAGES: [&str; 7] = [
     "decode+extract",
     "extract (cache)",
     "tokenize",

@@ -6,6 +6,8 @@
 pub mod charts;
 pub mod seeds;
 
+use crate::util::fmt::percent_sign_finite as pct;
+use crate::util::io::FileError;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -26,11 +28,8 @@ pub use crate::experiment::{paper, stored};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError),
     #[error("{}: line {line}, column {column}: {message}", path.display())]
     Parse {
         path: PathBuf,
@@ -47,7 +46,7 @@ pub enum ReportError {
         message: String,
     },
     #[error(transparent)]
-    Data(#[from] crate::experiment::ReportError),
+    Data(#[from] crate::experiment::TableWriteError),
     #[error("give at least one run directory")]
     NoRuns,
 }
@@ -55,10 +54,7 @@ pub enum ReportError {
 /// Reads a run directory's `run.json`.
 pub fn load_run(dir: &Path) -> Result<StoredRun, ReportError> {
     let path = dir.join(RUN_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|source| ReportError::Io {
-        path: path.clone(),
-        source,
-    })?;
+    let text = crate::util::io::read_to_string(&path)?;
     let version: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| ReportError::Parse {
             path: path.clone(),
@@ -371,10 +367,7 @@ fn draw_files<C: Chart>(
         let root = SVGBackend::with_string(&mut text, chart.size()).into_drawing_area();
         chart.draw(&root).map_err(|e| draw_error(&svg, e))?;
     }
-    std::fs::write(&svg, text).map_err(|source| ReportError::Io {
-        path: svg.clone(),
-        source,
-    })?;
+    crate::util::io::write(&svg, text)?;
     Ok(vec![png, svg])
 }
 
@@ -570,10 +563,7 @@ pub fn render_report(
     if runs.is_empty() {
         return Err(ReportError::NoRuns);
     }
-    std::fs::create_dir_all(out).map_err(|source| ReportError::Io {
-        path: out.to_path_buf(),
-        source,
-    })?;
+    crate::util::io::create_dir_all(out)?;
     charts::register_font().map_err(|message| ReportError::Draw {
         path: out.to_path_buf(),
         chart: "fonts",
@@ -691,22 +681,9 @@ pub fn render_report(
         judged: !judged.is_empty(),
         clusters_too,
     };
-    std::fs::write(&md, markdown(runs, &series, &slices, &extras)).map_err(|source| {
-        ReportError::Io {
-            path: md.clone(),
-            source,
-        }
-    })?;
+    std::fs::write(&md, markdown(runs, &series, &slices, &extras)).map_err(FileError::at(&md))?;
     written.push(md);
     Ok(written)
-}
-
-fn pct(x: f64) -> String {
-    if x.is_finite() {
-        format!("{:.2}%", x * 100.0)
-    } else {
-        "-".into()
-    }
 }
 
 fn seconds(x: f64) -> String {
@@ -966,7 +943,7 @@ fn summary_section(md: &mut String, series: &[Series]) {
         let (best, at, p, r) = match s.best_f() {
             Some((t, c)) => (
                 pct(c.f1()),
-                charts::threshold_text(t),
+                crate::util::fmt::threshold_short(t),
                 pct(c.precision()),
                 pct(c.recall()),
             ),
@@ -987,7 +964,7 @@ fn summary_section(md: &mut String, series: &[Series]) {
             md,
             "| {} | {best} | {at} | {p} | {r} | {} | {configured} | {rate} |",
             s.name,
-            charts::threshold_text(s.algorithm.threshold)
+            crate::util::fmt::threshold_short(s.algorithm.threshold)
         );
     }
     let _ = writeln!(md);
@@ -1066,12 +1043,13 @@ fn judged_section(
             .judged
             .first()
             .map_or((0, 0), |e| (e.unscored_positives, e.unscored_negatives));
-        let _ = writeln!(
+        let _ =
+            writeln!(
             md,
             "| {} | {bf} | {} | {bp} | {br} | {} | {p} | {r} | {f} | {never_pos} | {never_neg} |",
             a.key(),
-            best.map_or("-".into(), |e| charts::threshold_text(e.threshold)),
-            charts::threshold_text(a.threshold),
+            best.map_or("-".into(), |e| crate::util::fmt::threshold_short(e.threshold)),
+            crate::util::fmt::threshold_short(a.threshold),
         );
     }
     let _ = writeln!(
@@ -1090,7 +1068,7 @@ fn judged_section(
                 md,
                 "| {} (at {}) | {}{} | {} | {} | {} | {} |",
                 a.key(),
-                charts::threshold_text(a.threshold),
+                crate::util::fmt::threshold_short(a.threshold),
                 g.grade,
                 if g.grade >= judged.positive_from {
                     "+"
@@ -1351,7 +1329,7 @@ fn best_threshold(run: &StoredRun, algorithm: &str) -> Figure {
             Some(t),
             format!(
                 "{} (F {}, P {}, R {}; {})",
-                charts::threshold_text(t),
+                crate::util::fmt::threshold_short(t),
                 pct(c.f1()),
                 pct(c.precision()),
                 pct(c.recall()),

@@ -64,7 +64,7 @@ impl Spread {
                 100.0 * self.max
             )
         } else {
-            let t = charts::threshold_text;
+            let t = crate::util::fmt::threshold_short;
             format!(
                 "{} ± {} ({}–{})",
                 t(self.mean),
@@ -569,10 +569,7 @@ pub fn render_seeds_report(
         drawn_sweep,
         !swept.is_empty(),
     );
-    std::fs::write(&md, text).map_err(|source| ReportError::Io {
-        path: md.clone(),
-        source,
-    })?;
+    crate::util::io::write(&md, text)?;
     written.push(md);
     Ok(written)
 }
@@ -602,7 +599,7 @@ fn markdown(
          and the most in brackets. Each seed's own results are in `seed-N/` \
          (`neardup report DIR/seed-N -o OUT` draws its full report).\n",
         seeds.join(", "),
-        charts::threshold_text(scale),
+        crate::util::fmt::threshold_short(scale),
         pages.join(", ")
     );
     let _ = writeln!(md, "## Summary over the seeds\n");
@@ -695,7 +692,7 @@ fn number_text(v: f64, fraction: bool) -> String {
     } else if fraction {
         pct(v)
     } else {
-        charts::threshold_text(v)
+        crate::util::fmt::threshold_short(v)
     }
 }
 

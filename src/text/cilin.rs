@@ -6,6 +6,7 @@
 //! at a chosen depth, so that another thesaurus (WordNet synsets, say) can
 //! stand in.
 
+use crate::util::io::FileError;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -50,11 +51,8 @@ pub struct Cilin {
 
 #[derive(Debug, thiserror::Error)]
 pub enum CilinError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError),
     #[error("{}:{line}: {message}", path.display())]
     Invalid {
         path: PathBuf,
@@ -75,10 +73,7 @@ impl Cilin {
     }
 
     pub fn load(path: &Path) -> Result<Cilin, CilinError> {
-        let text = std::fs::read_to_string(path).map_err(|source| CilinError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::util::io::read_to_string(path)?;
         Cilin::parse(path, &text)
     }
 

@@ -409,18 +409,18 @@ mod tests {
         )
         .chars()
         .collect();
-        let mut next = crate::text::shingle::mixed_stream(3u64);
+        let mut rng = crate::util::rng::SplitMix64::murmur(3u64);
         for _ in 0..6000 {
             // Some texts mostly runs, long enough to cross 16-byte chunks
             // several times; some mostly stops.
-            let copyable_percent = [0, 50, 90, 97][next() as usize % 4];
-            let len = next() as usize % 81;
+            let copyable_percent = [0, 50, 90, 97][rng.next_u64() as usize % 4];
+            let len = rng.next_u64() as usize % 81;
             let text: String = (0..len)
                 .map(|_| {
-                    if next() % 100 < copyable_percent {
-                        copyable[next() as usize % copyable.len()]
+                    if rng.next_u64() % 100 < copyable_percent {
+                        copyable[rng.next_u64() as usize % copyable.len()]
                     } else {
-                        stops[next() as usize % stops.len()]
+                        stops[rng.next_u64() as usize % stops.len()]
                     }
                 })
                 .collect();

@@ -10,31 +10,11 @@ use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use super::Tokens;
+use crate::util::rng::fmix64;
 
 /// Fixed so that shingles are the same on every run and machine.
 const TOKEN_SEED: u64 = 0x7368_696e_676c_6501;
 const WINDOW_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
-
-/// The 64-bit finaliser of MurmurHash3: every input bit flips about half of
-/// the output bits, which the min-hash permutations rely on.
-#[inline]
-pub fn fmix64(mut h: u64) -> u64 {
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
-}
-
-/// A seeded stream of well-mixed u64s, a counter through [`fmix64`] as
-/// in SplitMix64: reproducible random inputs for tests and benchmarks.
-pub fn mixed_stream(seed: u64) -> impl FnMut() -> u64 {
-    let mut state = seed;
-    move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        fmix64(state)
-    }
-}
 
 #[inline]
 fn window_hash(window: &[u64]) -> u64 {

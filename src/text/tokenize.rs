@@ -11,7 +11,8 @@ use unicode_segmentation::UnicodeSegmentation;
 use super::normalize::{normalize, normalize_into, NormalizeOptions};
 use super::segment::NO_WORD;
 use super::shingle::{shingle_hashes, ShingleSet};
-use super::vocab::{Builder, Vocab};
+
+use super::vocab::{Vocab, VocabBuilder};
 use crate::text::Lang;
 
 /// Built once per process (about 0.1 s) and shared: `Jieba` is `Sync`.
@@ -182,7 +183,7 @@ impl Tokens {
 /// collection).
 pub fn tokenize(text: &str, lang: Lang, config: &TokenizerConfig) -> Tokens {
     let (normalized, spans) = split(text, lang, config);
-    let mut builder = Builder::default();
+    let mut builder = VocabBuilder::default();
     let ids = builder.intern_spans(&normalized, &spans);
     Tokens::new(
         ids,

@@ -53,7 +53,7 @@ impl std::fmt::Debug for Vocab {
 
 impl Default for Vocab {
     fn default() -> Self {
-        Builder::default().finish(&TokenizerConfig::default())
+        VocabBuilder::default().finish(&TokenizerConfig::default())
     }
 }
 
@@ -167,7 +167,7 @@ impl Vocab {
 
 /// A vocabulary being filled.
 #[derive(Default)]
-pub(crate) struct Builder {
+pub(crate) struct VocabBuilder {
     strings: String,
     ends: Vec<usize>,
     hashes: Vec<u64>,
@@ -175,7 +175,7 @@ pub(crate) struct Builder {
     /// linear probing over [`Slot`]s, at most half full (a power of two
     /// long, or empty).
     slots: Vec<Slot>,
-    /// While a run is tokenised ([`Builder::lend_words`]): each dictionary
+    /// While a run is tokenised ([`VocabBuilder::lend_words`]): each dictionary
     /// word's id plus one by its word number, 0 until it is first seen.
     /// A word the segmenter took from the dictionary is then one load in
     /// a table where common words sit together, not a string hash and a
@@ -242,10 +242,10 @@ fn short_bytes(b: &[u8]) -> u64 {
     }
 }
 
-impl Builder {
+impl VocabBuilder {
     /// Room for `tokens` distinct tokens before growing.
     pub(crate) fn with_capacity(tokens: usize) -> Self {
-        Builder {
+        VocabBuilder {
             strings: String::with_capacity(tokens * 6),
             ends: Vec::with_capacity(tokens),
             hashes: Vec::with_capacity(tokens),
@@ -261,8 +261,8 @@ impl Builder {
     /// (a run tokenised inside another on the same thread makes one of
     /// its own). Pages without Chinese never load the segmenter for it.
     ///
-    /// [`intern_spans`]: Builder::intern_spans
-    /// [`return_words`]: Builder::return_words
+    /// [`intern_spans`]: VocabBuilder::intern_spans
+    /// [`return_words`]: VocabBuilder::return_words
     pub(crate) fn lend_words(&mut self) {
         self.borrow_words = true;
     }
@@ -402,12 +402,12 @@ where
     F: Fn(usize) -> (String, Option<Lang>) + Sync,
 {
     type Page = (Vec<u32>, Option<Box<str>>, Lang);
-    let runs: Vec<(Builder, Vec<Page>)> = (0..count.div_ceil(RUN))
+    let runs: Vec<(VocabBuilder, Vec<Page>)> = (0..count.div_ceil(RUN))
         .into_par_iter()
         .map(|run| {
             // Room for a run's distinct tokens on most text, so that the
             // table is not rehashed as it grows.
-            let mut local = Builder::with_capacity(16_384);
+            let mut local = VocabBuilder::with_capacity(16_384);
             local.lend_words();
             let pages: Vec<Page> = (run * RUN..((run + 1) * RUN).min(count))
                 .map(|i| {
@@ -426,7 +426,7 @@ where
     // At least the largest run's tokens: sized once for them rather than
     // doubled up to them.
     let largest = runs.iter().map(|(local, _)| local.hashes.len()).max();
-    let mut global = Builder::with_capacity(largest.unwrap_or(0));
+    let mut global = VocabBuilder::with_capacity(largest.unwrap_or(0));
     let remaps: Vec<Vec<u32>> = runs
         .iter()
         .map(|(local, _)| {
@@ -498,7 +498,7 @@ mod tests {
         ];
         tokens.extend((0..5000).map(|i| format!("{i}")));
         tokens.extend((0..500).map(|i| format!("长{}{i}", "长".repeat(i % 7))));
-        let mut builder = Builder::default();
+        let mut builder = VocabBuilder::default();
         let ids: Vec<u32> = tokens
             .iter()
             .map(|t| builder.intern(t, token_hash(t)))
@@ -509,7 +509,7 @@ mod tests {
             assert_eq!(builder.str(id), t);
         }
         // Two strings under one hash stay two tokens.
-        let mut builder = Builder::with_capacity(4);
+        let mut builder = VocabBuilder::with_capacity(4);
         let long = ["abcdefghijklmn", "abcdefghijklmo"];
         assert_eq!(builder.intern(long[0], 7), 0);
         assert_eq!(builder.intern(long[1], 7), 1);
@@ -562,7 +562,7 @@ mod tests {
                 (12, 18, NO_WORD),
                 (18, 24, NO_WORD),
             ];
-            let mut builder = Builder::default();
+            let mut builder = VocabBuilder::default();
             builder.lend_words();
             let ids = builder.intern_spans(text, &spans);
             assert_eq!(ids, [0, 0, 0, 1], "first with {first}");

@@ -11,6 +11,7 @@ use super::workbench::{
 };
 use crate::eval::choose::Objective;
 use crate::extract::extract_page;
+use crate::util::fmt::threshold_as_typed;
 use crate::util::stage::StageRecord;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -669,7 +670,7 @@ impl App {
             (Screen::Tuning, Action::StartTypingPrecision) => {
                 let p = self.bench.as_ref().expect("loaded").tunings[self.focus].least_precision;
                 self.typing_precision = true;
-                self.mode = Mode::Typing(format_value(p));
+                self.mode = Mode::Typing(threshold_as_typed(p));
                 self.status =
                     "the least precision for the most-recall jump: Enter jumps, Esc cancels".into();
             }
@@ -759,7 +760,7 @@ impl App {
     }
 
     /// The focused knob's value.
-    pub fn knob_value(&self) -> f64 {
+    fn knob_value(&self) -> f64 {
         let t = &self.bench.as_ref().expect("loaded").tunings[self.focus];
         match self.knob {
             0 => t.threshold,
@@ -784,7 +785,11 @@ impl App {
             self.errors.stale = true;
         }
         self.status = match outcome {
-            Ok(()) => format!("{} = {}", self.knob_name(), format_value(self.knob_value())),
+            Ok(()) => format!(
+                "{} = {}",
+                self.knob_name(),
+                threshold_as_typed(self.knob_value())
+            ),
             Err(refused) => refused,
         };
     }
@@ -805,7 +810,11 @@ impl App {
         match choice {
             Some(t) => {
                 self.set_knob(t);
-                self.status = format!("{}{over}: threshold {}", objective.short(), format_value(t));
+                self.status = format!(
+                    "{}{over}: threshold {}",
+                    objective.short(),
+                    threshold_as_typed(t)
+                );
             }
             None if !over.is_empty() && objective == Objective::ClusteredF1 => {
                 self.status =
@@ -845,8 +854,8 @@ impl App {
             Ok(v) => {
                 self.status = format!(
                     "{v} is out of range {}..={} for the {}",
-                    format_value(min),
-                    format_value(max),
+                    threshold_as_typed(min),
+                    threshold_as_typed(max),
                     self.knob_name()
                 )
             }
@@ -868,7 +877,7 @@ impl App {
     }
 
     /// Recomputes the errors list of the focused algorithm.
-    pub fn refresh_errors(&mut self) {
+    fn refresh_errors(&mut self) {
         let Some(bench) = self.bench.as_ref().filter(|b| !b.tunings.is_empty()) else {
             return;
         };
@@ -921,7 +930,7 @@ impl App {
 
     /// Where `s` writes: beside the experiment, or in the working
     /// directory for the demo and for a bare corpus.
-    pub fn save_path(&self) -> Option<PathBuf> {
+    fn save_path(&self) -> Option<PathBuf> {
         let bench = self.bench.as_ref()?;
         let name = format!("{}.tuned.yaml", bench.result.name);
         Some(match &self.source {
@@ -974,14 +983,4 @@ pub(super) fn explain_pair(
             }
         })
         .collect()
-}
-
-/// A threshold as typed: integers bare, others to four places.
-pub fn format_value(v: f64) -> String {
-    if v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else {
-        let s = format!("{v:.4}");
-        s.trim_end_matches('0').to_string()
-    }
 }

@@ -7,7 +7,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Units per shared run: four CJK characters or four words.
-pub const SHARED_RUN: usize = 4;
+const SHARED_RUN: usize = 4;
 
 /// A text cut into pieces, each marked shared or not.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -81,7 +81,7 @@ impl ProgressSink for Gauge {
 }
 
 /// Every algorithm at its defaults, for `neardup tui --corpus PATH`.
-pub fn default_experiment(corpus: &Path) -> String {
+fn default_experiment(corpus: &Path) -> String {
     format!(
         "corpus: {}\nalgorithms:\n  - type: exact\n  - type: simhash\n  - type: minhash\n  \
          - type: imatch\n  - type: semantic\n",

@@ -51,7 +51,7 @@ pub enum TuiError {
 
 /// How the workbench ends once the user quits: an error when the last
 /// load failed.
-pub fn quit_outcome(app: &App) -> Result<(), TuiError> {
+fn quit_outcome(app: &App) -> Result<(), TuiError> {
     match &app.failure {
         Some(message) => Err(TuiError::LoadFailed(message.clone())),
         None => Ok(()),
@@ -163,7 +163,7 @@ fn event_loop(
 
 /// The report of the current state: each algorithm at its tuned
 /// threshold, its curve over the gated pairs, into `REPORTS/NAME-tuned/`.
-pub fn export_charts(
+fn export_charts(
     bench: &workbench::Workbench,
     reports: &std::path::Path,
 ) -> Result<std::path::PathBuf, String> {
@@ -200,7 +200,7 @@ pub fn export_charts(
 }
 
 /// Carries out a side effect; a reload returns the new worker's channel.
-pub fn perform(app: &mut App, request: Request) -> Option<Receiver<LoadEvent>> {
+fn perform(app: &mut App, request: Request) -> Option<Receiver<LoadEvent>> {
     match request {
         Request::Reload => return Some(loader::spawn(app.source.clone())),
         Request::Save(path) => {

@@ -999,7 +999,8 @@ fn judged_pairs_follow_the_threshold_and_saving_reproduces_them() {
     let run = &bench.result.algorithms[jaccard].run;
     let truth = bench.judged.as_ref().unwrap();
     assert_eq!(now, evaluate_judged(truth, run, &[tuning.threshold])[0]);
-    assert!(screen(&app, 100, 34).contains(&format!("F {}", super::ui::pct(now.counts.f1()))));
+    assert!(screen(&app, 100, 34)
+        .contains(&format!("F {}", crate::util::fmt::percent(now.counts.f1()))));
 
     key(&mut app, KeyCode::Char('s'));
     let Some(Request::Save(saved)) = app.requests.pop() else {

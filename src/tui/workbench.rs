@@ -584,7 +584,7 @@ impl Workbench {
     /// [`Workbench::new`], calling `curve_done` as each algorithm's
     /// threshold curve is built (they are built in parallel: on a large
     /// corpus they take seconds).
-    pub fn observed(
+    fn observed(
         source: Source,
         config: ExperimentConfig,
         corpus: Arc<Corpus>,

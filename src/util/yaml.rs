@@ -4,11 +4,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] super::io::FileError),
     #[error("{}{}: {message}", path.display(), location.map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default())]
     Parse {
         path: PathBuf,
@@ -25,10 +22,7 @@ pub enum ConfigError {
 
 /// Reads a YAML file into `T`; errors name the file, line and column.
 pub fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = super::io::read_to_string(path)?;
     parse_yaml(path, &text)
 }
 

@@ -11,10 +11,11 @@
 //! here into `m`, `r`, `d`, `z` and `y`.
 
 use crate::text::tokenize::jieba;
+use crate::util::io::FileError;
 
 /// A tag of the PKU (People's Daily) set: a literal where the sets
 /// differ, else jieba's own tag.
-pub fn to_pku(jieba_tag: &str) -> &str {
+fn to_pku(jieba_tag: &str) -> &str {
     match jieba_tag {
         "uj" | "ul" | "uz" | "ug" | "uv" | "ud" => "u",
         "x" => "w",
@@ -50,7 +51,7 @@ pub fn tag(text: &str) -> Vec<TaggedWord<'_>> {
 }
 
 /// [`tag`] into a vector the caller keeps from sentence to sentence.
-pub fn tag_into<'a>(text: &'a str, words: &mut Vec<TaggedWord<'a>>) {
+fn tag_into<'a>(text: &'a str, words: &mut Vec<TaggedWord<'a>>) {
     words.clear();
     words.extend(
         jieba()
@@ -193,7 +194,7 @@ pub enum ChunkKind {
 }
 
 impl ChunkKind {
-    pub fn of_tag(tag: &str) -> ChunkKind {
+    fn of_tag(tag: &str) -> ChunkKind {
         match tag {
             "t" | "Tg" => ChunkKind::Time,
             "s" | "f" | "ns" => ChunkKind::Place,
@@ -267,7 +268,7 @@ fn is_word(c: &Chunk, words: &[TaggedWord], candidates: &[&str]) -> bool {
 
 /// Rule (1): `X 和/与/跟 Y` with X and Y of one kind becomes one phrase of
 /// that kind.
-pub fn rule1_coordination(words: &[TaggedWord], chunks: Vec<Chunk>) -> Vec<Chunk> {
+fn rule1_coordination(words: &[TaggedWord], chunks: Vec<Chunk>) -> Vec<Chunk> {
     let mut out: Vec<Chunk> = Vec::with_capacity(chunks.len());
     let mut i = 0;
     while i < chunks.len() {
@@ -313,12 +314,12 @@ fn merge_runs(
 }
 
 /// Rule (2): adjacent nouns form a base noun phrase.
-pub fn rule2_nouns(chunks: Vec<Chunk>) -> Vec<Chunk> {
+fn rule2_nouns(chunks: Vec<Chunk>) -> Vec<Chunk> {
     merge_runs(chunks, |a, b| a.is_noun() && b.is_noun(), ChunkKind::Bnp)
 }
 
 /// Rule (3): adjacent adjectives form a base adjective phrase.
-pub fn rule3_adjectives(chunks: Vec<Chunk>) -> Vec<Chunk> {
+fn rule3_adjectives(chunks: Vec<Chunk>) -> Vec<Chunk> {
     merge_runs(
         chunks,
         |a, b| a.is_adjective() && b.is_adjective(),
@@ -327,7 +328,7 @@ pub fn rule3_adjectives(chunks: Vec<Chunk>) -> Vec<Chunk> {
 }
 
 /// Rule (4): an adjective with the noun after it forms a base noun phrase.
-pub fn rule4_adjective_noun(chunks: Vec<Chunk>) -> Vec<Chunk> {
+fn rule4_adjective_noun(chunks: Vec<Chunk>) -> Vec<Chunk> {
     merge_runs(
         chunks,
         |a, b| a.is_adjective() && b.is_noun(),
@@ -337,7 +338,7 @@ pub fn rule4_adjective_noun(chunks: Vec<Chunk>) -> Vec<Chunk> {
 
 /// Rule (5): `在`/`于` and the time or place after it form a base noun
 /// phrase of time or place.
-pub fn rule5_preposition_time_place(words: &[TaggedWord], chunks: Vec<Chunk>) -> Vec<Chunk> {
+fn rule5_preposition_time_place(words: &[TaggedWord], chunks: Vec<Chunk>) -> Vec<Chunk> {
     let mut out: Vec<Chunk> = Vec::with_capacity(chunks.len());
     let mut i = 0;
     while i < chunks.len() {
@@ -374,7 +375,7 @@ pub fn rule5_preposition_time_place(words: &[TaggedWord], chunks: Vec<Chunk>) ->
 
 /// Rule (6): a numeral and the measure word after it form a base quantity
 /// phrase.
-pub fn rule6_numeral_measure(chunks: Vec<Chunk>) -> Vec<Chunk> {
+fn rule6_numeral_measure(chunks: Vec<Chunk>) -> Vec<Chunk> {
     merge_runs(
         chunks,
         |a, b| a == ChunkKind::Numeral && b == ChunkKind::Measure,
@@ -383,12 +384,12 @@ pub fn rule6_numeral_measure(chunks: Vec<Chunk>) -> Vec<Chunk> {
 }
 
 /// Rule (7): adjacent verbs form a base verb phrase.
-pub fn rule7_verbs(chunks: Vec<Chunk>) -> Vec<Chunk> {
+fn rule7_verbs(chunks: Vec<Chunk>) -> Vec<Chunk> {
     merge_runs(chunks, |a, b| a.is_verb() && b.is_verb(), ChunkKind::Bvp)
 }
 
 /// Rule (8): adjacent adverbs form a base adverb phrase.
-pub fn rule8_adverbs(chunks: Vec<Chunk>) -> Vec<Chunk> {
+fn rule8_adverbs(chunks: Vec<Chunk>) -> Vec<Chunk> {
     merge_runs(
         chunks,
         |a, b| a.is_adverb() && b.is_adverb(),
@@ -398,7 +399,7 @@ pub fn rule8_adverbs(chunks: Vec<Chunk>) -> Vec<Chunk> {
 
 /// Rule (9): an adverb or adjective with the verb after it forms a base
 /// verb phrase.
-pub fn rule9_modifier_verb(chunks: Vec<Chunk>) -> Vec<Chunk> {
+fn rule9_modifier_verb(chunks: Vec<Chunk>) -> Vec<Chunk> {
     merge_runs(
         chunks,
         |a, b| (a.is_adverb() || a.is_adjective()) && b.is_verb(),
@@ -473,10 +474,7 @@ impl TagAgreement {
     /// People's Daily 1998 (lists of `[word, tag]` pairs).
     pub fn of_file(path: &std::path::Path) -> Result<TagAgreement, crate::corpus::CorpusError> {
         use crate::corpus::CorpusError;
-        let bytes = crate::corpus::read_maybe_gzipped(path).map_err(|source| CorpusError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let bytes = crate::corpus::read_maybe_gzipped(path).map_err(FileError::at(path))?;
         let text = String::from_utf8_lossy(&bytes);
         let mut agreement = TagAgreement::default();
         for (i, line) in text.lines().enumerate() {

@@ -116,7 +116,7 @@ pub struct ConceptVector {
 
 impl ConceptVector {
     /// From each concept's weight, given once per concept in any order.
-    pub fn from_weights(weights: impl IntoIterator<Item = (u64, f64)>) -> Self {
+    fn from_weights(weights: impl IntoIterator<Item = (u64, f64)>) -> Self {
         let mut entries: Vec<(u64, f64)> = weights.into_iter().collect();
         entries.sort_unstable_by_key(|e| e.0);
         let norm = entries.iter().map(|e| e.1 * e.1).sum::<f64>().sqrt();
@@ -175,7 +175,7 @@ pub fn topic_similarity(a: &[ConceptVector], b: &[ConceptVector], aggregate: Agg
 
 /// A sentence as StruSen holds it, with its weight.
 #[derive(Debug, Clone)]
-pub struct WeighedSentence {
+struct WeighedSentence {
     pub index: usize,
     pub weight: f64,
     pub vector: ConceptVector,
@@ -627,11 +627,11 @@ pub fn forget_analyses() {
 /// pairs verified are at most 20 per page however large the corpus, well
 /// above the near-duplicates one story has (fan2008's largest cluster is
 /// 12 pages).
-pub const DEFAULT_CANDIDATES_PER_PAGE: usize = 20;
+const DEFAULT_CANDIDATES_PER_PAGE: usize = 20;
 
 /// The default of [`Semantic::bucket_reach`]: 20 pages either side, up to
 /// 40 a band, about twice what a page keeps.
-pub const DEFAULT_BUCKET_REACH: usize = 20;
+const DEFAULT_BUCKET_REACH: usize = 20;
 
 /// The hash of the chunk's text, its words fed in turn (the same hash as
 /// of their concatenation, without making it).
@@ -816,7 +816,7 @@ impl Semantic {
 
     /// The topic-sentence vector: heaviest sentences first, each skipped
     /// when too similar to one already chosen.
-    pub fn topic_vector(&self, mut sentences: Vec<WeighedSentence>) -> Vec<ConceptVector> {
+    fn topic_vector(&self, mut sentences: Vec<WeighedSentence>) -> Vec<ConceptVector> {
         let wanted = self
             .topic_count
             .of(sentences.iter().filter(|s| s.declarative).count());
@@ -841,7 +841,7 @@ impl Semantic {
     }
 
     /// The LSH banding over title and topic concepts.
-    pub fn candidate_banding(&self) -> Banding {
+    fn candidate_banding(&self) -> Banding {
         Banding::for_threshold(self.candidate_jaccard, self.permutations.len(), 0.5, 0.5)
     }
 

@@ -191,7 +191,7 @@ impl MinhashConfig {
     /// Containment's banding keeps pairs down to this size ratio: the
     /// partial reprints of fan2008 (a lead and a block, a digest) mostly
     /// keep a quarter or more of the full page's shingles.
-    pub const SIZE_RATIO: f64 = 0.25;
+    const SIZE_RATIO: f64 = 0.25;
 
     /// The detector these settings describe.
     pub fn detector(&self) -> MinHash {

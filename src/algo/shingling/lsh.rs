@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use crate::text::shingle::fmix64;
+use crate::util::rng::fmix64;
 
 /// Grouping of a sketch into bands, and how many must be shared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,8 +27,8 @@ const INTEGRATION_STEPS: usize = 1000;
 /// candidate with at least [`RECALL_AT_MARGIN`]: the weighted areas alone
 /// put the steep part of the curve on the threshold, where half the pairs
 /// just above it are lost, and the threshold sweep needs them.
-pub const RECALL_MARGIN: f64 = 0.1;
-pub const RECALL_AT_MARGIN: f64 = 0.97;
+const RECALL_MARGIN: f64 = 0.1;
+const RECALL_AT_MARGIN: f64 = 0.97;
 
 impl Banding {
     /// The probability that a pair of Jaccard `j` becomes a candidate.
@@ -356,7 +356,7 @@ pub struct PerPage {
 /// Public so that sketches exported for a cluster job carry the very keys
 /// [`Banding::candidates`] groups by.
 #[inline]
-pub fn band_key(values: &[u32], band: usize) -> u64 {
+fn band_key(values: &[u32], band: usize) -> u64 {
     let mut h = 0x6261_6e64_0000_0000 ^ band as u64;
     for &v in values {
         h = (h ^ u64::from(v))
@@ -405,17 +405,17 @@ mod tests {
 
     /// Random set pairs at Jaccard near `j` over a shared universe.
     fn pairs_near(j: f64, count: usize, seed: u64) -> Vec<(Vec<u64>, Vec<u64>)> {
-        let mut next = crate::text::shingle::mixed_stream(seed);
+        let mut rng = crate::util::rng::SplitMix64::murmur(seed);
         (0..count)
             .map(|_| {
                 let size = 200;
                 // shared / (2*size - shared) = j
                 let shared = (2.0 * j * size as f64 / (1.0 + j)).round() as usize;
-                let common: Vec<u64> = (0..shared).map(|_| next()).collect();
+                let common: Vec<u64> = (0..shared).map(|_| rng.next_u64()).collect();
                 let mut a = common.clone();
                 let mut b = common;
-                a.extend((0..size - shared).map(|_| next()));
-                b.extend((0..size - shared).map(|_| next()));
+                a.extend((0..size - shared).map(|_| rng.next_u64()));
+                b.extend((0..size - shared).map(|_| rng.next_u64()));
                 a.sort_unstable();
                 b.sort_unstable();
                 (a, b)
@@ -456,16 +456,9 @@ mod tests {
     #[test]
     fn candidates_are_the_pairs_sharing_enough_bands() {
         // Few values, so that buckets are large and overlap across bands.
-        let mut state = 3u64;
+        let mut rng = crate::util::rng::SplitMix64::murmur(3u64);
         let sketches: Vec<Vec<u32>> = (0..80)
-            .map(|_| {
-                (0..8)
-                    .map(|_| {
-                        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                        (fmix64(state) % 2) as u32
-                    })
-                    .collect()
-            })
+            .map(|_| (0..8).map(|_| (rng.next_u64() % 2) as u32).collect())
             .collect();
         let mut refs: Vec<Option<&[u32]>> = sketches.iter().map(|s| Some(&s[..])).collect();
         refs[4] = None;
@@ -495,16 +488,9 @@ mod tests {
     fn best_per_page_caps_the_candidates_page_by_page() {
         // Sketches drawn from a few values, so that buckets overlap a lot:
         // some pages have dozens of candidates.
-        let mut state = 7u64;
+        let mut rng = crate::util::rng::SplitMix64::murmur(7u64);
         let sketches: Vec<Vec<u32>> = (0..60)
-            .map(|_| {
-                (0..6)
-                    .map(|_| {
-                        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                        (fmix64(state) % 3) as u32
-                    })
-                    .collect()
-            })
+            .map(|_| (0..6).map(|_| (rng.next_u64() % 3) as u32).collect())
             .collect();
         let mut refs: Vec<Option<&[u32]>> = sketches.iter().map(|s| Some(&s[..])).collect();
         refs[5] = None;

@@ -18,7 +18,7 @@
 //! from a bin chosen by a fixed probe sequence, so cost no longer grows
 //! with n.
 
-use crate::text::shingle::fmix64;
+use crate::util::rng::{fmix64, SplitMix64};
 
 /// Fixed so that sketches are the same on every run and machine.
 pub const MINHASH_SEED: u64 = 0x6d69_6e68_6173_6801;
@@ -29,12 +29,6 @@ pub const MINHASH_SEED: u64 = 0x6d69_6e68_6173_6801;
 pub const MINHASH_FAMILY: &str = "fold64-xor-mul32 v2";
 pub const ONE_PERMUTATION_FAMILY: &str = "oph-optimal-densification v1";
 pub const ONE_PERMUTATION_SEED: u64 = 0x6f70_6800_6465_6e73;
-
-/// SplitMix64: the parameter stream of the hash families.
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    fmix64(*state)
-}
 
 /// Folds a 64-bit key to the 32 bits the lanes hash: the high half of a
 /// multiply by an odd constant depends on every key bit.
@@ -54,10 +48,10 @@ pub struct PermutedHashes {
 
 impl PermutedHashes {
     pub fn new(n: usize, seed: u64) -> Self {
-        let mut state = seed;
-        let xor = (0..n).map(|_| splitmix64(&mut state) as u32).collect();
+        let mut rng = SplitMix64::murmur(seed);
+        let xor = (0..n).map(|_| rng.next_u64() as u32).collect();
         // Odd, so that multiplying is a bijection of the 32-bit keys.
-        let mul = (0..n).map(|_| splitmix64(&mut state) as u32 | 1).collect();
+        let mul = (0..n).map(|_| rng.next_u64() as u32 | 1).collect();
         PermutedHashes { xor, mul }
     }
 
@@ -331,16 +325,16 @@ mod tests {
     /// Random set pairs with Jaccard spread over 0..1: `shared` common
     /// elements, `only` elements in each set alone.
     fn set_pairs(count: usize, seed: u64) -> Vec<(Vec<u64>, Vec<u64>)> {
-        let mut state = seed;
+        let mut rng = SplitMix64::murmur(seed);
         (0..count)
             .map(|_| {
-                let size = 50 + (splitmix64(&mut state) % 500) as usize;
-                let shared = (splitmix64(&mut state) % (size as u64 + 1)) as usize;
-                let common: Vec<u64> = (0..shared).map(|_| splitmix64(&mut state)).collect();
+                let size = 50 + (rng.next_u64() % 500) as usize;
+                let shared = (rng.next_u64() % (size as u64 + 1)) as usize;
+                let common: Vec<u64> = (0..shared).map(|_| rng.next_u64()).collect();
                 let mut a = common.clone();
                 let mut b = common;
-                a.extend((0..size - shared).map(|_| splitmix64(&mut state)));
-                b.extend((0..size - shared).map(|_| splitmix64(&mut state)));
+                a.extend((0..size - shared).map(|_| rng.next_u64()));
+                b.extend((0..size - shared).map(|_| rng.next_u64()));
                 a.sort_unstable();
                 b.sort_unstable();
                 (a, b)
@@ -369,15 +363,15 @@ mod tests {
     fn containment_from_the_estimate_and_sizes_tracks_the_exact_one() {
         use crate::text::shingle::containment;
         let family = PermutedHashes::new(256, MINHASH_SEED);
-        let mut state = 3u64;
+        let mut rng = SplitMix64::murmur(3u64);
         let mut total = 0.0;
         let mut low_jaccard = 0;
         for _ in 0..200 {
-            let mut large: Vec<u64> = (0..400).map(|_| splitmix64(&mut state)).collect();
-            let inside = 20 + (splitmix64(&mut state) % 100) as usize;
-            let outside = (splitmix64(&mut state) % 40) as usize;
+            let mut large: Vec<u64> = (0..400).map(|_| rng.next_u64()).collect();
+            let inside = 20 + (rng.next_u64() % 100) as usize;
+            let outside = (rng.next_u64() % 40) as usize;
             let mut small = large[..inside].to_vec();
-            small.extend((0..outside).map(|_| splitmix64(&mut state)));
+            small.extend((0..outside).map(|_| rng.next_u64()));
             large.sort_unstable();
             small.sort_unstable();
             let exact = containment(&small, &large);
@@ -532,10 +526,10 @@ mod tests {
         // same element as their minimum with probability 1/50.
         let n = 128;
         let family = PermutedHashes::new(n, MINHASH_SEED);
-        let mut state = 5;
+        let mut rng = SplitMix64::murmur(5);
         let (mut same, mut pairs) = (0usize, 0usize);
         for _ in 0..100 {
-            let set: Vec<u64> = (0..50).map(|_| splitmix64(&mut state)).collect();
+            let set: Vec<u64> = (0..50).map(|_| rng.next_u64()).collect();
             let keys: Vec<u32> = set.iter().map(|&h| fold(h)).collect();
             let argmins: Vec<usize> = (0..n)
                 .map(|i| {

@@ -63,7 +63,7 @@ impl SetScore {
     }
 
     /// The score of two sets of these sizes sharing `shared` elements.
-    pub fn of_overlap(self, shared: usize, a: usize, b: usize) -> f64 {
+    fn of_overlap(self, shared: usize, a: usize, b: usize) -> f64 {
         let whole = match self {
             SetScore::Jaccard => a + b - shared,
             SetScore::Containment => a.min(b),
@@ -76,7 +76,7 @@ impl SetScore {
     }
 
     /// The score of two sorted, deduplicated sets.
-    pub fn of_sets(self, a: &[u64], b: &[u64]) -> f64 {
+    fn of_sets(self, a: &[u64], b: &[u64]) -> f64 {
         match self {
             SetScore::Jaccard => jaccard(a, b),
             SetScore::Containment => containment(a, b),
@@ -93,7 +93,7 @@ impl SetScore {
     /// [`SetScore::of_sets_within`] for two sets of `sizes` that share
     /// `counted` elements already counted, plus those their `rest`s
     /// (sorted, deduplicated, apart from what was counted) share.
-    pub fn of_parts_within(
+    fn of_parts_within(
         self,
         sizes: (usize, usize),
         counted: usize,
@@ -165,7 +165,7 @@ pub const DEFAULT_MAX_DF: f64 = 0.05;
 /// A shingle on this many pages or fewer always counts, so that a small
 /// corpus (where one page in twenty is one page) loses nothing: a cluster
 /// of near-duplicates is rarely larger.
-pub const MIN_DF_CAP: usize = 20;
+const MIN_DF_CAP: usize = 20;
 
 /// Shingles over the document-frequency cap and their postings.
 #[derive(Debug, Clone, PartialEq)]
@@ -190,7 +190,7 @@ impl ExactJaccard {
     }
 
     /// The most distinct pages a counted shingle may be on.
-    pub fn df_cap(&self, pages: usize) -> usize {
+    fn df_cap(&self, pages: usize) -> usize {
         if self.max_df >= 1.0 {
             return usize::MAX;
         }
@@ -691,7 +691,7 @@ impl MinHash {
     }
 
     /// Scored by `score` instead of the Jaccard.
-    pub fn with_score(mut self, score: SetScore) -> Self {
+    fn with_score(mut self, score: SetScore) -> Self {
         self.score = score;
         self
     }
@@ -939,11 +939,11 @@ mod tests {
     #[test]
     fn inverted_index_finds_exactly_the_pairs_above_the_floor() {
         // Brute force over random small sets agrees with the index.
-        let mut next = crate::text::shingle::mixed_stream(11u64);
+        let mut rng = crate::util::rng::SplitMix64::murmur(11u64);
         let sets: Vec<Vec<u64>> = (0..120)
             .map(|_| {
-                let len = (next() % 12) as usize;
-                let mut s: Vec<u64> = (0..len).map(|_| next() % 40).collect();
+                let len = (rng.next_u64() % 12) as usize;
+                let mut s: Vec<u64> = (0..len).map(|_| rng.next_u64() % 40).collect();
                 s.sort_unstable();
                 s.dedup();
                 s
@@ -1005,7 +1005,7 @@ mod tests {
             let span = 1 + round * 3;
             let mut pages: Vec<u32> = (0..round % 90)
                 .map(|_| {
-                    state = crate::text::shingle::fmix64(state.wrapping_add(1));
+                    state = crate::util::rng::fmix64(state.wrapping_add(1));
                     (base + (state % span as u64) as usize) as u32
                 })
                 .collect();
@@ -1033,7 +1033,7 @@ mod tests {
         let mut set = |len: u64| {
             let mut s: Vec<u64> = (0..len)
                 .map(|_| {
-                    state = crate::text::shingle::fmix64(state.wrapping_add(1));
+                    state = crate::util::rng::fmix64(state.wrapping_add(1));
                     state % 50
                 })
                 .collect();

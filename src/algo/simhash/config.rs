@@ -67,11 +67,11 @@ pub enum SimhashCandidates {
 pub const DEFAULT_LAYOUT: &str = "8c2";
 
 /// The floor of an all-pairs scan unless given.
-pub const ALL_PAIRS_FLOOR: u32 = 16;
+const ALL_PAIRS_FLOOR: u32 = 16;
 
 /// Whether `bits` is a width SimHash signs: 64, 128, or a multiple of 64
 /// up to [`MAX_BITS`] through [`WideSimHash`].
-pub fn supported_bits(bits: u32) -> bool {
+fn supported_bits(bits: u32) -> bool {
     bits.is_multiple_of(64) && (64..=MAX_BITS).contains(&bits)
 }
 

@@ -151,7 +151,7 @@ impl SimHash {
 
     /// The page's features as 128-bit hashes with their counts, in
     /// first-seen order.
-    pub fn counted_features(&self, doc: &Document) -> Vec<(u128, u32)> {
+    fn counted_features(&self, doc: &Document) -> Vec<(u128, u32)> {
         let mut counts: HashMap<u128, u32, BuildHasherDefault<FeatureHasher>> =
             HashMap::with_capacity_and_hasher(doc.tokens.len(), Default::default());
         let mut order = Vec::new();
@@ -232,7 +232,7 @@ fn word_hashes(doc: &Document) -> Arc<[u128]> {
 /// is set when more than half of the occurrences have it. Counting bits
 /// needs no map of the distinct features (the test against the per-bit
 /// definition checks it bit for bit).
-pub fn occurrence_fingerprint(hashes: impl Iterator<Item = u128>, n: usize, bits: u32) -> u128 {
+fn occurrence_fingerprint(hashes: impl Iterator<Item = u128>, n: usize, bits: u32) -> u128 {
     let counts = bit_counts(hashes, bits > 64);
     let mut fp = 0u128;
     for (bit, &c) in counts.iter().enumerate().take(bits.min(128) as usize) {
@@ -672,15 +672,15 @@ mod tests {
             }
             fp
         };
-        let mut next = crate::text::shingle::mixed_stream(1u64);
+        let mut rng = crate::util::rng::SplitMix64::murmur(1u64);
         for page in 0..50 {
             let features: Vec<(u128, f64)> = (0..page * 7)
                 .map(|i| {
-                    let h = u128::from(next()) << 64 | u128::from(next());
+                    let h = u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64());
                     // Integer counts, fractional tf-idf and exact ties.
                     let w = match i % 3 {
-                        0 => (next() % 4 + 1) as f64,
-                        1 => (next() % 1000) as f64 / 77.0,
+                        0 => (rng.next_u64() % 4 + 1) as f64,
+                        1 => (rng.next_u64() % 1000) as f64 / 77.0,
                         _ => 0.5,
                     };
                     (h, w)
@@ -700,13 +700,13 @@ mod tests {
     fn counting_occurrences_gives_the_weighted_fingerprint() {
         // Integer weights as the counts of repeated features, in any order:
         // the same fingerprint as the weighted sums, ties included.
-        let mut next = crate::text::shingle::mixed_stream(7u64);
+        let mut rng = crate::util::rng::SplitMix64::murmur(7u64);
         for page in 0..60 {
             let distinct: Vec<u128> = (0..page % 17 + 1)
-                .map(|_| u128::from(next()) << 64 | u128::from(next()))
+                .map(|_| u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64()))
                 .collect();
             let mut occurrences: Vec<u128> = (0..page * 5 + 1)
-                .map(|_| distinct[next() as usize % distinct.len()])
+                .map(|_| distinct[rng.next_u64() as usize % distinct.len()])
                 .collect();
             if page % 3 == 0 {
                 // Every feature twice more: even totals, more exact ties.
@@ -736,11 +736,11 @@ mod tests {
 
     #[test]
     fn every_bit_counter_the_cpu_has_counts_as_the_portable_one() {
-        let mut next = crate::text::shingle::mixed_stream(11u64);
+        let mut rng = crate::util::rng::SplitMix64::murmur(11u64);
         // Past 255 the byte counters must have gone into the totals.
         for n in [0, 1, 254, 255, 256, 510, 511, 1000] {
             let hashes: Vec<u128> = (0..n)
-                .map(|_| u128::from(next()) << 64 | u128::from(next()))
+                .map(|_| u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64()))
                 .collect();
             for wide in [false, true] {
                 let expected = bit_counts_portable(hashes.iter().copied(), wide);

@@ -458,7 +458,7 @@ pub fn brute_force_join(fingerprints: &[u64], k: u32) -> Vec<(u32, u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::shingle::fmix64;
+    use crate::util::rng::fmix64;
 
     fn layout(s: &str) -> Layout {
         s.parse().unwrap()
@@ -506,16 +506,16 @@ mod tests {
 
     /// Random fingerprints with planted neighbours at distances 0..=k+1.
     fn planted(n: usize, seed: u64) -> Vec<u64> {
-        let mut next = crate::text::shingle::mixed_stream(seed);
+        let mut rng = crate::util::rng::SplitMix64::murmur(seed);
         let mut fps = Vec::new();
         while fps.len() < n {
-            let base = next();
+            let base = rng.next_u64();
             fps.push(base);
             for d in 0..=5 {
                 let mut fp = base;
                 let mut flipped = 0;
                 while flipped < d {
-                    let bit = 1u64 << (next() % 64);
+                    let bit = 1u64 << (rng.next_u64() % 64);
                     if fp & bit == base & bit {
                         fp ^= bit;
                         flipped += 1;

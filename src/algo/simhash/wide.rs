@@ -22,7 +22,7 @@ use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 use super::{fingerprint, SimHash, SEED};
 use crate::algo::{Detector, Document, ScoreScale};
-use crate::text::shingle::fmix64;
+use crate::util::rng::fmix64;
 
 /// The widest fingerprint: eight 64-bit words.
 pub const MAX_BITS: u32 = 512;
@@ -44,7 +44,7 @@ pub enum WideSearch {
 }
 
 /// Bits 128 j..128 (j + 1) of a feature whose first 128 bits are `first`.
-pub fn block_hash(first: u128, j: u32) -> u128 {
+fn block_hash(first: u128, j: u32) -> u128 {
     if j == 0 {
         first
     } else {
@@ -55,7 +55,7 @@ pub fn block_hash(first: u128, j: u32) -> u128 {
 /// The fingerprint of weighted features over `bits` bits (a multiple of
 /// 64): each 128-bit block is [`fingerprint`] of the features' hashes in
 /// that block.
-pub fn wide_fingerprint(features: &[(u128, f64)], bits: u32) -> Wide {
+fn wide_fingerprint(features: &[(u128, f64)], bits: u32) -> Wide {
     let words = (bits / 64) as usize;
     let mut out = vec![0u64; words];
     let mut hashed = Vec::new();
@@ -119,7 +119,7 @@ fn block_span(bits: usize, blocks: usize, i: usize) -> (usize, usize) {
 /// Index pairs `(i, j)`, `i < j`, sorted, of the fingerprints within `k`
 /// bits of each other, through k + 1 blocks: every such pair agrees on a
 /// block, and is reported from the first block it agrees on only.
-pub fn block_join(fps: &[Wide], bits: u32, k: u32) -> Vec<(u32, u32)> {
+fn block_join(fps: &[Wide], bits: u32, k: u32) -> Vec<(u32, u32)> {
     let bits = bits as usize;
     let blocks = (k as usize + 1).min(bits);
     let mut pairs: Vec<(u32, u32)> = (0..blocks)
@@ -262,11 +262,7 @@ impl Detector for WideSimHash {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Deterministic pseudo-random words.
-    fn stream(seed: u64) -> impl FnMut() -> u64 {
-        crate::text::shingle::mixed_stream(seed)
-    }
+    use crate::util::rng::SplitMix64;
 
     fn bit(fp: &[u64], i: usize) -> bool {
         fp[i / 64] >> (i % 64) & 1 == 1
@@ -276,13 +272,13 @@ mod tests {
     fn wide_fingerprint_matches_the_per_bit_definition() {
         // The definition: bit i is the sign of the weights summed with +
         // where bit i % 128 of the feature's block-(i / 128) hash is set.
-        let mut next = stream(7);
+        let mut rng = SplitMix64::murmur(7);
         for page in 0..20 {
             let features: Vec<(u128, f64)> = (0..page * 5)
                 .map(|i| {
-                    let h = u128::from(next()) << 64 | u128::from(next());
+                    let h = u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64());
                     let w = if i % 2 == 0 {
-                        (next() % 5 + 1) as f64
+                        (rng.next_u64() % 5 + 1) as f64
                     } else {
                         0.75
                     };
@@ -321,10 +317,10 @@ mod tests {
     fn blocks_beyond_the_first_are_other_hyperplanes() {
         // A copy of block 0 would make the extra bits worthless: they must
         // agree with it about half the time, not always.
-        let mut next = stream(11);
+        let mut rng = SplitMix64::murmur(11);
         let (mut agree, mut total) = (0u32, 0u32);
         for _ in 0..200 {
-            let h = u128::from(next()) << 64 | u128::from(next());
+            let h = u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64());
             for j in 1..4 {
                 agree += 128 - (block_hash(h, j) ^ h).count_ones();
                 total += 128;
@@ -336,10 +332,10 @@ mod tests {
 
     #[test]
     fn distance_counts_differing_bits() {
-        let mut next = stream(3);
+        let mut rng = SplitMix64::murmur(3);
         for bits in [192usize, 384, 512] {
-            let a: Wide = (0..bits / 64).map(|_| next()).collect();
-            let b: Wide = (0..bits / 64).map(|_| next()).collect();
+            let a: Wide = (0..bits / 64).map(|_| rng.next_u64()).collect();
+            let b: Wide = (0..bits / 64).map(|_| rng.next_u64()).collect();
             let per_bit = (0..bits).filter(|&i| bit(&a, i) != bit(&b, i)).count();
             assert_eq!(distance(&a, &b) as usize, per_bit);
             assert_eq!(distance(&a, &a), 0);
@@ -351,16 +347,16 @@ mod tests {
         // Random fingerprints and copies with a few bits flipped, so that
         // pairs exist at every distance around k; the blocks must return
         // exactly what comparing every pair returns.
-        let mut next = stream(5);
+        let mut rng = SplitMix64::murmur(5);
         for (bits, k) in [(384u32, 12u32), (192, 5), (256, 0), (512, 20), (384, 40)] {
             let words = bits as usize / 64;
             let mut fps: Vec<Wide> = Vec::new();
             for _ in 0..60 {
-                let base: Wide = (0..words).map(|_| next()).collect();
+                let base: Wide = (0..words).map(|_| rng.next_u64()).collect();
                 for flips in [0, k / 2, k, k + 1, 2 * k + 3] {
                     let mut copy = base.clone();
                     for _ in 0..flips {
-                        let i = (next() % u64::from(bits)) as usize;
+                        let i = (rng.next_u64() % u64::from(bits)) as usize;
                         copy[i / 64] ^= 1 << (i % 64);
                     }
                     fps.push(copy);

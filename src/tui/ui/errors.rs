@@ -8,8 +8,9 @@ use ratatui::Frame;
 
 use super::inspector::page_name;
 use super::{algorithm_color, fit};
-use crate::tui::app::{format_value, App};
+use crate::tui::app::App;
 use crate::tui::workbench::{ErrorSort, Workbench, MAX_LISTED};
+use crate::util::fmt::threshold_as_typed;
 
 pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     let result = &bench.result.algorithms[app.focus];
@@ -20,7 +21,7 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     let rows = v.rows.iter().map(|r| {
         Row::new(vec![
             r.score
-                .map(|s| format_value(f64::from(s)))
+                .map(|s| threshold_as_typed(f64::from(s)))
                 .unwrap_or_else(|| "not stored".into()),
             truth.slice_names[r.slice as usize].clone(),
             page_name(&pages[r.a as usize], id_width.max(10)),
@@ -48,7 +49,7 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
             (area.width as usize).saturating_sub(62).clamp(10, 60)
         ),
         result.extraction.name(),
-        format_value(bench.tunings[app.focus].threshold),
+        threshold_as_typed(bench.tunings[app.focus].threshold),
         v.total,
     );
     let header = super::header(vec![

@@ -8,9 +8,10 @@ use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
 use ratatui::Frame;
 
 use super::{algorithm_color, fit, SHARED};
-use crate::tui::app::{format_value, App};
+use crate::tui::app::App;
 use crate::tui::inspect::Highlighted;
 use crate::tui::workbench::Workbench;
+use crate::util::fmt::threshold_as_typed;
 
 fn text_lines(h: &Highlighted) -> Vec<Line<'static>> {
     let mut lines = vec![Line::default()];
@@ -83,14 +84,14 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
             Some((stored, gate_scores)) => {
                 let gates = gate_scores.as_ref().map(|g| &g[..]);
                 let dup = tuning.judges(&run.scale, stored, gates);
-                let mut score = format_value(f64::from(stored));
+                let mut score = threshold_as_typed(f64::from(stored));
                 if let Some(g) = gates {
                     for (gate, s) in run.gates.iter().zip(g) {
                         if !s.is_nan() {
                             score.push_str(&format!(
                                 " {} {}",
                                 gate.name,
-                                format_value((f64::from(*s) * 1e3).round() / 1e3)
+                                threshold_as_typed((f64::from(*s) * 1e3).round() / 1e3)
                             ));
                         }
                     }

@@ -10,7 +10,7 @@ use crate::tui::app::{App, Reading, Work, RUN_STAGES};
 use crate::util::stage::Stage;
 
 /// The corpus read: `9.3k pages, 41.2 of 80.1 MB, 2.1k pages/s, 5 s left`.
-pub fn reading_line(reading: &Reading) -> String {
+fn reading_line(reading: &Reading) -> String {
     let mb = |b: u64| b as f64 / 1e6;
     let mut line = format!("{} pages", human(reading.pages() as f64));
     match reading.total_bytes {

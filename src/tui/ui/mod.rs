@@ -34,7 +34,7 @@ pub fn algorithm_color(i: usize) -> Color {
 }
 
 pub const ACCENT: Color = Color::Rgb(86, 180, 233);
-pub const SHARED: Style = Style::new().fg(Color::Black).bg(Color::Rgb(240, 228, 66));
+const SHARED: Style = Style::new().fg(Color::Black).bg(Color::Rgb(240, 228, 66));
 
 /// A table's header row.
 pub fn header<'a>(cells: Vec<&'a str>) -> ratatui::widgets::Row<'a> {
@@ -43,15 +43,6 @@ pub fn header<'a>(cells: Vec<&'a str>) -> ratatui::widgets::Row<'a> {
             .fg(Color::Gray)
             .add_modifier(Modifier::UNDERLINED),
     )
-}
-
-/// Percent with two places; `-` when undefined.
-pub fn pct(x: f64) -> String {
-    if x.is_nan() {
-        "-".into()
-    } else {
-        format!("{:.2}", x * 100.0)
-    }
 }
 
 pub fn render(app: &App, frame: &mut Frame) {
@@ -143,7 +134,7 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 /// A rectangle of at most `width` x `height` centred in `area`.
-pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let width = width.min(area.width);
     let height = height.min(area.height);
     Rect {

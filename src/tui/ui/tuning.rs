@@ -12,12 +12,14 @@ use ratatui::widgets::{
 use ratatui::Frame;
 
 use super::loading::work_line;
-use super::{algorithm_color, fit, pct, ACCENT};
+use super::{algorithm_color, fit, ACCENT};
 use crate::algo::Direction;
 use crate::eval::choose::within_floor;
 use crate::eval::Counts;
-use crate::tui::app::{format_value, App};
+use crate::tui::app::App;
 use crate::tui::workbench::{ceilings, Level, Workbench};
+use crate::util::fmt::percent;
+use crate::util::fmt::threshold_as_typed;
 
 pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     // While runs are pending: a line counting them and the stage under way.
@@ -105,7 +107,7 @@ fn knobs_text(app: &App, bench: &Workbench, i: usize) -> Vec<Span<'static>> {
         }
     };
     let mut spans = vec![Span::styled(
-        format!("{op}{}", format_value(t.threshold)),
+        format!("{op}{}", threshold_as_typed(t.threshold)),
         style(0),
     )];
     for (k, (gate, value)) in run.gates.iter().zip(&t.gates).enumerate() {
@@ -114,7 +116,7 @@ fn knobs_text(app: &App, bench: &Workbench, i: usize) -> Vec<Span<'static>> {
             format!(
                 "{}≥{}",
                 &gate.name[..1.min(gate.name.len())],
-                format_value(*value)
+                threshold_as_typed(*value)
             ),
             style(k + 1),
         ));
@@ -157,9 +159,9 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
                 label_width,
             )),
             Cell::from(Line::from(knobs_text(app, bench, i))),
-            Cell::from(pct(level.precision())).style(Style::new()),
-            Cell::from(pct(level.recall())),
-            Cell::from(pct(level.f1())).style(Style::new().add_modifier(Modifier::BOLD)),
+            Cell::from(percent(level.precision())).style(Style::new()),
+            Cell::from(percent(level.recall())),
+            Cell::from(percent(level.f1())).style(Style::new().add_modifier(Modifier::BOLD)),
             Cell::from(count(level.correct)),
             Cell::from(count(level.detected - level.correct)),
             Cell::from(count(level.actual - level.correct)),
@@ -239,7 +241,7 @@ fn count(n: u64) -> String {
 }
 
 fn prf(c: &Counts) -> [String; 3] {
-    [pct(c.precision()), pct(c.recall()), pct(c.f1())]
+    [percent(c.precision()), percent(c.recall()), percent(c.f1())]
 }
 
 fn render_metrics(app: &App, bench: &Workbench, shown: &[usize], frame: &mut Frame, area: Rect) {
@@ -295,16 +297,18 @@ fn render_metrics(app: &App, bench: &Workbench, shown: &[usize], frame: &mut Fra
     let jumps: Vec<String> = ["b", "c", "p"]
         .iter()
         .zip(&tuning.choices)
-        .map(|(key, (_, choice))| format!("{key}→{}", choice.map_or("-".into(), format_value)))
+        .map(|(key, (_, choice))| {
+            format!("{key}→{}", choice.map_or("-".into(), threshold_as_typed))
+        })
         .collect();
     let title = format!(
         " {} [{}]: {} {}; {} (p: P≥{}) ",
         fit(&focused.run.label, 32),
         focused.extraction.name(),
         focused.run.scale.name,
-        format_value(tuning.threshold),
+        threshold_as_typed(tuning.threshold),
         jumps.join(" "),
-        format_value(tuning.least_precision)
+        threshold_as_typed(tuning.least_precision)
     );
     let table = Table::new(rows, widths)
         .header(header)
@@ -321,9 +325,13 @@ fn render_judged(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     };
     let c = &e.counts;
     let mut lines = vec![Line::from(vec![
-        Span::raw(format!("P {} R {} ", pct(c.precision()), pct(c.recall()))),
+        Span::raw(format!(
+            "P {} R {} ",
+            percent(c.precision()),
+            percent(c.recall())
+        )),
         Span::styled(
-            format!("F {}", pct(c.f1())),
+            format!("F {}", percent(c.f1())),
             Style::new().add_modifier(Modifier::BOLD),
         ),
         Span::raw(format!(
@@ -345,7 +353,7 @@ fn render_judged(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
                 if positive { "+" } else { " " },
                 g.pairs,
                 g.detected,
-                pct(g.detected as f64 / g.pairs as f64),
+                percent(g.detected as f64 / g.pairs as f64),
                 g.unscored
             ),
             if positive {
@@ -413,9 +421,9 @@ fn chart_points(
 
 fn labels(lo: f64, hi: f64) -> Vec<Line<'static>> {
     vec![
-        Line::from(format_value(lo)),
-        Line::from(format_value((lo + hi) / 2.0)),
-        Line::from(format_value(hi)),
+        Line::from(threshold_as_typed(lo)),
+        Line::from(threshold_as_typed((lo + hi) / 2.0)),
+        Line::from(threshold_as_typed(hi)),
     ]
 }
 
@@ -425,7 +433,12 @@ fn render_pr_curve(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) 
     let color = algorithm_color(app.focus);
     let datasets = vec![line(color, &points), current_point(&here_points)];
     let title = match here {
-        Some((r, p)) => format!(" PR ({}): P {} R {} ", app.level.name(), pct(p), pct(r)),
+        Some((r, p)) => format!(
+            " PR ({}): P {} R {} ",
+            app.level.name(),
+            percent(p),
+            percent(r)
+        ),
         None => format!(" PR ({}) ", app.level.name()),
     };
     let chart = Chart::new(datasets)
@@ -550,10 +563,14 @@ fn render_f_curve(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
         Some((_, f)) => format!(
             " F vs {}: {} at {}; shaded: past floor/ceiling ",
             run.scale.name,
-            pct(f),
-            format_value(t.threshold)
+            percent(f),
+            threshold_as_typed(t.threshold)
         ),
-        None => format!(" F vs {} at {} ", run.scale.name, format_value(t.threshold)),
+        None => format!(
+            " F vs {} at {} ",
+            run.scale.name,
+            threshold_as_typed(t.threshold)
+        ),
     };
     let chart = Chart::new(datasets)
         .block(Block::bordered().title(title))

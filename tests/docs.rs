@@ -352,10 +352,6 @@ fn experiments_md_names_every_key_of_every_settings_type() {
             "judged",
             serde_fields::<neardup::eval::judged::JudgedConfig>(),
         ),
-        (
-            "boilerplate",
-            serde_fields::<neardup::extract::boilerplate::BoilerplateConfig>(),
-        ),
     ];
     let mut missing = Vec::new();
     for (name, fields) in &types {

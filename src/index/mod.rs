@@ -1269,6 +1269,57 @@ mod tests {
         }
     }
 
+    fn read_manifest(path: &Path) -> Manifest {
+        serde_json::from_slice(&std::fs::read(path.join(MANIFEST)).unwrap()).unwrap()
+    }
+
+    fn write_manifest(path: &Path, m: &Manifest) {
+        std::fs::write(path.join(MANIFEST), serde_json::to_vec(m).unwrap()).unwrap();
+    }
+
+    #[test]
+    fn a_manifest_is_validated_before_any_segment_is_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("idx");
+        Index::create(&path, IndexSettings::default(), &[page("a", A)]).unwrap();
+        let good = read_manifest(&path);
+        type Damage = fn(&mut Manifest);
+        let cases: [(&str, Damage); 4] = [
+            ("not a segment name", |m| {
+                m.segments[0].name = "../seg-000001".into()
+            }),
+            ("named twice", |m| m.segments.push(m.segments[0].clone())),
+            ("next_segment 1 is not above", |m| m.next_segment = 1),
+            ("no checksum for ids.bin", |m| {
+                m.segments[0].checksums.remove("ids.bin");
+            }),
+        ];
+        for (want, damage) in cases {
+            let mut m = good.clone();
+            damage(&mut m);
+            write_manifest(&path, &m);
+            let e = Index::open(&path).err().unwrap().to_string();
+            assert!(e.contains(MANIFEST) && e.contains(want), "{want}: {e}");
+            assert!(Index::open_writer(&path, false).is_err());
+            assert!(path.join("seg-000001").is_dir(), "{want}: segment removed");
+        }
+        // Format 1 had no checksums: accepted, and given them when the
+        // index next grows.
+        let mut m = good.clone();
+        m.format = 1;
+        m.segments[0].checksums.clear();
+        write_manifest(&path, &m);
+        let mut index = Index::open_writer(&path, false).unwrap();
+        let fp = index.fingerprint(&page("b", B)).unwrap();
+        index.commit(&[("b".into(), fp)]).unwrap();
+        let grown = read_manifest(&path);
+        assert_eq!(grown.format, FORMAT);
+        assert_eq!(grown.segments[0].checksums, good.segments[0].checksums);
+        drop(index);
+        assert_eq!(Index::open(&path).unwrap().len(), 2);
+        assert!(check(&path).is_sound());
+    }
+
     #[test]
     fn a_second_writer_is_refused_and_debris_is_cleared() {
         let dir = tempfile::tempdir().unwrap();

@@ -305,13 +305,14 @@ impl Manifest {
                     ),
                 ));
             }
-            if self.format >= 2 {
+            // Format 1 has none; checksums for some files only are damage.
+            if self.format >= 2 || !s.checksums.is_empty() {
                 if let Some(file) = FILES.iter().find(|f| !s.checksums.contains_key(**f)) {
                     return Err(invalid(
                         path,
                         format!(
-                            "{at}: no checksum for {file} (format {} has one for every file)",
-                            self.format
+                            "{at}: no checksum for {file} (a segment with checksums has one \
+                             for every file, and format {FORMAT} has them)"
                         ),
                     ));
                 }

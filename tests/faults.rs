@@ -583,6 +583,21 @@ fn a_redis_that_accepts_and_never_answers_fails_within_the_connect_deadline() {
     );
 }
 
+/// A redis-server that may be paused, stopped for good on drop (even when
+/// the test fails).
+struct Stopped(Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        // SAFETY: signals to the child we started.
+        unsafe {
+            libc::kill(self.0.id() as i32, libc::SIGCONT);
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// A real redis-server paused with SIGSTOP after ingest connected.
 #[test]
 fn a_paused_redis_server_fails_the_batch_within_its_deadline_requires_redis() {
@@ -606,13 +621,15 @@ fn a_paused_redis_server_fails_the_batch_within_its_deadline_requires_redis() {
         .local_addr()
         .unwrap()
         .port();
-    let mut server = Command::new(binary)
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let server = Stopped(
+        Command::new(binary)
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let url = format!("redis://127.0.0.1:{port}/");
     let started = Instant::now();
     let admin = loop {
@@ -626,7 +643,7 @@ fn a_paused_redis_server_fails_the_batch_within_its_deadline_requires_redis() {
         std::thread::sleep(Duration::from_millis(20));
     };
     let admin = std::cell::RefCell::new(admin);
-    let pid = server.id() as i32;
+    let pid = server.0.id() as i32;
     let (o, took) = ingest_against_stalled(
         &url,
         || {
@@ -639,12 +656,7 @@ fn a_paused_redis_server_fails_the_batch_within_its_deadline_requires_redis() {
         // SAFETY: a signal to the child we started.
         || assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0),
     );
-    // SAFETY: as above.
-    unsafe {
-        libc::kill(pid, libc::SIGCONT);
-    }
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{e}");
     assert!(e.contains("timed out"), "{e}");

@@ -7,6 +7,15 @@
 //! loses no printed page, and a page whose URL is marked is in the index;
 //! the worst case (killed between the commit and the marks) is a page
 //! ingested again and reported a duplicate of itself.
+//!
+//! An id names one page's content for good. A page under an id already
+//! stored is a `duplicate` when its content is a near copy of a stored
+//! page (of itself, typically); otherwise it is refused: its line is an
+//! `error` naming the id, it is not stored and its URL is not marked, so
+//! the crawler can send it again under a new id (under `--strict` ingest
+//! stops there, exit 2). Replacing would mean deleting from segments that
+//! are written once, and a crawler that reuses an id for other content
+//! more likely has a bug than an update to record.
 
 use std::collections::HashSet;
 use std::io::{BufRead, Write};
@@ -29,6 +38,9 @@ pub enum IngestError {
     Input(#[from] CorpusError),
     #[error("standard output: {0}")]
     Output(std::io::Error),
+    /// A page under a stored id with other content, under `--strict`.
+    #[error("<stdin>:{line}: {reason}")]
+    Refused { line: usize, reason: String },
 }
 
 impl IngestError {
@@ -39,6 +51,7 @@ impl IngestError {
             IngestError::Input(CorpusError::Invalid { .. }) => 2,
             IngestError::Index(e) if !e.is_environment() => 2,
             IngestError::Url(UrlError::Corrupt { .. }) => 2,
+            IngestError::Refused { .. } => 2,
             _ => 1,
         }
     }
@@ -86,10 +99,14 @@ struct Ingest<'a, 's, W> {
     seen: Option<(&'a mut (dyn SeenUrls + 's), &'a str)>,
     out: W,
     batch: usize,
+    strict: bool,
     pending: Pending,
     /// URLs marked since the current chunk was looked up (the look-up
     /// answered before they were).
     marked: HashSet<String>,
+    /// Hashes of the ids stored when ingest began, made at the first page
+    /// that is new (the input itself never repeats an id).
+    stored_ids: Option<HashSet<u64>>,
     summary: IngestSummary,
 }
 
@@ -111,8 +128,10 @@ pub fn ingest<'a, 's, R: BufRead, W: Write>(
         seen,
         out,
         batch: options.batch.max(1),
+        strict: options.strict,
         pending: Pending::default(),
         marked: HashSet::new(),
+        stored_ids: None,
         summary: IngestSummary::default(),
     };
     let name = Path::new("<stdin>");
@@ -193,6 +212,14 @@ impl<W: Write> Ingest<'_, '_, W> {
         for (((line, page), fp), url) in chunk.into_iter().zip(fingerprints).zip(urls) {
             let mut status = self.status(&page, fp, url, &mut answers);
             status["line"] = line.into();
+            // A judged page's only error: its id is stored with other content.
+            if self.strict && status["status"] == "error" {
+                // What came before the refused page is committed and
+                // reported, as for a bad line.
+                self.commit()?;
+                let reason = status["error"].as_str().unwrap_or_default().to_string();
+                return Err(IngestError::Refused { line, reason });
+            }
             self.pending.lines.push(status);
             if self.pending.pages.len() >= self.batch || self.pending.lines.len() >= 16 * self.batch
             {
@@ -212,6 +239,7 @@ impl<W: Write> Ingest<'_, '_, W> {
         answers: &mut impl Iterator<Item = bool>,
     ) -> Value {
         let mut url_error = None;
+        let mut url_pending = None;
         if let Some(url) = url {
             match url {
                 Ok(url) => {
@@ -223,7 +251,8 @@ impl<W: Write> Ingest<'_, '_, W> {
                         return json!({"id": page.id, "status": "seen_url", "url": url});
                     }
                     self.pending.url_set.insert(url.clone());
-                    self.pending.urls.push(url);
+                    self.pending.urls.push(url.clone());
+                    url_pending = Some(url);
                 }
                 // A malformed URL is the page's problem, not the feed's: it
                 // is named on the page's line and the page is judged by
@@ -250,6 +279,21 @@ impl<W: Write> Ingest<'_, '_, W> {
                         self.summary.duplicates += 1;
                         json!({"id": page.id, "status": "duplicate", "of": m.id, "distance": m.distance})
                     }
+                    None if self.is_stored(&page.id) => {
+                        self.summary.errors += 1;
+                        // Not fetched for good: a feed that sends the page
+                        // again under a new id must not find its URL seen.
+                        if let Some(url) = url_pending {
+                            self.pending.urls.pop();
+                            self.pending.url_set.remove(&url);
+                        }
+                        let error = format!(
+                            "id `{}` is already stored with other content; an id names one \
+                             page's content for good, so give the changed page a new id",
+                            page.id
+                        );
+                        json!({"id": page.id, "status": "error", "error": error})
+                    }
                     None => {
                         self.summary.new += 1;
                         self.pending.pages.push((page.id.clone(), fp));
@@ -262,6 +306,16 @@ impl<W: Write> Ingest<'_, '_, W> {
             status["url_error"] = e.into();
         }
         status
+    }
+
+    /// Whether the index stores a page under `id`: a hash set answers
+    /// "no" at once; a "yes" is made sure of by reading the ids.
+    fn is_stored(&mut self, id: &str) -> bool {
+        let index = &*self.index;
+        let hashes = self
+            .stored_ids
+            .get_or_insert_with(|| index.ids().map(id_hash).collect());
+        hashes.contains(&id_hash(id.as_bytes())) && index.ids().any(|s| s == id.as_bytes())
     }
 
     /// Commits the pending pages, marks their URLs, then writes their
@@ -279,6 +333,10 @@ impl<W: Write> Ingest<'_, '_, W> {
         }
         self.out.flush().map_err(IngestError::Output)
     }
+}
+
+fn id_hash(id: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(id)
 }
 
 /// The nearest of `pending` within `k` of `fp`.

@@ -10,6 +10,15 @@
 //! and its segments intact; folders and temporary files it does not name
 //! are debris, removed when a writer next opens the index. One writer at a
 //! time: writers hold an advisory lock on `DIR/lock`.
+//!
+//! Nothing a manifest names is ever removed or written over. Opening
+//! validates the manifest first: segment names, `next_segment` above every
+//! segment's number (a commit writes that number), and in format 2 a
+//! checksum for every file. A commit refuses to run while a segment folder
+//! it did not make sits at or above `next_segment` (a manifest restored
+//! from an older copy, say). Readers take no lock: one that races a merge
+//! starts again from the new manifest, so it sees one manifest's segments.
+//! [`check`] verifies every file of an index without changing it.
 
 pub mod ingest;
 pub mod urls;
@@ -36,6 +45,9 @@ const FORMAT: u32 = 2;
 /// More segments than this are merged into one at the next commit, so a
 /// query probes a bounded number of table sets.
 const MAX_SEGMENTS: usize = 8;
+/// Times a reader starts again when writers keep merging under it; each
+/// start needs another commit to have happened meanwhile.
+const MAX_OPEN_ATTEMPTS: usize = 16;
 const FILES: [&str; 5] = [
     "fingerprints.bin",
     "permuted.bin",
@@ -60,6 +72,10 @@ pub enum IndexError {
 }
 
 impl IndexError {
+    fn is_not_found(&self) -> bool {
+        matches!(self, IndexError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+    }
+
     /// A failure of the machine or of another process (I/O, a held lock),
     /// not bad input (a missing or damaged index, bad settings).
     pub fn is_environment(&self) -> bool {
@@ -120,19 +136,37 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    {
-        let mut f = File::create(&tmp)?;
+    let written = File::create(&tmp).and_then(|mut f| {
         f.write_all(bytes)?;
-        f.sync_all()?;
+        f.sync_all()
+    });
+    if let Err(e) = written {
+        // A full disk is not left fuller by our half-written copy.
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
     fail_point(&format!("{name}-written"));
-    std::fs::rename(&tmp, path)?;
+    if let Err(e) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
     fail_point(&format!("{name}-renamed"));
     File::open(dir)?.sync_all()
 }
 
 fn checksum(bytes: &[u8]) -> String {
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))
+}
+
+fn check_checksum(path: &Path, bytes: &[u8], want: &str) -> Result<(), IndexError> {
+    let got = checksum(bytes);
+    if got != want {
+        return Err(invalid(
+            path,
+            format!("damaged: checksum {got} where the manifest has {want}"),
+        ));
+    }
+    Ok(())
 }
 
 /// How the index fingerprints pages and lays out its tables.
@@ -211,6 +245,83 @@ struct Manifest {
     next_segment: u64,
 }
 
+/// The number in a segment folder's name, `seg-NNNNNN`.
+fn segment_number(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix("seg-")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+fn segment_name(number: u64) -> String {
+    format!("seg-{number:06}")
+}
+
+impl Manifest {
+    /// Reads and validates `DIR/manifest.json`; returns it with its bytes
+    /// (a reader compares them to see whether a writer replaced it).
+    fn read(dir: &Path) -> Result<(Manifest, Vec<u8>), IndexError> {
+        let path = dir.join(MANIFEST);
+        let meta = std::fs::metadata(&path).map_err(io(&path))?;
+        if !meta.is_file() {
+            return Err(invalid(&path, "not a regular file (a folder in its place)"));
+        }
+        let bytes = std::fs::read(&path).map_err(io(&path))?;
+        let manifest: Manifest = serde_json::from_slice(&bytes)
+            .map_err(|e| invalid(&path, format!("not an index manifest: {e}")))?;
+        manifest.validate(&path)?;
+        Ok((manifest, bytes))
+    }
+
+    /// What opening relies on and the JSON cannot say: a known format,
+    /// segment names that are segment folders (nothing outside `DIR`),
+    /// each named once, `next_segment` above all of them (else a commit
+    /// would write over a live segment), and in format 2 a checksum for
+    /// every file (else damage would pass unseen).
+    fn validate(&self, path: &Path) -> Result<(), IndexError> {
+        if self.format != FORMAT && self.format != 1 {
+            return Err(invalid(
+                path,
+                format!("format {} (this neardup reads 1 and {FORMAT})", self.format),
+            ));
+        }
+        let mut numbers = std::collections::BTreeSet::new();
+        for (i, s) in self.segments.iter().enumerate() {
+            let at = format!("segments[{i}] `{}`", s.name);
+            let number = segment_number(&s.name)
+                .ok_or_else(|| invalid(path, format!("{at}: not a segment name (seg-NNNNNN)")))?;
+            if !numbers.insert(number) {
+                return Err(invalid(path, format!("{at}: named twice")));
+            }
+            if number >= self.next_segment {
+                return Err(invalid(
+                    path,
+                    format!(
+                        "next_segment {} is not above {at}: the manifest is damaged or older \
+                         than its segments (restore the matching manifest, or set next_segment \
+                         above every segment's number)",
+                        self.next_segment
+                    ),
+                ));
+            }
+            // Format 1 has none; checksums for some files only are damage.
+            if self.format >= 2 || !s.checksums.is_empty() {
+                if let Some(file) = FILES.iter().find(|f| !s.checksums.contains_key(**f)) {
+                    return Err(invalid(
+                        path,
+                        format!(
+                            "{at}: no checksum for {file} (a segment with checksums has one \
+                             for every file, and format {FORMAT} has them)"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A stored page found near a query.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Match {
@@ -236,6 +347,15 @@ struct Segment {
 
 fn map(path: &Path) -> Result<Mmap, IndexError> {
     let file = File::open(path).map_err(io(path))?;
+    let meta = file.metadata().map_err(io(path))?;
+    if !meta.is_file() {
+        // mmap would fail with "No such device", which reads as the
+        // machine's fault; it is the index that is wrong.
+        return Err(invalid(
+            path,
+            "not a regular file (a folder or device in its place)",
+        ));
+    }
     // SAFETY: the index's files are written once and never modified in
     // place (new data goes into new files renamed into place), so the
     // mapping does not change under us.
@@ -275,22 +395,11 @@ impl Segment {
                 ));
             }
         }
-        if !entry.checksums.is_empty() {
-            for (name, bytes) in FILES.iter().zip(segment.files()) {
-                let path = dir.join(name);
-                let want = entry.checksums.get(*name).ok_or_else(|| {
-                    invalid(
-                        &index_dir.join(MANIFEST),
-                        format!("no checksum for {}", path.display()),
-                    )
-                })?;
-                let got = checksum(bytes);
-                if &got != want {
-                    return Err(invalid(
-                        &path,
-                        format!("damaged: checksum {got} where the manifest has {want}"),
-                    ));
-                }
+        // Format 1 has no checksums; in format 2 the manifest was checked
+        // to hold every file's.
+        for (name, bytes) in FILES.iter().zip(segment.files()) {
+            if let Some(want) = entry.checksums.get(*name) {
+                check_checksum(&dir.join(name), bytes, want)?;
             }
         }
         segment.check_contents(&dir, tables)?;
@@ -361,6 +470,14 @@ impl Segment {
 
     fn fingerprints(&self) -> &[u64] {
         bytemuck::cast_slice(&self.fingerprints)
+    }
+
+    /// Every page's id, in page order.
+    fn ids(&self) -> impl Iterator<Item = &[u8]> {
+        let offsets: &[u64] = bytemuck::cast_slice(&self.id_offsets);
+        offsets
+            .windows(2)
+            .map(|w| &self.ids[w[0] as usize..w[1] as usize])
     }
 
     /// In range: `open` checked the offsets and the page numbers.
@@ -498,21 +615,33 @@ impl Index {
     }
 
     /// Opens the index to read it: no lock, nothing changed on disk.
+    ///
+    /// A writer may merge while this runs: it replaces the manifest, then
+    /// removes the merged segments' folders. Segments once mapped stay
+    /// readable (the mappings outlive the files' names), but a folder may
+    /// go between reading the manifest and mapping it; then the manifest
+    /// has been replaced, and the open starts again from the new one, so
+    /// a reader always sees one manifest's whole set of segments.
     pub fn open(dir: &Path) -> Result<Self, IndexError> {
-        let path = dir.join(MANIFEST);
-        let bytes = std::fs::read(&path).map_err(io(&path))?;
-        let manifest: Manifest = serde_json::from_slice(&bytes)
-            .map_err(|e| invalid(&path, format!("not an index manifest: {e}")))?;
-        if manifest.format != FORMAT && manifest.format != 1 {
-            return Err(invalid(
-                &path,
-                format!(
-                    "format {} (this neardup reads 1 and {FORMAT})",
-                    manifest.format
-                ),
-            ));
+        let mut attempts = 0;
+        loop {
+            let (manifest, bytes) = Manifest::read(dir)?;
+            match Index::open_segments(dir, manifest) {
+                Err(e) if e.is_not_found() && attempts < MAX_OPEN_ATTEMPTS => {
+                    let path = dir.join(MANIFEST);
+                    if std::fs::read(&path).ok().as_deref() == Some(&bytes[..]) {
+                        // The manifest stands and names a missing file.
+                        return Err(e);
+                    }
+                    attempts += 1;
+                }
+                opened => return opened,
+            }
         }
-        let layout = manifest.settings.check(&path)?;
+    }
+
+    fn open_segments(dir: &Path, manifest: Manifest) -> Result<Self, IndexError> {
+        let layout = manifest.settings.check(&dir.join(MANIFEST))?;
         let permutations = layout.permutations();
         let segments = manifest
             .segments
@@ -592,6 +721,11 @@ impl Index {
             .collect()
     }
 
+    /// The stored pages' ids, as bytes (ids are UTF-8 when stored).
+    pub fn ids(&self) -> impl Iterator<Item = &[u8]> {
+        self.segments.iter().flat_map(Segment::ids)
+    }
+
     /// Stored pages within the index's k of `fingerprint`, nearest first.
     pub fn query(&self, fingerprint: u64) -> Vec<Match> {
         let k = self.manifest.settings.k;
@@ -638,17 +772,37 @@ impl Index {
             }
         }
         all.extend(pages.iter().cloned());
-        let number = self.manifest.next_segment;
-        let name = format!("seg-{number:06}");
-        let tmp = self.dir.join(format!(".tmp-{name}-{}", std::process::id()));
-        let checksums = Segment::write(&tmp, &self.permutations, &all)?;
-        let target = self.dir.join(&name);
-        if target.exists() {
-            // Not named by the manifest (its number is still to come), and
-            // we hold the lock: debris of a crash.
-            std::fs::remove_dir_all(&target).map_err(io(&target))?;
+        // Never over a folder that exists: the one an interrupted commit
+        // leaves was cleared when this writer opened, so any other is not
+        // ours to replace.
+        if let Some(found) = self.foreign_segments()?.first() {
+            return Err(invalid(
+                found,
+                format!(
+                    "a segment folder that {} does not name, at or above its next_segment {}: \
+                     the manifest may be older than the index (restored from a copy?); put \
+                     back the manifest that names it, or move the folder out of the index",
+                    MANIFEST, self.manifest.next_segment
+                ),
+            ));
         }
-        std::fs::rename(&tmp, &target).map_err(io(&target))?;
+        let number = self.manifest.next_segment;
+        let name = segment_name(number);
+        let tmp = self.dir.join(format!(".tmp-{name}-{}", std::process::id()));
+        let target = self.dir.join(&name);
+        let written = Segment::write(&tmp, &self.permutations, &all).and_then(|checksums| {
+            std::fs::rename(&tmp, &target).map_err(io(&target))?;
+            Ok(checksums)
+        });
+        let checksums = match written {
+            Ok(checksums) => checksums,
+            Err(e) => {
+                // A full disk must not stay full of our half-written
+                // segment; the error says what failed.
+                let _ = std::fs::remove_dir_all(&tmp);
+                return Err(e);
+            }
+        };
         fail_point("segment-renamed");
 
         let entry = SegmentEntry {
@@ -657,6 +811,19 @@ impl Index {
             checksums,
         };
         let mut manifest = self.manifest.clone();
+        if manifest.format < FORMAT {
+            // Format 2 vouches for every file: the format 1 segments kept
+            // get their checksums, from the bytes opening checked.
+            for (kept, open) in manifest.segments.iter_mut().zip(&self.segments) {
+                if kept.checksums.is_empty() {
+                    kept.checksums = FILES
+                        .iter()
+                        .zip(open.files())
+                        .map(|(name, bytes)| (name.to_string(), checksum(bytes)))
+                        .collect();
+                }
+            }
+        }
         manifest.format = FORMAT;
         if merge {
             manifest.segments.clear();
@@ -680,20 +847,15 @@ impl Index {
         self.remove_debris()
     }
 
-    /// Removes segment folders the manifest does not name and temporary
-    /// files and folders; only a writer (holding the lock) calls it, so
-    /// nothing removed is another process's work in progress.
+    /// Removes what interrupted commits and merges leave: temporary files
+    /// and folders, segment folders below `next_segment` the manifest no
+    /// longer names (merged away), and the one at `next_segment` if it is
+    /// newer than the manifest (written by a commit whose manifest was
+    /// never replaced). Other folders are left alone: no commit of this
+    /// manifest made them. Only a writer (holding the lock) calls it, so
+    /// nothing removed is another writer's work.
     fn remove_debris(&self) -> Result<(), IndexError> {
-        let entries = std::fs::read_dir(&self.dir).map_err(io(&self.dir))?;
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let named = self.manifest.segments.iter().any(|s| s.name == name);
-            let segment = name.starts_with("seg-") || name.starts_with(".tmp-");
-            let temporary = name.starts_with('.') && name.contains(".tmp-");
-            if named || !(segment || temporary) {
-                continue;
-            }
-            let path = entry.path();
+        for path in unnamed(&self.dir, &self.manifest)?.debris {
             let removed = if path.is_dir() {
                 std::fs::remove_dir_all(&path)
             } else {
@@ -704,6 +866,147 @@ impl Index {
         }
         Ok(())
     }
+
+    /// Segment folders no commit of this manifest made (see
+    /// [`Index::remove_debris`]).
+    fn foreign_segments(&self) -> Result<Vec<PathBuf>, IndexError> {
+        Ok(unnamed(&self.dir, &self.manifest)?.foreign)
+    }
+}
+
+/// Sorts what `dir` holds beyond its manifest's segments into debris and
+/// foreign segment folders (see [`Index::remove_debris`]).
+fn unnamed(dir: &Path, manifest: &Manifest) -> Result<Unnamed, IndexError> {
+    let manifest_path = dir.join(MANIFEST);
+    let manifest_written = std::fs::metadata(&manifest_path)
+        .and_then(|m| m.modified())
+        .map_err(io(&manifest_path))?;
+    let next = manifest.next_segment;
+    let mut unnamed = Unnamed::default();
+    for entry in std::fs::read_dir(dir).map_err(io(dir))? {
+        let entry = entry.map_err(io(dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if manifest.segments.iter().any(|s| s.name == name) {
+            continue;
+        }
+        let path = entry.path();
+        if name.starts_with('.') && name.contains(".tmp-") {
+            unnamed.debris.push(path);
+            continue;
+        }
+        let Some(number) = segment_number(&name) else {
+            continue;
+        };
+        let interrupted = number == next
+            && path
+                .symlink_metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t >= manifest_written);
+        if number < next || interrupted {
+            unnamed.debris.push(path);
+        } else {
+            unnamed.foreign.push(path);
+        }
+    }
+    unnamed.debris.sort();
+    unnamed.foreign.sort();
+    Ok(unnamed)
+}
+
+/// What is in an index's folder that its manifest does not name.
+#[derive(Default)]
+struct Unnamed {
+    /// Leftovers of interrupted commits and merges, safe to remove.
+    debris: Vec<PathBuf>,
+    /// Segment folders no commit of this manifest made.
+    foreign: Vec<PathBuf>,
+}
+
+/// What [`check`] found in an index.
+#[derive(Debug, Default)]
+pub struct CheckReport {
+    pub segments: usize,
+    /// Pages in the segments found sound.
+    pub pages: usize,
+    /// What is wrong, each naming its file; empty for a sound index.
+    pub problems: Vec<IndexError>,
+    /// Leftovers of interrupted commits, which the next writer removes:
+    /// not problems.
+    pub debris: Vec<PathBuf>,
+    /// Segment folders the manifest does not name and no commit of it
+    /// made (a manifest older than its segments?): a writer refuses to
+    /// commit while they are there.
+    pub foreign: Vec<PathBuf>,
+}
+
+impl CheckReport {
+    pub fn is_sound(&self) -> bool {
+        self.problems.is_empty() && self.foreign.is_empty()
+    }
+
+    /// 0 for a sound index, 2 for a damaged one, 1 when the machine kept
+    /// a file from being read.
+    pub fn exit_code(&self) -> u8 {
+        if self.problems.iter().any(IndexError::is_environment) {
+            1
+        } else if self.is_sound() {
+            0
+        } else {
+            2
+        }
+    }
+}
+
+/// Verifies every file of the index in `dir` without changing anything:
+/// the manifest, then each segment's files (present, regular files, their
+/// checksums, sizes and contents), going on past a damaged segment to
+/// report all of them; and what lies in `dir` unnamed. For `neardup index
+/// check DIR`.
+pub fn check(dir: &Path) -> CheckReport {
+    let mut report = CheckReport::default();
+    let manifest = match Manifest::read(dir) {
+        Ok((manifest, _)) => manifest,
+        Err(e) => {
+            report.problems.push(e);
+            return report;
+        }
+    };
+    let tables = match manifest.settings.check(&dir.join(MANIFEST)) {
+        Ok(layout) => layout.permutations().len(),
+        Err(e) => {
+            report.problems.push(e);
+            return report;
+        }
+    };
+    report.segments = manifest.segments.len();
+    for entry in &manifest.segments {
+        let segment_dir = dir.join(&entry.name);
+        let mut problems: Vec<IndexError> = Vec::new();
+        // Every file on its own first, so that each damaged one is named.
+        for name in FILES {
+            let path = segment_dir.join(name);
+            let checked = map(&path).and_then(|bytes| match entry.checksums.get(name) {
+                Some(want) => check_checksum(&path, &bytes, want),
+                None => Ok(()),
+            });
+            problems.extend(checked.err());
+        }
+        if problems.is_empty() {
+            match Segment::open(dir, entry, tables) {
+                Ok(segment) => report.pages += segment.pages,
+                Err(e) => problems.push(e),
+            }
+        }
+        report.problems.extend(problems);
+    }
+    match unnamed(dir, &manifest) {
+        Ok(unnamed) => {
+            report.debris = unnamed.debris;
+            report.foreign = unnamed.foreign;
+        }
+        Err(e) => report.problems.push(e),
+    }
+    report
 }
 
 /// Damages a copy of a small index as `data` says (which file; truncate,
@@ -965,6 +1268,57 @@ mod tests {
             let e = Index::open(&copy).err().unwrap().to_string();
             assert!(e.contains(file), "{e}");
         }
+    }
+
+    fn read_manifest(path: &Path) -> Manifest {
+        serde_json::from_slice(&std::fs::read(path.join(MANIFEST)).unwrap()).unwrap()
+    }
+
+    fn write_manifest(path: &Path, m: &Manifest) {
+        std::fs::write(path.join(MANIFEST), serde_json::to_vec(m).unwrap()).unwrap();
+    }
+
+    #[test]
+    fn a_manifest_is_validated_before_any_segment_is_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("idx");
+        Index::create(&path, IndexSettings::default(), &[page("a", A)]).unwrap();
+        let good = read_manifest(&path);
+        type Damage = fn(&mut Manifest);
+        let cases: [(&str, Damage); 4] = [
+            ("not a segment name", |m| {
+                m.segments[0].name = "../seg-000001".into()
+            }),
+            ("named twice", |m| m.segments.push(m.segments[0].clone())),
+            ("next_segment 1 is not above", |m| m.next_segment = 1),
+            ("no checksum for ids.bin", |m| {
+                m.segments[0].checksums.remove("ids.bin");
+            }),
+        ];
+        for (want, damage) in cases {
+            let mut m = good.clone();
+            damage(&mut m);
+            write_manifest(&path, &m);
+            let e = Index::open(&path).err().unwrap().to_string();
+            assert!(e.contains(MANIFEST) && e.contains(want), "{want}: {e}");
+            assert!(Index::open_writer(&path, false).is_err());
+            assert!(path.join("seg-000001").is_dir(), "{want}: segment removed");
+        }
+        // Format 1 had no checksums: accepted, and given them when the
+        // index next grows.
+        let mut m = good.clone();
+        m.format = 1;
+        m.segments[0].checksums.clear();
+        write_manifest(&path, &m);
+        let mut index = Index::open_writer(&path, false).unwrap();
+        let fp = index.fingerprint(&page("b", B)).unwrap();
+        index.commit(&[("b".into(), fp)]).unwrap();
+        let grown = read_manifest(&path);
+        assert_eq!(grown.format, FORMAT);
+        assert_eq!(grown.segments[0].checksums, good.segments[0].checksums);
+        drop(index);
+        assert_eq!(Index::open(&path).unwrap().len(), 2);
+        assert!(check(&path).is_sound());
     }
 
     #[test]

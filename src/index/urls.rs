@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use url::Url;
@@ -180,9 +180,16 @@ impl SeenUrls for EmbeddedSeenUrls {
 
 /// Seed 003's backend: a Redis hash `job_<id>` per job, fields the URLs,
 /// the key expiring `ttl` after it is created.
+///
+/// Each batch (a look-up or a marking) and each connection attempt has one
+/// deadline, `timeout` from its start, not one per command: the redis
+/// crate's pipelines wait the socket's timeout for every reply, so a
+/// stalled server held a 256-URL batch for 256 timeouts.
 pub struct RedisSeenUrls {
     address: String,
-    connection: redis::Connection,
+    /// `None` once a batch failed part way: the replies still to come
+    /// would answer the next batch's commands.
+    connection: Option<redis::Connection>,
     ttl: u64,
     timeout: Duration,
 }
@@ -208,18 +215,40 @@ fn redis_error(address: &str, timeout: Duration, e: &redis::RedisError) -> UrlEr
     }
 }
 
+fn timed_out() -> redis::RedisError {
+    std::io::Error::new(std::io::ErrorKind::TimedOut, "deadline passed").into()
+}
+
+/// What is left of the time until `deadline`, or a timeout error.
+fn remaining(deadline: Instant) -> redis::RedisResult<Duration> {
+    // A zero timeout means "none" to the socket: stop short of it.
+    match deadline.checked_duration_since(Instant::now()) {
+        Some(left) if left >= Duration::from_millis(1) => Ok(left),
+        _ => Err(timed_out()),
+    }
+}
+
 impl RedisSeenUrls {
-    /// Connects with timeouts, so a server that goes away gives an error
-    /// instead of a hang.
+    /// Connects within `timeout` (name look-up, TCP connect and the
+    /// client's greeting together), so a server that goes away gives an
+    /// error instead of a hang; `timeout` is also each batch's deadline.
     pub fn connect(address: &str, ttl: Duration, timeout: Duration) -> Result<Self, UrlError> {
         let fail = |e: redis::RedisError| redis_error(address, timeout, &e);
         let client = redis::Client::open(address).map_err(fail)?;
-        let connection = client.get_connection_with_timeout(timeout).map_err(fail)?;
-        connection.set_read_timeout(Some(timeout)).map_err(fail)?;
-        connection.set_write_timeout(Some(timeout)).map_err(fail)?;
+        // The crate bounds each step of connecting (the look-up not at
+        // all), not the whole: a thread does it, and is left to finish
+        // on its own (its steps are bounded) if the deadline passes.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = sender.send(client.get_connection_with_timeout(timeout));
+        });
+        let connection = match receiver.recv_timeout(timeout) {
+            Ok(connected) => connected.map_err(fail)?,
+            Err(_) => return Err(fail(timed_out())),
+        };
         Ok(RedisSeenUrls {
             address: address.to_string(),
-            connection,
+            connection: Some(connection),
             ttl: ttl.as_secs().max(1),
             timeout,
         })
@@ -228,6 +257,38 @@ impl RedisSeenUrls {
     fn fail(&self) -> impl Fn(redis::RedisError) -> UrlError + '_ {
         move |e| redis_error(&self.address, self.timeout, &e)
     }
+
+    /// Sends `pipe` and reads its `replies` replies, all before one
+    /// deadline; a server error in any reply fails the batch.
+    fn batch(
+        &mut self,
+        pipe: &redis::Pipeline,
+        replies: usize,
+    ) -> Result<Vec<redis::Value>, UrlError> {
+        let deadline = Instant::now() + self.timeout;
+        let Some(connection) = self.connection.as_mut() else {
+            return Err(UrlError::Redis {
+                address: self.address.clone(),
+                message: "the connection was given up after an earlier failure".into(),
+            });
+        };
+        let exchanged = (|| {
+            connection.set_write_timeout(Some(remaining(deadline)?))?;
+            connection.send_packed_command(&pipe.get_packed_pipeline())?;
+            let mut values = Vec::with_capacity(replies);
+            for _ in 0..replies {
+                // Each read may take only what is left, so the batch as a
+                // whole keeps the deadline.
+                connection.set_read_timeout(Some(remaining(deadline)?))?;
+                values.push(connection.recv_response()?.extract_error()?);
+            }
+            Ok(values)
+        })();
+        if exchanged.is_err() {
+            self.connection = None;
+        }
+        exchanged.map_err(self.fail())
+    }
 }
 
 impl SeenUrls for RedisSeenUrls {
@@ -235,13 +296,27 @@ impl SeenUrls for RedisSeenUrls {
         if urls.is_empty() {
             return Ok(Vec::new());
         }
-        let key = format!("job_{job}");
+        // One HMGET for the whole batch: a field is there (a fetch time)
+        // or nil.
         let mut pipe = redis::pipe();
-        for url in urls {
-            pipe.cmd("HEXISTS").arg(&key).arg(url);
+        pipe.cmd("HMGET").arg(format!("job_{job}")).arg(urls);
+        let reply = self.batch(&pipe, 1)?.pop();
+        let found: Vec<Option<Vec<u8>>> = reply
+            .map(redis::from_redis_value)
+            .transpose()
+            .map_err(|e| self.fail()(e.into()))?
+            .unwrap_or_default();
+        if found.len() != urls.len() {
+            return Err(UrlError::Redis {
+                address: self.address.clone(),
+                message: format!(
+                    "HMGET of {} URLs answered {} values",
+                    urls.len(),
+                    found.len()
+                ),
+            });
         }
-        let found: Vec<i64> = pipe.query(&mut self.connection).map_err(self.fail())?;
-        Ok(found.into_iter().map(|f| f == 1).collect())
+        Ok(found.iter().map(Option::is_some).collect())
     }
 
     fn mark(&mut self, job: &str, urls: &[String]) -> Result<(), UrlError> {
@@ -250,18 +325,18 @@ impl SeenUrls for RedisSeenUrls {
         }
         let key = format!("job_{job}");
         // HSETNX keeps the first fetch's time; EXPIRE NX sets the TTL only
-        // when the key has none (that is, when this call created it).
+        // when the key has none (that is, when this call created it). In
+        // one transaction: a batch is marked whole or not at all.
         let now = now_seconds();
         let mut pipe = redis::pipe();
+        pipe.atomic();
         for url in urls {
-            pipe.cmd("HSETNX").arg(&key).arg(url).arg(now).ignore();
+            pipe.cmd("HSETNX").arg(&key).arg(url).arg(now);
         }
-        pipe.cmd("EXPIRE")
-            .arg(&key)
-            .arg(self.ttl)
-            .arg("NX")
-            .ignore();
-        pipe.query::<()>(&mut self.connection).map_err(self.fail())
+        pipe.cmd("EXPIRE").arg(&key).arg(self.ttl).arg("NX");
+        // MULTI's OK, each command's QUEUED, and EXEC's answers.
+        self.batch(&pipe, pipe.len() + 2)?;
+        Ok(())
     }
 }
 

@@ -1,0 +1,664 @@
+//! The index's faults found in use, each made again: a damaged or restored
+//! manifest, a manifest without checksums, a folder where a file belongs,
+//! a failed commit's temporary folder, an id sent again with other
+//! content, a stalled Redis, and queries racing a merge.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn neardup(args: &[&str], cwd: &Path, stdin: Option<&Path>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_neardup"));
+    cmd.args(args).current_dir(cwd);
+    if let Some(path) = stdin {
+        cmd.stdin(std::fs::File::open(path).unwrap());
+    }
+    cmd.output().expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn statuses(stdout: &[u8]) -> Vec<serde_json::Value> {
+    text(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn write_jsonl(path: &Path, records: &[serde_json::Value]) {
+    let mut f = std::fs::File::create(path).unwrap();
+    for r in records {
+        writeln!(f, "{r}").unwrap();
+    }
+}
+
+/// `n` pages of made-up words, far apart (no two near copies), each with
+/// its own id and URL.
+fn distinct_pages(n: usize) -> Vec<serde_json::Value> {
+    (0..n)
+        .map(|i| {
+            let mut state = (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let mut word = || {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let mut w = (state >> 33) % 20_000;
+                let mut s = String::new();
+                for _ in 0..3 {
+                    s.push((b'a' + (w % 26) as u8) as char);
+                    w /= 26;
+                }
+                s + &w.to_string()
+            };
+            let paragraphs: Vec<String> = (0..4)
+                .map(|_| {
+                    let words: Vec<String> = (0..40).map(|_| word()).collect();
+                    format!("<p>{}.</p>", words.join(" "))
+                })
+                .collect();
+            let id = format!("page-{i}");
+            serde_json::json!({
+                "id": id,
+                "url": format!("https://example.org/faults/{id}"),
+                "html": format!(
+                    "<html><head><title>{id}</title></head><body><article><h1>{id}</h1>{}</article></body></html>",
+                    paragraphs.join("")
+                ),
+            })
+        })
+        .collect()
+}
+
+/// An index `idx` in `dir` of 20 pages, then `batches` ingested batches of
+/// 5 more (a segment each); returns the feed of pages not yet ingested.
+fn index_with_segments(dir: &Path, batches: usize) -> Vec<serde_json::Value> {
+    let pages = distinct_pages(200);
+    write_jsonl(&dir.join("seed.jsonl"), &pages[..20]);
+    let o = neardup(&["index", "build", "seed.jsonl", "-o", "idx"], dir, None);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let fed = 20 + 5 * batches;
+    write_jsonl(&dir.join("more.jsonl"), &pages[20..fed]);
+    let o = neardup(
+        &["ingest", "idx", "--batch", "5"],
+        dir,
+        Some(&dir.join("more.jsonl")),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    pages[fed..].to_vec()
+}
+
+/// Every file under `dir` with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(snapshot(&path));
+        } else if path.file_name().unwrap() != "lock" {
+            files.push((path.clone(), std::fs::read(&path).unwrap()));
+        }
+    }
+    files.sort();
+    files
+}
+
+fn manifest(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("idx/manifest.json")).unwrap()).unwrap()
+}
+
+fn write_manifest(dir: &Path, manifest: &serde_json::Value) {
+    std::fs::write(
+        dir.join("idx/manifest.json"),
+        serde_json::to_vec_pretty(manifest).unwrap(),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_manifest_with_next_segment_too_low_is_refused_and_no_segment_is_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let rest = index_with_segments(dir.path(), 3);
+    write_jsonl(&dir.path().join("feed.jsonl"), &rest[..10]);
+    let mut m = manifest(dir.path());
+    assert_eq!(m["segments"].as_array().unwrap().len(), 4, "{m}");
+    // At the second segment's number: a commit would write over it.
+    m["next_segment"] = 2.into();
+    write_manifest(dir.path(), &m);
+    let before = snapshot(&dir.path().join("idx"));
+    for args in [&["ingest", "idx"][..], &["index", "query", "idx", "-"]] {
+        let o = neardup(args, dir.path(), Some(&dir.path().join("feed.jsonl")));
+        let e = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(
+            e.contains("manifest.json") && e.contains("next_segment"),
+            "{e}"
+        );
+        assert!(
+            o.stdout.is_empty(),
+            "{args:?} answered: {}",
+            text(&o.stdout)
+        );
+    }
+    assert!(
+        snapshot(&dir.path().join("idx")) == before,
+        "the index changed"
+    );
+}
+
+#[test]
+fn a_manifest_restored_from_an_older_copy_loses_no_newer_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let rest = index_with_segments(dir.path(), 1);
+    let older = std::fs::read(dir.path().join("idx/manifest.json")).unwrap();
+    write_jsonl(&dir.path().join("next.jsonl"), &rest[..5]);
+    let o = neardup(
+        &["ingest", "idx", "--batch", "5"],
+        dir.path(),
+        Some(&dir.path().join("next.jsonl")),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let newest = manifest(dir.path())["segments"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    std::thread::sleep(Duration::from_millis(50));
+    std::fs::write(dir.path().join("idx/manifest.json"), &older).unwrap();
+    let kept = snapshot(&dir.path().join("idx").join(&newest));
+    write_jsonl(&dir.path().join("feed.jsonl"), &rest[5..15]);
+    let o = neardup(
+        &["ingest", "idx"],
+        dir.path(),
+        Some(&dir.path().join("feed.jsonl")),
+    );
+    let e = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains(&newest) && e.contains("does not name"), "{e}");
+    assert!(snapshot(&dir.path().join("idx").join(&newest)) == kept);
+    let report = neardup::index::check(&dir.path().join("idx"));
+    assert!(!report.is_sound());
+    assert_eq!(report.foreign, [dir.path().join("idx").join(&newest)]);
+}
+
+#[test]
+fn a_format_2_manifest_without_checksums_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    index_with_segments(dir.path(), 0);
+    let mut m = manifest(dir.path());
+    assert_eq!(m["format"], 2);
+    m["segments"][0]["checksums"] = serde_json::json!({});
+    write_manifest(dir.path(), &m);
+    // An id damaged without changing its length: nothing but a checksum
+    // tells.
+    let name = m["segments"][0]["name"].as_str().unwrap().to_string();
+    let ids = dir.path().join("idx").join(&name).join("ids.bin");
+    let mut bytes = std::fs::read(&ids).unwrap();
+    bytes[3] ^= 0x01;
+    std::fs::write(&ids, &bytes).unwrap();
+    let o = neardup(
+        &["index", "query", "idx", "-"],
+        dir.path(),
+        Some(&dir.path().join("seed.jsonl")),
+    );
+    let e = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("manifest.json") && e.contains("no checksum"),
+        "{e}"
+    );
+    assert!(o.stdout.is_empty(), "answered: {}", text(&o.stdout));
+}
+
+#[test]
+fn a_folder_in_place_of_an_index_file_is_bad_input_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    index_with_segments(dir.path(), 0);
+    let name = manifest(dir.path())["segments"][0]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let file = dir.path().join("idx").join(&name).join("order.bin");
+    std::fs::remove_file(&file).unwrap();
+    std::fs::create_dir(&file).unwrap();
+    let o = neardup(
+        &["index", "query", "idx", "-"],
+        dir.path(),
+        Some(&dir.path().join("seed.jsonl")),
+    );
+    let e = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("order.bin") && e.contains("not a regular file"),
+        "{e}"
+    );
+    let report = neardup::index::check(&dir.path().join("idx"));
+    assert_eq!(report.exit_code(), 2);
+    assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+}
+
+#[test]
+fn check_names_every_damaged_file_and_the_debris() {
+    let dir = tempfile::tempdir().unwrap();
+    index_with_segments(dir.path(), 2);
+    let idx = dir.path().join("idx");
+    let sound = neardup::index::check(&idx);
+    assert!(sound.is_sound(), "{:?}", sound.problems);
+    assert_eq!((sound.segments, sound.pages), (3, 30));
+    assert_eq!(sound.exit_code(), 0);
+    let m = manifest(dir.path());
+    let damaged = [
+        idx.join(m["segments"][0]["name"].as_str().unwrap())
+            .join("permuted.bin"),
+        idx.join(m["segments"][2]["name"].as_str().unwrap())
+            .join("ids.bin"),
+    ];
+    for path in &damaged {
+        let mut bytes = std::fs::read(path).unwrap();
+        bytes[0] ^= 0xff;
+        std::fs::write(path, &bytes).unwrap();
+    }
+    std::fs::create_dir(idx.join(".tmp-seg-000009-1")).unwrap();
+    let report = neardup::index::check(&idx);
+    assert_eq!(report.exit_code(), 2);
+    let said: Vec<String> = report.problems.iter().map(|e| e.to_string()).collect();
+    assert_eq!(said.len(), 2, "{said:?}");
+    for (path, said) in damaged.iter().zip(&said) {
+        assert!(said.starts_with(&path.display().to_string()), "{said}");
+        assert!(said.contains("checksum"), "{said}");
+    }
+    assert_eq!(report.debris, [idx.join(".tmp-seg-000009-1")]);
+}
+
+#[test]
+fn a_failed_commit_leaves_no_temporary_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let rest = index_with_segments(dir.path(), 0);
+    write_jsonl(&dir.path().join("feed.jsonl"), &rest[..100]);
+    // No file may grow, as on a full disk: the segment's files fail to
+    // write (EFBIG, its signal ignored).
+    let o = Command::new("bash")
+        .args([
+            "-c",
+            "ulimit -f 0; trap '' XFSZ; exec \"$0\" ingest idx --batch 100 < feed.jsonl",
+            env!("CARGO_BIN_EXE_neardup"),
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let e = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains(".tmp-seg-"), "{e}");
+    let left: Vec<String> = std::fs::read_dir(dir.path().join("idx"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    // And the index still takes the pages.
+    let o = neardup(
+        &["ingest", "idx", "--batch", "100"],
+        dir.path(),
+        Some(&dir.path().join("feed.jsonl")),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+#[test]
+fn an_id_sent_again_with_other_content_is_refused_not_stored_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let rest = index_with_segments(dir.path(), 0);
+    let seed: Vec<serde_json::Value> = distinct_pages(20);
+    // A stored id with another page's content, a stored id with its own
+    // content, and a new page.
+    let mut changed = rest[0].clone();
+    changed["id"] = seed[3]["id"].clone();
+    let feed = [changed.clone(), seed[4].clone(), rest[1].clone()];
+    write_jsonl(&dir.path().join("feed.jsonl"), &feed);
+    let o = neardup(
+        &["ingest", "idx", "--job", "7"],
+        dir.path(),
+        Some(&dir.path().join("feed.jsonl")),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = statuses(&o.stdout);
+    assert_eq!(out[0]["status"], "error", "{out:?}");
+    let error = out[0]["error"].as_str().unwrap();
+    assert!(error.contains(seed[3]["id"].as_str().unwrap()) && error.contains("already stored"));
+    assert_eq!(out[1]["status"], "duplicate", "{out:?}");
+    assert_eq!(out[1]["of"], seed[4]["id"]);
+    assert_eq!(out[2]["status"], "new", "{out:?}");
+    // Not stored: its content finds nothing.
+    write_jsonl(&dir.path().join("changed.jsonl"), &[changed]);
+    let o = neardup(
+        &["index", "query", "idx", "-"],
+        dir.path(),
+        Some(&dir.path().join("changed.jsonl")),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(statuses(&o.stdout)[0]["matches"], serde_json::json!([]));
+    // Its URL was not marked: sent again under a new id, it is stored.
+    let mut renamed = rest[0].clone();
+    renamed["id"] = "renamed".into();
+    write_jsonl(&dir.path().join("renamed.jsonl"), &[renamed]);
+    let o = neardup(
+        &["ingest", "idx", "--job", "7"],
+        dir.path(),
+        Some(&dir.path().join("renamed.jsonl")),
+    );
+    assert_eq!(
+        statuses(&o.stdout)[0]["status"],
+        "new",
+        "{}",
+        text(&o.stdout)
+    );
+    // Under --strict, the refusal stops ingest, naming the line.
+    let mut changed = rest[2].clone();
+    changed["id"] = seed[5]["id"].clone();
+    write_jsonl(&dir.path().join("strict.jsonl"), &[changed]);
+    let o = neardup(
+        &["ingest", "idx", "--strict"],
+        dir.path(),
+        Some(&dir.path().join("strict.jsonl")),
+    );
+    let e = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("<stdin>:1:") && e.contains("already stored"),
+        "{e}"
+    );
+}
+
+/// Readers open and query while a writer commits a page at a time, merging
+/// every ninth commit and removing the merged folders: every open succeeds
+/// and sees one manifest's pages, never fewer than an earlier open saw.
+#[test]
+fn queries_during_merges_see_one_consistent_index() {
+    use neardup::index::{Index, IndexSettings};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("idx");
+    let mut writer = Index::create(&path, IndexSettings::default(), &[]).unwrap();
+    let fingerprint = |i: u64| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i << 7);
+    let done = Arc::new(AtomicBool::new(false));
+    let readers: Vec<_> = (0..3)
+        .map(|_| {
+            let (path, done) = (path.clone(), done.clone());
+            std::thread::spawn(move || {
+                let (mut opens, mut seen) = (0, 0);
+                while !done.load(Ordering::SeqCst) {
+                    let index = Index::open(&path).map_err(|e| e.to_string())?;
+                    let n = index.len();
+                    if n < seen {
+                        return Err(format!("saw {n} pages after {seen}"));
+                    }
+                    seen = n;
+                    for i in [0, n as u64 / 2, n as u64 - 1] {
+                        if n > 0 && index.query(fingerprint(i)).is_empty() {
+                            return Err(format!("page {i} of {n} not found"));
+                        }
+                    }
+                    opens += 1;
+                }
+                Ok(opens)
+            })
+        })
+        .collect();
+    for i in 0..120u64 {
+        writer.commit(&[(format!("p{i}"), fingerprint(i))]).unwrap();
+    }
+    done.store(true, Ordering::SeqCst);
+    for reader in readers {
+        let opens = reader.join().unwrap().unwrap_or_else(|e| panic!("{e}"));
+        assert!(opens > 0);
+    }
+}
+
+/// A fake Redis on a loopback port: answers every command `+OK` (enough
+/// for the client's greeting) until `stalled` is set, then reads on and
+/// never answers, as a paused or blocked server.
+struct StallingServer {
+    port: u16,
+    stalled: Arc<AtomicBool>,
+    answered: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl StallingServer {
+    fn start() -> StallingServer {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let stalled = Arc::new(AtomicBool::new(false));
+        let answered = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (s, a) = (stalled.clone(), answered.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (s, a) = (s.clone(), a.clone());
+                std::thread::spawn(move || serve(stream, &s, &a));
+            }
+        });
+        StallingServer {
+            port,
+            stalled,
+            answered,
+        }
+    }
+}
+
+/// Reads RESP commands (arrays of bulk strings) and answers each `+OK`
+/// until `stalled`.
+fn serve(
+    stream: std::net::TcpStream,
+    stalled: &AtomicBool,
+    answered: &std::sync::atomic::AtomicUsize,
+) {
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    let mut read_line = |reader: &mut BufReader<std::net::TcpStream>| {
+        line.clear();
+        reader.read_line(&mut line).ok().filter(|&n| n > 0)?;
+        Some(line.trim_end().to_string())
+    };
+    while let Some(header) = read_line(&mut reader) {
+        let Some(count) = header
+            .strip_prefix('*')
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            return;
+        };
+        for _ in 0..count {
+            let Some(len) = read_line(&mut reader)
+                .and_then(|l| l.strip_prefix('$').and_then(|n| n.parse::<usize>().ok()))
+            else {
+                return;
+            };
+            let mut bulk = vec![0; len + 2];
+            if reader.read_exact(&mut bulk).is_err() {
+                return;
+            }
+        }
+        if !stalled.load(Ordering::SeqCst) {
+            if writer.write_all(b"+OK\r\n").is_err() {
+                return;
+            }
+            answered.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Runs `ingest --job --redis URL` on 256 pages with URLs, the server
+/// stalled once ingest has connected; returns the output and how long
+/// ingest took from the stall. The batch deadline is 5 s.
+fn ingest_against_stalled(
+    url: &str,
+    connected: impl Fn() -> bool,
+    stall: impl FnOnce(),
+) -> (Output, Duration) {
+    let dir = tempfile::tempdir().unwrap();
+    let rest = index_with_segments(dir.path(), 0);
+    let mut child: Child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args([
+            "ingest", "idx", "--job", "49", "--batch", "256", "--redis", url,
+        ])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !connected() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "never connected"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    stall();
+    let stalled = Instant::now();
+    let mut stdin = child.stdin.take().unwrap();
+    for page in &rest[..256.min(rest.len())] {
+        writeln!(stdin, "{page}").unwrap();
+    }
+    drop(stdin);
+    // Today's limit is 5 s a batch; a wait per command would take minutes.
+    while child.try_wait().unwrap().is_none() {
+        if stalled.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("ingest still waiting after 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let took = stalled.elapsed();
+    (child.wait_with_output().unwrap(), took)
+}
+
+#[test]
+fn a_stalled_redis_fails_a_256_line_batch_within_its_deadline() {
+    let server = StallingServer::start();
+    let url = format!("redis://127.0.0.1:{}/", server.port);
+    // The client's greeting is two commands.
+    let answered = server.answered.clone();
+    let stalled = server.stalled.clone();
+    let (o, took) = ingest_against_stalled(
+        &url,
+        || answered.load(Ordering::SeqCst) >= 2,
+        || stalled.store(true, Ordering::SeqCst),
+    );
+    let e = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("timed out"), "{e}");
+    assert!(o.stdout.is_empty(), "lines printed: {}", text(&o.stdout));
+    assert!(took < Duration::from_secs(9), "took {took:?}");
+}
+
+#[test]
+fn a_redis_that_accepts_and_never_answers_fails_within_the_connect_deadline() {
+    let server = StallingServer::start();
+    server.stalled.store(true, Ordering::SeqCst);
+    let dir = tempfile::tempdir().unwrap();
+    index_with_segments(dir.path(), 0);
+    let url = format!("redis://127.0.0.1:{}/", server.port);
+    let started = Instant::now();
+    let o = neardup(
+        &["ingest", "idx", "--job", "1", "--redis", &url],
+        dir.path(),
+        Some(&dir.path().join("seed.jsonl")),
+    );
+    let e = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("timed out"), "{e}");
+    // One 5 s deadline, not one per command of the greeting.
+    assert!(
+        started.elapsed() < Duration::from_secs(9),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// A redis-server that may be paused, stopped for good on drop (even when
+/// the test fails).
+struct Stopped(Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        // SAFETY: signals to the child we started.
+        unsafe {
+            libc::kill(self.0.id() as i32, libc::SIGCONT);
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A real redis-server paused with SIGSTOP after ingest connected.
+#[test]
+fn a_paused_redis_server_fails_the_batch_within_its_deadline_requires_redis() {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let Some(binary) = std::env::split_paths(&path)
+        .map(|dir| dir.join("redis-server"))
+        .find(|p| p.is_file())
+    else {
+        assert!(
+            std::env::var_os("NEARDUP_REQUIRE_REDIS").is_none(),
+            "redis-server is not installed (.ci/run installs it)"
+        );
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: redis-server is not installed (set NEARDUP_REQUIRE_REDIS to fail instead)"
+        );
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = Stopped(
+        Command::new(binary)
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let url = format!("redis://127.0.0.1:{port}/");
+    let started = Instant::now();
+    let admin = loop {
+        if let Ok(c) = redis::Client::open(url.as_str()).unwrap().get_connection() {
+            break c;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "redis-server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let admin = std::cell::RefCell::new(admin);
+    let pid = server.0.id() as i32;
+    let (o, took) = ingest_against_stalled(
+        &url,
+        || {
+            let clients: String = redis::cmd("CLIENT")
+                .arg("LIST")
+                .query(&mut *admin.borrow_mut())
+                .unwrap();
+            clients.lines().count() >= 2
+        },
+        // SAFETY: a signal to the child we started.
+        || assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0),
+    );
+    drop(server);
+    let e = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("timed out"), "{e}");
+    assert!(took < Duration::from_secs(9), "took {took:?}");
+}

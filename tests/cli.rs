@@ -909,3 +909,55 @@ fn a_bad_semantic_bucket_reach_names_file_line_and_field() {
         assert!(!stderr(&o).contains("panicked"));
     }
 }
+
+#[test]
+fn check_validates_without_running_and_names_the_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = neardup(&["check", "demo"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("ok: demo: "), "{out}");
+    assert!(out.contains("196 pages"), "{out}");
+    assert!(!dir.path().join("reports").exists(), "check writes nothing");
+    std::fs::write(
+        dir.path().join("x.yaml"),
+        "corpus: demo\nalgorithms:\n  - type: minhash\n    thershold: 0.5\n",
+    )
+    .unwrap();
+    let o = neardup(&["check", "x.yaml"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.starts_with("error: x.yaml:4:"), "{e}");
+    assert!(e.contains("did you mean `threshold`?"), "{e}");
+    std::fs::write(
+        dir.path().join("y.yaml"),
+        "corpus: missing.jsonl\nalgorithms: [{type: exact}]\n",
+    )
+    .unwrap();
+    let o = neardup(&["check", "y.yaml"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("missing.jsonl"), "{}", stderr(&o));
+}
+
+#[test]
+fn completions_and_man_page_come_from_the_parser() {
+    let dir = tempfile::tempdir().unwrap();
+    for shell in ["bash", "zsh", "fish"] {
+        let o = neardup(&["completions", shell], dir.path());
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let script = stdout(&o);
+        for word in ["run", "tune", "check", "report"] {
+            assert!(script.contains(word), "{shell} completions lack {word}");
+        }
+    }
+    let o = neardup(&["completions", "tcsh"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let o = neardup(&["man"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = stdout(&o);
+    assert!(page.contains(".TH neardup 1"), "{page}");
+    assert!(
+        page.contains("neardup\\-run") || page.contains("run"),
+        "{page}"
+    );
+}

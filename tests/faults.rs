@@ -662,3 +662,31 @@ fn a_paused_redis_server_fails_the_batch_within_its_deadline_requires_redis() {
     assert!(e.contains("timed out"), "{e}");
     assert!(took < Duration::from_secs(9), "took {took:?}");
 }
+
+#[test]
+fn index_check_says_what_is_wrong_and_exits_by_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    index_with_segments(dir.path(), 2);
+    let o = neardup(&["index", "check", "idx"], dir.path(), None);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).starts_with("ok: idx: 3 segments, 30 pages"),
+        "{}",
+        text(&o.stdout)
+    );
+    // One byte of one segment's ids flipped: its checksum names the file.
+    let segment = manifest(dir.path())["segments"][1]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let ids = dir.path().join("idx").join(&segment).join("ids.bin");
+    let mut bytes = std::fs::read(&ids).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&ids, bytes).unwrap();
+    let o = neardup(&["index", "check", "idx"], dir.path(), None);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let e = text(&o.stderr);
+    assert!(e.contains(&format!("{segment}/ids.bin")), "{e}");
+    assert!(e.lines().last().unwrap().contains("idx: 1 problems"), "{e}");
+}

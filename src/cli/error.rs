@@ -38,6 +38,10 @@ pub enum CliError {
     Cache(#[from] extract::cache::CacheError),
     #[error("{0}")]
     Usage(String),
+    /// A check that found problems, already listed on stderr: the summary
+    /// and the exit code the check chose.
+    #[error("{message}")]
+    Found { message: String, code: u8 },
 }
 
 impl CliError {
@@ -47,6 +51,7 @@ impl CliError {
             CliError::Experiment(ExperimentError::Report(_)) | CliError::Cache(_) => 1,
             CliError::Io { .. } | CliError::Gold(_) => 2,
             CliError::Ingest(e) => e.exit_code(),
+            CliError::Found { code, .. } => *code,
             CliError::Index(e) if e.is_environment() => 1,
             CliError::Url(crate::index::urls::UrlError::Redis { .. }) => 1,
             _ => 2,

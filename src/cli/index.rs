@@ -51,16 +51,58 @@ pub enum IndexCommand {
     /// Stored pages near each page given: an HTML file, or `-` for pages
     /// as JSONL on stdin. Prints one JSON line per page.
     Query { dir: PathBuf, page: PathBuf },
+    /// Verify every file of an index (manifest, segment numbers,
+    /// checksums) and say what is wrong: exit 0 when sound, 2 when
+    /// damaged, 1 when a file could not be read.
+    Check { dir: PathBuf },
 }
 
 pub fn run(args: IndexArgs) -> Result<(), CliError> {
     run_index(args.command)
 }
 
+/// `neardup index check DIR`: each problem on its own line, then a summary.
+fn check_index(dir: &Path) -> Result<(), CliError> {
+    let report = crate::index::check(dir);
+    for problem in &report.problems {
+        eprintln!("error: {problem}");
+    }
+    for folder in &report.foreign {
+        eprintln!(
+            "error: {}: a segment folder the manifest does not name (a manifest older than its segments?); commits are refused while it is there",
+            folder.display()
+        );
+    }
+    for leftover in &report.debris {
+        eprintln!(
+            "note: {}: left by an interrupted commit; the next writer removes it",
+            leftover.display()
+        );
+    }
+    if report.is_sound() {
+        println!(
+            "ok: {}: {} segments, {} pages, every file matches its checksum",
+            dir.display(),
+            report.segments,
+            report.pages
+        );
+        return Ok(());
+    }
+    Err(CliError::Found {
+        message: format!(
+            "{}: {} problems",
+            dir.display(),
+            report.problems.len() + report.foreign.len()
+        ),
+        code: report.exit_code(),
+    })
+}
+
 fn run_index(command: IndexCommand) -> Result<(), CliError> {
     use crate::algo::simhash::tables::{Layout, LayoutPlan};
     use crate::index::{Index, IndexSettings};
     match command {
+        IndexCommand::Check { dir } => check_index(&dir),
         IndexCommand::Plan {
             fingerprints,
             k,

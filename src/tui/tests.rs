@@ -157,6 +157,25 @@ fn the_inspector_tells_every_algorithm_apart_at_80_columns() {
 }
 
 #[test]
+fn two_learned_judges_on_different_models_keep_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    write_demo_model(&dir.path().join("a.json"));
+    write_demo_model(&dir.path().join("b.json"));
+    let path = dir.path().join("two.yaml");
+    std::fs::write(
+        &path,
+        "corpus: demo\nalgorithms:\n  - {type: learned, model: a.json}\n  - {type: learned, model: b.json}\n",
+    )
+    .unwrap();
+    let bench = load_now(&Source::Experiment(path)).expect("loads");
+    let result = &bench.result.algorithms;
+    assert_eq!(result[0].run.label, result[1].run.label, "one label");
+    let labels = super::ui::label::run_labels(&bench);
+    assert!(labels[0].contains("model=a.json"), "{labels:?}");
+    assert!(labels[1].contains("model=b.json"), "{labels:?}");
+}
+
+#[test]
 fn the_mouse_selects_tabs_and_rows_and_the_wheel_scrolls() {
     use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
     use ratatui::layout::Rect;

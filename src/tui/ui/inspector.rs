@@ -164,7 +164,7 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
         )
         .header(super::header(vec!["", "algorithm", "score", "decision"]))
         .block(Block::bordered().title(title).title_bottom(format!(
-            " {}/{} {} [{}] · ←→ select · ↑↓ scroll · Esc back · never scored: not a candidate; scored but not kept: past the floor ",
+            " {}/{} {} [{}] · ←→ select · ↑↓ scroll the texts · Esc back ",
             i.algorithm + 1,
             labels.len(),
             labels[i.algorithm],

@@ -1,7 +1,8 @@
 //! Keys become actions; what a key means depends on the screen and on
 //! whether a value is being typed or the help is open.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::Rect;
 
 use super::app::{App, Mode, Screen};
 
@@ -19,6 +20,11 @@ pub enum Action {
     Down,
     PageUp,
     PageDown,
+    /// The first or the last row.
+    Home,
+    End,
+    /// Select this row of the screen's list (a mouse click).
+    Select(usize),
     /// Move the focused threshold by steps (negative: down).
     Nudge(i32),
     /// Focus the next knob of the algorithm: threshold, then its gates.
@@ -59,7 +65,7 @@ pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
     if app.help {
         return match key.code {
             KeyCode::Char('?') | KeyCode::Esc | KeyCode::Char('q') => Some(Action::ToggleHelp),
-            _ => None,
+            code => moves(code),
         };
     }
     if let Mode::Confirm(_) = app.mode {
@@ -92,11 +98,7 @@ pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
         KeyCode::Char('s') => Some(Action::SaveThresholds),
         KeyCode::Char('x') => Some(Action::ExportCharts),
         KeyCode::Char('v') => Some(Action::NextLevel),
-        KeyCode::Up | KeyCode::Char('k') => Some(Action::Up),
-        KeyCode::Down | KeyCode::Char('j') => Some(Action::Down),
-        KeyCode::PageUp => Some(Action::PageUp),
-        KeyCode::PageDown => Some(Action::PageDown),
-        _ => None,
+        code => moves(code),
     };
     let screen = match app.screen {
         Screen::Tuning => match key.code {
@@ -122,11 +124,46 @@ pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
         },
         Screen::Inspector => match key.code {
             KeyCode::Backspace => Some(Action::Back),
+            KeyCode::Left | KeyCode::Char('h') => Some(Action::PrevAlgorithm),
+            KeyCode::Right | KeyCode::Char('l') => Some(Action::NextAlgorithm),
             _ => None,
         },
         Screen::Corpus | Screen::Throughput => None,
     };
     screen.or(common)
+}
+
+/// The keys that move through a list, the same on every screen.
+fn moves(code: KeyCode) -> Option<Action> {
+    match code {
+        KeyCode::Up | KeyCode::Char('k') => Some(Action::Up),
+        KeyCode::Down | KeyCode::Char('j') => Some(Action::Down),
+        KeyCode::PageUp => Some(Action::PageUp),
+        KeyCode::PageDown => Some(Action::PageDown),
+        KeyCode::Home => Some(Action::Home),
+        KeyCode::End => Some(Action::End),
+        _ => None,
+    }
+}
+
+/// The action a mouse event means now, `area` being the whole terminal:
+/// the wheel moves like the arrow keys, a click on a tab shows its
+/// screen, a click on a row selects it.
+pub fn action_for_mouse(app: &App, mouse: MouseEvent, area: Rect) -> Option<Action> {
+    if app.mode != Mode::Normal {
+        return None;
+    }
+    match mouse.kind {
+        MouseEventKind::ScrollUp => Some(Action::Up),
+        MouseEventKind::ScrollDown => Some(Action::Down),
+        MouseEventKind::Down(MouseButton::Left) if !app.help => {
+            match super::ui::hit(app, area, mouse.column, mouse.row)? {
+                super::ui::Hit::Tab(screen) => Some(Action::Show(screen)),
+                super::ui::Hit::Row(row) => Some(Action::Select(row)),
+            }
+        }
+        _ => None,
+    }
 }
 
 /// Every key, for the help popup: (keys, what they do, where).
@@ -145,13 +182,19 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     ("Esc", "close help, cancel typing, inspector: back", "all"),
     (
         "Up/Down j/k",
-        "select an algorithm or error; scroll texts",
+        "select an algorithm, stage or error; scroll texts",
         "all",
     ),
     ("PgUp/PgDn", "move ten rows", "all"),
+    ("Home/End", "the first / the last row", "all"),
+    (
+        "mouse",
+        "wheel scrolls; click a tab, a row or a pair",
+        "all",
+    ),
     ("v", "level: pairwise, clustered, page", "all"),
-    ("s", "save a complete experiment to NAME.tuned.yaml", "all"),
-    ("x", "export charts at these thresholds to reports/", "all"),
+    ("s", "save a complete experiment as NAME.tuned.yaml", "all"),
+    ("x", "export charts to a new reports/NAME-tui-N/", "all"),
     ("r", "reload the experiment and its corpus", "all"),
     ("Left/Right h/l", "move the focused knob one step", "tuning"),
     ("S-Left/S-Right", "move it ten steps", "tuning"),
@@ -170,5 +213,6 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     ("f  o  c", "FP/FN; sort by score; filter by slice", "errors"),
     ("Left/Right", "previous / next algorithm", "errors"),
     ("Enter", "open the selected pair", "errors"),
+    ("Left/Right h/l", "select an algorithm's score", "inspector"),
     ("Backspace", "back to the errors", "inspector"),
 ];

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::action::Action;
+use super::action::{Action, KEYS};
 use super::inspect::{shared_text, Highlighted};
 use super::loader::LoadEvent;
 use super::workbench::{
@@ -382,6 +382,11 @@ pub struct App {
     pub unsaved: bool,
     /// The value being typed is the recall jump's least precision.
     pub typing_precision: bool,
+    /// The selected row of the help, the throughput table and the corpus
+    /// slices (the lists the other screens select through stay theirs).
+    pub help_row: usize,
+    pub stage_row: usize,
+    pub slice_row: usize,
 }
 
 impl App {
@@ -404,6 +409,9 @@ impl App {
             requests: Vec::new(),
             unsaved: false,
             typing_precision: false,
+            help_row: 0,
+            stage_row: 0,
+            slice_row: 0,
         }
     }
 
@@ -554,10 +562,14 @@ impl App {
             Action::Quit if self.unsaved => self.ask(Pending::Quit),
             Action::Quit => self.quit = true,
             Action::Yes => {}
-            Action::ToggleHelp => self.help = !self.help,
-            Action::Show(screen) => self.screen = screen,
-            Action::NextScreen => self.screen = Screen::ALL[(self.screen.index() + 1) % 5],
-            Action::PrevScreen => self.screen = Screen::ALL[(self.screen.index() + 4) % 5],
+            Action::ToggleHelp => {
+                self.help = !self.help;
+                self.help_row = 0;
+            }
+            _ if self.help => self.help_row = moved(self.help_row, &action, KEYS.len()),
+            Action::Show(screen) => self.show(screen),
+            Action::NextScreen => self.show(Screen::ALL[(self.screen.index() + 1) % 5]),
+            Action::PrevScreen => self.show(Screen::ALL[(self.screen.index() + 4) % 5]),
             Action::Back => {
                 if self.help {
                     self.help = false;
@@ -565,7 +577,7 @@ impl App {
                     self.mode = Mode::Normal;
                     self.status = "typing cancelled".into();
                 } else if self.screen == Screen::Inspector {
-                    self.screen = Screen::Errors;
+                    self.show(Screen::Errors);
                 }
             }
             Action::Reload if self.unsaved => self.ask(Pending::Reload),
@@ -588,6 +600,25 @@ impl App {
                 }
                 _ => self.requests.push(Request::Export),
             },
+            ref moving @ (Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Home
+            | Action::End
+            | Action::Select(_))
+                if matches!(self.screen, Screen::Throughput | Screen::Corpus) =>
+            {
+                if let Some(bench) = &self.bench {
+                    if self.screen == Screen::Throughput {
+                        let n = bench.result.throughput.len();
+                        self.stage_row = moved(self.stage_row, moving, n);
+                    } else {
+                        let n = bench.summary.slices.len();
+                        self.slice_row = moved(self.slice_row, moving, n);
+                    }
+                }
+            }
             other => {
                 // Only finished runs can be focused and moved.
                 if self.algorithms() > 0 {
@@ -597,6 +628,14 @@ impl App {
         }
         if self.screen == Screen::Errors && self.errors.stale {
             self.refresh_errors();
+        }
+    }
+
+    /// A message about one screen says nothing on the next.
+    fn show(&mut self, screen: Screen) {
+        if screen != self.screen {
+            self.screen = screen;
+            self.status.clear();
         }
     }
 
@@ -646,12 +685,16 @@ impl App {
     fn update_loaded(&mut self, action: Action) {
         let n = self.algorithms();
         match (self.screen, action) {
-            (Screen::Tuning, Action::Up) => self.focus_algorithm(self.focus.saturating_sub(1)),
-            (Screen::Tuning, Action::Down) => self.focus_algorithm((self.focus + 1).min(n - 1)),
-            (Screen::Tuning, Action::PageUp) => self.focus_algorithm(self.focus.saturating_sub(10)),
-            (Screen::Tuning, Action::PageDown) => {
-                self.focus_algorithm((self.focus + 10).min(n - 1))
-            }
+            (
+                Screen::Tuning,
+                ref moving @ (Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Home
+                | Action::End
+                | Action::Select(_)),
+            ) => self.focus_algorithm(moved(self.focus, moving, n)),
             (Screen::Errors, Action::PrevAlgorithm) => {
                 self.focus_algorithm((self.focus + n - 1) % n)
             }
@@ -704,10 +747,16 @@ impl App {
                     self.apply_typed(&text);
                 }
             }
-            (Screen::Errors, Action::Up) => self.select_error(-1),
-            (Screen::Errors, Action::Down) => self.select_error(1),
-            (Screen::Errors, Action::PageUp) => self.select_error(-10),
-            (Screen::Errors, Action::PageDown) => self.select_error(10),
+            (
+                Screen::Errors,
+                ref moving @ (Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Home
+                | Action::End
+                | Action::Select(_)),
+            ) => self.errors.selected = moved(self.errors.selected, moving, self.errors.rows.len()),
             (Screen::Errors, Action::ToggleErrorKind) => {
                 self.errors.kind = match self.errors.kind {
                     ErrorKind::FalsePositives => ErrorKind::FalseNegatives,
@@ -742,10 +791,35 @@ impl App {
                 self.errors.stale = true;
             }
             (Screen::Errors, Action::Confirm) => self.inspect_selected(),
+            (Screen::Inspector, Action::PrevAlgorithm) => {
+                if let Some(i) = &mut self.inspection {
+                    i.algorithm = i.algorithm.saturating_sub(1);
+                }
+            }
+            (Screen::Inspector, Action::NextAlgorithm) => {
+                if let Some(i) = &mut self.inspection {
+                    i.algorithm = (i.algorithm + 1).min(n - 1);
+                }
+            }
             (Screen::Inspector, Action::Up) => self.scroll(-1),
             (Screen::Inspector, Action::Down) => self.scroll(1),
             (Screen::Inspector, Action::PageUp) => self.scroll(-10),
             (Screen::Inspector, Action::PageDown) => self.scroll(10),
+            (Screen::Inspector, Action::Home) => self.scroll(-i32::from(u16::MAX)),
+            (Screen::Inspector, Action::End) => {
+                if let Some(i) = &mut self.inspection {
+                    // The texts' lines before wrapping: the drawing stops
+                    // the scroll where the longer one ends on screen.
+                    let lines = |h: &Highlighted| {
+                        h.pieces
+                            .iter()
+                            .map(|(p, _)| p.matches('\n').count())
+                            .sum::<usize>()
+                    };
+                    let end = lines(&i.left).max(lines(&i.right));
+                    i.scroll = u16::try_from(end).unwrap_or(u16::MAX);
+                }
+            }
             _ => {}
         }
     }
@@ -863,13 +937,6 @@ impl App {
         }
     }
 
-    fn select_error(&mut self, by: i64) {
-        let n = self.errors.rows.len() as i64;
-        if n > 0 {
-            self.errors.selected = (self.errors.selected as i64 + by).clamp(0, n - 1) as usize;
-        }
-    }
-
     fn scroll(&mut self, by: i32) {
         if let Some(i) = &mut self.inspection {
             i.scroll = (i32::from(i.scroll) + by).clamp(0, u16::MAX as i32) as u16;
@@ -928,16 +995,37 @@ impl App {
         self.screen = Screen::Inspector;
     }
 
-    /// Where `s` writes: beside the experiment, or in the working
-    /// directory for the demo and for a bare corpus.
+    /// Where `s` writes: beside the experiment, whose paths are relative
+    /// to its folder (`*.tuned.yaml` is ignored there); the demo's and a
+    /// bare corpus's into `tuned/` of the working directory, ignored too,
+    /// so that using the workbench leaves a checkout clean.
     fn save_path(&self) -> Option<PathBuf> {
         let bench = self.bench.as_ref()?;
         let name = format!("{}.tuned.yaml", bench.result.name);
         Some(match &self.source {
             Source::Experiment(path) => path.with_file_name(name),
-            Source::Demo | Source::Corpus(_) | Source::External { .. } => PathBuf::from(name),
+            Source::Demo | Source::Corpus(_) | Source::External { .. } => {
+                PathBuf::from(super::save::TUNED_DIR).join(name)
+            }
         })
     }
+}
+
+/// Where a move (up, down, ten rows, the ends, a clicked row) takes the
+/// selected row of a list of `n`.
+fn moved(row: usize, action: &Action, n: usize) -> usize {
+    let last = n.saturating_sub(1);
+    match *action {
+        Action::Up => row.saturating_sub(1),
+        Action::Down => row + 1,
+        Action::PageUp => row.saturating_sub(10),
+        Action::PageDown => row + 10,
+        Action::Home => 0,
+        Action::End => last,
+        Action::Select(clicked) => clicked,
+        _ => row,
+    }
+    .min(last)
 }
 
 /// What each run's candidate search says of pages `a` and `b`: the two

@@ -17,7 +17,7 @@ use std::io::{self, IsTerminal};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{self, Event, KeyEventKind};
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind};
 use crossterm::execute;
 use crossterm::terminal::{
     disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
@@ -66,7 +66,7 @@ struct TerminalGuard;
 impl TerminalGuard {
     fn enter() -> io::Result<Self> {
         enable_raw_mode()?;
-        if let Err(e) = execute!(io::stdout(), EnterAlternateScreen) {
+        if let Err(e) = execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture) {
             let _ = disable_raw_mode();
             return Err(e);
         }
@@ -75,7 +75,12 @@ impl TerminalGuard {
 
     fn restore() {
         let _ = disable_raw_mode();
-        let _ = execute!(io::stdout(), LeaveAlternateScreen, crossterm::cursor::Show);
+        let _ = execute!(
+            io::stdout(),
+            DisableMouseCapture,
+            LeaveAlternateScreen,
+            crossterm::cursor::Show
+        );
     }
 }
 
@@ -142,6 +147,14 @@ fn event_loop(
                         dirty = true;
                     }
                 }
+                Event::Mouse(mouse) => {
+                    let size = terminal.size()?;
+                    let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
+                    if let Some(action) = action::action_for_mouse(&app, mouse, area) {
+                        app.update(action);
+                        dirty = true;
+                    }
+                }
                 Event::Resize(..) => dirty = true,
                 _ => {}
             }
@@ -161,8 +174,18 @@ fn event_loop(
     }
 }
 
+/// Where `x` draws: `REPORTS/NAME-tui-N/`, N the first number no folder
+/// has, so that neither a run's folder (`neardup run NAME.tuned.yaml`
+/// writes `NAME-tuned/`) nor an earlier export is written over.
+pub(crate) fn export_dir(reports: &std::path::Path, name: &str) -> std::path::PathBuf {
+    (1..)
+        .map(|n| reports.join(format!("{name}-tui-{n}")))
+        .find(|dir| !dir.exists())
+        .expect("a free number")
+}
+
 /// The report of the current state: each algorithm at its tuned
-/// threshold, its curve over the gated pairs, into `REPORTS/NAME-tuned/`.
+/// threshold, its curve over the gated pairs, into [`export_dir`].
 fn export_charts(
     bench: &workbench::Workbench,
     reports: &std::path::Path,
@@ -193,8 +216,10 @@ fn export_charts(
             .collect();
         run = run.with_judged(truth, &judged);
     }
-    let name = format!("{}-tuned", bench.result.name);
-    let dir = reports.join(&name);
+    let dir = export_dir(reports, &bench.result.name);
+    let name = dir
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     crate::report::render_report(&[(name, run)], &dir).map_err(|e| e.to_string())?;
     Ok(dir)
 }
@@ -210,7 +235,13 @@ fn perform(app: &mut App, request: Request) -> Option<Receiver<LoadEvent>> {
                 .ok_or_else(|| "nothing loaded".to_string())
                 .and_then(save::tuned_yaml)
                 .and_then(|text| {
-                    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+                    let written = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                        Some(dir) => std::fs::create_dir_all(dir),
+                        None => Ok(()),
+                    };
+                    written
+                        .and_then(|()| std::fs::write(&path, text))
+                        .map_err(|e| format!("{}: {e}", path.display()))
                 });
             let pending = app.bench.as_ref().map_or(0, |b| b.pending.len());
             app.status = match outcome {

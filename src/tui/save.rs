@@ -7,9 +7,13 @@
 //! extractions becoming one entry per extraction. So `neardup run` on the
 //! file reproduces every count the workbench showed.
 
-use super::workbench::Workbench;
+use super::workbench::{Source, Workbench};
 use crate::experiment::tune::{tuned_config, TunedRun};
 use crate::experiment::ExperimentConfig;
+
+/// The folder, in the working directory, where `s` saves what has no
+/// experiment file of its own to sit beside (the demo, a bare corpus).
+pub const TUNED_DIR: &str = "tuned";
 
 /// The experiment with the workbench's thresholds and gates.
 pub fn tuned(bench: &Workbench) -> ExperimentConfig {
@@ -39,12 +43,20 @@ pub fn tuned(bench: &Workbench) -> ExperimentConfig {
             }
         }))
         .collect();
-    tuned_config(
+    let mut config = tuned_config(
         &bench.config,
         &format!("{}-tuned", bench.result.name),
         &runs,
     )
-    .0
+    .0;
+    // A bare corpus is named relative to the working directory, and the
+    // file goes into a folder below it: named whole, it still reads.
+    if let Source::Corpus(path) = &bench.source {
+        if let Ok(whole) = std::path::absolute(path) {
+            config.corpus = whole.to_string_lossy().into_owned();
+        }
+    }
+    config
 }
 
 /// [`tuned`] as YAML, checked to load.

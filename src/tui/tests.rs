@@ -91,6 +91,145 @@ fn snapshot_every_screen() {
     insta::assert_snapshot!("help", screen(&app, 100, 30));
 }
 
+/// Every screen at the smallest size the workbench is meant for and at a
+/// common one, the lists scrolled to their ends.
+#[test]
+fn snapshot_every_screen_at_80x24_and_120x40() {
+    let bench = demo();
+    let full_minhash = algorithm(&bench, "minhash(w=3", Extraction::FullText);
+    let semantic_full = bench
+        .result
+        .throughput
+        .iter()
+        .position(|r| r.algorithm.starts_with("semantic(") && r.algorithm.ends_with("[full_text]"))
+        .expect("a semantic stage on full_text");
+    let mut app = App::with_workbench(bench);
+    for (width, height) in [(80, 24), (120, 40)] {
+        let size = format!("{width}x{height}");
+        key(&mut app, KeyCode::Char('1'));
+        insta::assert_snapshot!(format!("corpus_{size}"), screen(&app, width, height));
+        focus(&mut app, full_minhash);
+        insta::assert_snapshot!(
+            format!("tuning_{size}_full_text"),
+            screen(&app, width, height)
+        );
+        key(&mut app, KeyCode::Char('3'));
+        key(&mut app, KeyCode::Home);
+        insta::assert_snapshot!(format!("throughput_{size}"), screen(&app, width, height));
+        for _ in 0..semantic_full {
+            key(&mut app, KeyCode::Char('j'));
+        }
+        assert_eq!(app.stage_row, semantic_full);
+        let shown = screen(&app, width, height);
+        assert!(
+            shown.contains("semantic(") && (shown.contains("[f]") || shown.contains("[full_text]")),
+            "{shown}"
+        );
+        insta::assert_snapshot!(format!("throughput_{size}_semantic_full_text"), shown);
+        key(&mut app, KeyCode::Char('4'));
+        insta::assert_snapshot!(format!("errors_{size}"), screen(&app, width, height));
+        key(&mut app, KeyCode::Enter);
+        insta::assert_snapshot!(format!("inspector_{size}"), screen(&app, width, height));
+        key(&mut app, KeyCode::Char('?'));
+        key(&mut app, KeyCode::End);
+        let help = screen(&app, width, height);
+        let last = super::action::KEYS.last().expect("keys").1;
+        assert!(help.contains(last), "{help}");
+        insta::assert_snapshot!(format!("help_{size}_end"), help);
+        key(&mut app, KeyCode::Esc);
+    }
+}
+
+#[test]
+fn the_inspector_tells_every_algorithm_apart_at_80_columns() {
+    use super::ui::label::{fit_label, run_labels};
+    let bench = demo();
+    let labels = run_labels(&bench);
+    let peers: Vec<&str> = labels.iter().map(String::as_str).collect();
+    // The inspector's label column at 80 columns.
+    let shown: std::collections::HashSet<String> = labels
+        .iter()
+        .zip(&bench.result.algorithms)
+        .map(|(l, a)| fit_label(l, a.extraction.name(), 20, &peers))
+        .collect();
+    assert_eq!(shown.len(), labels.len(), "{shown:?}");
+    assert!(shown.iter().all(|l| l.chars().count() <= 20), "{shown:?}");
+}
+
+#[test]
+fn two_learned_judges_on_different_models_keep_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    write_demo_model(&dir.path().join("a.json"));
+    write_demo_model(&dir.path().join("b.json"));
+    let path = dir.path().join("two.yaml");
+    std::fs::write(
+        &path,
+        "corpus: demo\nalgorithms:\n  - {type: learned, model: a.json}\n  - {type: learned, model: b.json}\n",
+    )
+    .unwrap();
+    let bench = load_now(&Source::Experiment(path)).expect("loads");
+    let result = &bench.result.algorithms;
+    assert_eq!(result[0].run.label, result[1].run.label, "one label");
+    let labels = super::ui::label::run_labels(&bench);
+    assert!(labels[0].contains("model=a.json"), "{labels:?}");
+    assert!(labels[1].contains("model=b.json"), "{labels:?}");
+}
+
+#[test]
+fn the_mouse_selects_tabs_and_rows_and_the_wheel_scrolls() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    use ratatui::layout::Rect;
+    let mut app = App::with_workbench(demo());
+    let area = Rect::new(0, 0, 80, 24);
+    let mouse = |app: &mut App, kind, column, row| {
+        let event = MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        };
+        if let Some(action) = super::action::action_for_mouse(app, event, area) {
+            app.update(action);
+        }
+    };
+    let click = MouseEventKind::Down(MouseButton::Left);
+    // " 1 Corpus | 2 Tuning | 3 Throughput ...": column 26 is in "Throughput".
+    mouse(&mut app, click, 26, 0);
+    assert_eq!(app.screen, Screen::Throughput);
+    // Border and header above the first row, at line 1 and 2.
+    mouse(&mut app, click, 10, 5);
+    assert_eq!(app.stage_row, 2);
+    mouse(&mut app, MouseEventKind::ScrollDown, 10, 10);
+    assert_eq!(app.stage_row, 3);
+    mouse(&mut app, MouseEventKind::ScrollUp, 10, 10);
+    mouse(&mut app, MouseEventKind::ScrollUp, 10, 10);
+    assert_eq!(app.stage_row, 1);
+    mouse(&mut app, click, 3, 0);
+    assert_eq!(app.screen, Screen::Corpus);
+    mouse(&mut app, click, 14, 0);
+    assert_eq!(app.screen, Screen::Tuning);
+    mouse(&mut app, click, 10, 4);
+    assert_eq!(app.focus, 1);
+    // A click below the last row selects nothing.
+    mouse(&mut app, click, 10, 23);
+    assert_eq!(app.focus, 1);
+}
+
+#[test]
+fn status_messages_wrap_and_clear_on_a_screen_change() {
+    let mut app = App::with_workbench(demo());
+    app.status = "a message long enough to need a second line at eighty columns, \
+                  which it gets rather than being cut at the edge"
+        .into();
+    let shown = screen(&app, 80, 24);
+    assert!(shown.contains("being cut at the edge"), "{shown}");
+    key(&mut app, KeyCode::Char('3'));
+    assert_eq!(app.status, "");
+    app.status = "stays".into();
+    key(&mut app, KeyCode::Char('3'));
+    assert_eq!(app.status, "stays", "the same screen is no change");
+}
+
 #[test]
 fn the_gauge_line_gives_the_rate_and_the_time_left() {
     use crate::tui::app::Work;
@@ -425,9 +564,10 @@ fn saved_thresholds_load_as_an_experiment() {
     let Some(Request::Save(path)) = app.requests.pop() else {
         panic!("no save request")
     };
-    assert_eq!(path.to_str(), Some("demo.tuned.yaml"));
+    // Into the ignored tuned/, which the save makes.
+    assert_eq!(path, std::path::Path::new("tuned").join("demo.tuned.yaml"));
     let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("demo.tuned.yaml");
+    let target = dir.path().join("tuned").join("demo.tuned.yaml");
     perform(&mut app, Request::Save(target.clone()));
     assert!(app.status.starts_with("saved"), "{}", app.status);
     assert!(!app.unsaved, "saved");
@@ -742,8 +882,19 @@ fn charts_export_at_the_tuned_thresholds() {
         key(&mut app, KeyCode::Right);
     }
     let dir = tempfile::tempdir().unwrap();
+    // A run's folder is never the export's, nor is an earlier export.
+    std::fs::create_dir(dir.path().join("demo-tuned")).unwrap();
     let out = super::export_charts(app.bench.as_ref().unwrap(), dir.path()).unwrap();
+    assert_eq!(out, dir.path().join("demo-tui-1"));
     assert!(out.join("pr.png").exists() && out.join("report.md").exists());
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("demo-tuned"))
+            .unwrap()
+            .count(),
+        0
+    );
+    let again = super::export_charts(app.bench.as_ref().unwrap(), dir.path()).unwrap();
+    assert_eq!(again, dir.path().join("demo-tui-2"));
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("jaccard(w=3) [main] (at 0.53)"), "{md}");
 }

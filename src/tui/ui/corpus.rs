@@ -1,17 +1,25 @@
 //! Corpus: pages, clusters and their sizes, languages, slices.
 
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
 use ratatui::style::{Color, Style};
 use ratatui::text::Line;
-use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Paragraph, Row, Table};
+use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Paragraph, Row, Table, TableState};
 use ratatui::Frame;
 
 use crate::tui::app::App;
 use crate::tui::workbench::Workbench;
 
+/// The slices table's part of the screen's `area`.
+pub fn slices_area(area: Rect) -> Rect {
+    let [_, bottom] = Layout::vertical([Constraint::Length(9), Constraint::Min(4)]).areas(area);
+    bottom
+}
+
 pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     let s = &bench.summary;
-    let [top, bottom] = Layout::vertical([Constraint::Length(9), Constraint::Min(4)]).areas(area);
+    let [top, _] = Layout::vertical([Constraint::Length(9), Constraint::Min(4)]).areas(area);
+    let bottom = slices_area(area);
     let [facts, sizes] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
     let languages = s
@@ -65,7 +73,8 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
         Row::new(vec![name.clone(), pages.to_string(), pairs.to_string()])
     });
     let header = super::header(vec!["slice (category/kind)", "pages", "true pairs"]);
-    frame.render_widget(
+    let selected = (!s.slices.is_empty()).then_some(app.slice_row.min(s.slices.len() - 1));
+    frame.render_stateful_widget(
         Table::new(
             rows,
             [
@@ -75,7 +84,9 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
             ],
         )
         .header(header)
+        .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
         .block(Block::bordered().title(" slices: a pair counts in the later slice of its pages ")),
         bottom,
+        &mut TableState::default().with_selected(selected),
     );
 }

@@ -6,8 +6,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::widgets::{Block, Row, Table, TableState};
 use ratatui::Frame;
 
+use super::algorithm_color;
 use super::inspector::page_name;
-use super::{algorithm_color, fit};
+use super::label::{fit_label, run_labels};
 use crate::tui::app::App;
 use crate::tui::workbench::{ErrorSort, Workbench, MAX_LISTED};
 use crate::util::fmt::threshold_as_typed;
@@ -41,14 +42,17 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     } else {
         String::new()
     };
+    let labels = run_labels(bench);
+    let peers: Vec<&str> = labels.iter().map(String::as_str).collect();
     let title = format!(
-        " {}: {} [{}] at {}: {}{capped}, {filter}, {sort} ",
+        " {}: {} at {}: {}{capped}, {filter}, {sort} ",
         v.kind.name(),
-        fit(
-            &result.run.label,
-            (area.width as usize).saturating_sub(62).clamp(10, 60)
+        fit_label(
+            &labels[app.focus],
+            result.extraction.name(),
+            (area.width as usize).saturating_sub(58).clamp(14, 64),
+            &peers
         ),
-        result.extraction.name(),
         threshold_as_typed(bench.tunings[app.focus].threshold),
         v.total,
     );

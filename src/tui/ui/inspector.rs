@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
 use ratatui::Frame;
 
+use super::label::{fit_label, run_labels};
 use super::{algorithm_color, fit, SHARED};
 use crate::tui::app::App;
 use crate::tui::inspect::Highlighted;
@@ -59,6 +60,18 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(texts);
     let truth = &bench.result.truth;
     let same = truth.cluster[i.a as usize] == truth.cluster[i.b as usize];
+    // The scroll stops where the longer text's last line shows (its lines
+    // counted as wrapped at the column, a word wrap adding a few).
+    let inner = usize::from(left.width.saturating_sub(2)).max(1);
+    let wrapped = |h: &Highlighted| -> usize {
+        text_lines(h)
+            .iter()
+            .map(|l| l.width().div_ceil(inner).max(1))
+            .sum()
+    };
+    let longest = wrapped(&i.left).max(wrapped(&i.right));
+    let last = longest.saturating_sub(usize::from(texts.height.saturating_sub(2)));
+    let scroll = i.scroll.min(u16::try_from(last).unwrap_or(u16::MAX));
     for (area, page, h) in [(left, i.a, &i.left), (right, i.b, &i.right)] {
         let p = &bench.corpus.pages[page as usize];
         let title = format!(
@@ -71,12 +84,14 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
         frame.render_widget(
             Paragraph::new(text_lines(h))
                 .wrap(Wrap { trim: false })
-                .scroll((i.scroll, 0))
+                .scroll((scroll, 0))
                 .block(Block::bordered().title(title)),
             area,
         );
     }
-    let label_width = (area.width as usize).saturating_sub(60).clamp(16, 48);
+    let label_width = (area.width as usize).saturating_sub(60).clamp(20, 48);
+    let labels = run_labels(bench);
+    let peers: Vec<&str> = labels.iter().map(String::as_str).collect();
     let rows = bench.result.algorithms.iter().enumerate().map(|(k, a)| {
         let run = &a.run;
         let tuning = &bench.tunings[k];
@@ -114,9 +129,11 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
                 "■",
                 Style::new().fg(algorithm_color(k)),
             ))),
-            ratatui::text::Text::from(Line::from(fit(
-                &format!("{} [{}]", run.label, a.extraction.name()),
+            ratatui::text::Text::from(Line::from(fit_label(
+                &labels[k],
+                a.extraction.name(),
                 label_width,
+                &peers,
             ))),
             ratatui::text::Text::from(score),
             ratatui::text::Text::from(Span::styled(
@@ -146,9 +163,13 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
             ],
         )
         .header(super::header(vec!["", "algorithm", "score", "decision"]))
-        .block(Block::bordered().title(title).title_bottom(
-            " never scored: not a candidate; scored but not kept: past the floor · ↑↓ scroll · Esc back ",
-        ))
+        .block(Block::bordered().title(title).title_bottom(format!(
+            " {}/{} {} [{}] · ←→ select · ↑↓ scroll the texts · Esc back ",
+            i.algorithm + 1,
+            labels.len(),
+            labels[i.algorithm],
+            bench.result.algorithms[i.algorithm].extraction.name()
+        )))
         .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED)),
         scores,
         &mut state,

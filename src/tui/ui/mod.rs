@@ -4,6 +4,7 @@ mod corpus;
 mod errors;
 mod help;
 mod inspector;
+pub mod label;
 pub mod loading;
 mod throughput;
 mod tuning;
@@ -45,20 +46,119 @@ pub fn header<'a>(cells: Vec<&'a str>) -> ratatui::widgets::Row<'a> {
     )
 }
 
-pub fn render(app: &App, frame: &mut Frame) {
-    let [tabs, body, status] = Layout::vertical([
+/// The tabs line, the screen's body and the status lines (as many as the
+/// message needs, up to three) of a terminal of `area`.
+fn areas(app: &App, area: Rect) -> [Rect; 3] {
+    let lines = wrapped_lines(&status_text(app), usize::from(area.width)).clamp(1, 3) as u16;
+    Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(0),
-        Constraint::Length(1),
+        Constraint::Length(lines),
     ])
-    .areas(frame.area());
+    .areas(area)
+}
+
+/// The lines `text` takes wrapped at word boundaries to `width` columns.
+fn wrapped_lines(text: &str, width: usize) -> usize {
+    use unicode_width::UnicodeWidthStr;
+    let width = width.max(1);
+    let (mut lines, mut column) = (1, 0);
+    for word in text.split(' ') {
+        let w = word.width();
+        if column > 0 && column + 1 + w > width {
+            lines += 1;
+            column = 0;
+        }
+        column += if column > 0 { 1 + w } else { w };
+        // A word longer than the line breaks where the line ends.
+        while column > width {
+            lines += 1;
+            column -= width;
+        }
+    }
+    lines
+}
+
+/// Where a click landed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Hit {
+    Tab(Screen),
+    /// A row of the screen's list, counted from its first.
+    Row(usize),
+}
+
+/// What is drawn at (`column`, `row`) of a terminal of `area`, when it
+/// can be clicked.
+pub fn hit(app: &App, area: Rect, column: u16, row: u16) -> Option<Hit> {
+    let [tabs, body, _] = areas(app, area);
+    if row == tabs.y {
+        return tab_at(column.checked_sub(tabs.x)?).map(Hit::Tab);
+    }
+    let bench = app.bench.as_ref()?;
+    let (table, selected, rows) = match app.screen {
+        Screen::Tuning if !bench.tunings.is_empty() => (
+            tuning::list_area(bench, body),
+            app.focus,
+            bench.tunings.len(),
+        ),
+        Screen::Throughput => (
+            throughput::table_area(body),
+            app.stage_row,
+            bench.result.throughput.len(),
+        ),
+        Screen::Errors if !bench.tunings.is_empty() => {
+            (body, app.errors.selected, app.errors.rows.len())
+        }
+        Screen::Corpus => (
+            corpus::slices_area(body),
+            app.slice_row,
+            bench.summary.slices.len(),
+        ),
+        _ => return None,
+    };
+    // Inside the border, below the header row.
+    let first = table.y + 2;
+    let visible = table.height.saturating_sub(3);
+    if row < first || row >= first + visible || column <= table.x || column + 1 >= table.right() {
+        return None;
+    }
+    let index = first_shown(selected, usize::from(visible)) + usize::from(row - first);
+    (index < rows).then_some(Hit::Row(index))
+}
+
+/// The first row a table of `visible` rows shows with `selected` selected:
+/// the selection scrolls into view at the bottom, as ratatui draws it.
+pub fn first_shown(selected: usize, visible: usize) -> usize {
+    selected.saturating_sub(visible.saturating_sub(1))
+}
+
+/// The tab under a column of the tabs line: each title padded by a space
+/// either side, then a one-column divider.
+fn tab_at(column: u16) -> Option<Screen> {
+    let mut start = 0usize;
+    for (i, screen) in Screen::ALL.iter().enumerate() {
+        let end = start + tab_title(i, *screen).len() + 2;
+        if usize::from(column) < end {
+            return Some(*screen);
+        }
+        start = end + 1;
+    }
+    None
+}
+
+fn tab_title(i: usize, screen: Screen) -> String {
+    format!("{} {}", i + 1, screen.title())
+}
+
+pub fn render(app: &App, frame: &mut Frame) {
+    let [tabs, body, status] = areas(app, frame.area());
     render_tabs(app, frame, tabs);
     match &app.bench {
         None => loading::render(app, frame, body),
         Some(bench) => match app.screen {
             Screen::Corpus => corpus::render(app, bench, frame, body),
             Screen::Tuning => tuning::render(app, bench, frame, body),
-            Screen::Throughput => throughput::render(bench, frame, body),
+            Screen::Throughput => throughput::render(app, bench, frame, body),
             _ if bench.tunings.is_empty() => frame.render_widget(
                 Paragraph::new(
                     " No algorithm run has finished yet: each row of the tuning screen (2) fills in as its run finishes.",
@@ -72,7 +172,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     }
     render_status(app, frame, status);
     if app.help {
-        help::render(frame, body);
+        help::render(app, frame, body);
     }
 }
 
@@ -80,7 +180,7 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
     let titles = Screen::ALL
         .iter()
         .enumerate()
-        .map(|(i, s)| format!("{} {}", i + 1, s.title()));
+        .map(|(i, &s)| tab_title(i, s));
     let tabs = Tabs::new(titles)
         .select(Screen::ALL.iter().position(|&s| s == app.screen))
         .style(Style::new().fg(Color::Gray))
@@ -99,6 +199,22 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
             .style(Style::new().fg(Color::Gray)),
         right,
     );
+}
+
+/// The status line's text, for its height.
+fn status_text(app: &App) -> String {
+    match &app.mode {
+        Mode::Confirm(pending) => format!(" {}", pending.question()),
+        Mode::Typing(text) => format!(
+            " {}: {text}_  (Enter applies, Esc cancels)",
+            if app.typing_precision {
+                "least precision".to_string()
+            } else {
+                app.knob_name()
+            }
+        ),
+        Mode::Normal => format!(" {}", app.status),
+    }
 }
 
 fn render_status(app: &App, frame: &mut Frame, area: Rect) {
@@ -128,7 +244,9 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         Mode::Normal => Line::from(Span::raw(format!(" {}", app.status))),
     };
     frame.render_widget(
-        Paragraph::new(line).style(Style::new().bg(Color::Rgb(40, 40, 40)).fg(Color::White)),
+        Paragraph::new(line)
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .style(Style::new().bg(Color::Rgb(40, 40, 40)).fg(Color::White)),
         area,
     );
 }

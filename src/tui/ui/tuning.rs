@@ -11,6 +11,7 @@ use ratatui::widgets::{
 };
 use ratatui::Frame;
 
+use super::label::{fit_label, run_labels};
 use super::loading::work_line;
 use super::{algorithm_color, fit, ACCENT};
 use crate::algo::Direction;
@@ -20,6 +21,29 @@ use crate::tui::app::App;
 use crate::tui::workbench::{ceilings, Level, Workbench};
 use crate::util::fmt::percent;
 use crate::util::fmt::threshold_as_typed;
+
+/// The algorithms list's height in the area below the line of runs.
+fn list_height(bench: &Workbench, area: Rect) -> u16 {
+    let rows = bench.tunings.len() + bench.pending.len();
+    // Borders and the header row besides the algorithms.
+    (rows as u16 + 3).min(area.height / 3).max(4)
+}
+
+/// The algorithms list's part of the screen's `area`.
+pub fn list_area(bench: &Workbench, area: Rect) -> Rect {
+    let area = if bench.pending.is_empty() {
+        area
+    } else {
+        let [_, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+        rest
+    };
+    let [list, _] = Layout::vertical([
+        Constraint::Length(list_height(bench, area)),
+        Constraint::Min(0),
+    ])
+    .areas(area);
+    list
+}
 
 pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
     // While runs are pending: a line counting them and the stage under way.
@@ -35,9 +59,7 @@ pub fn render(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
         );
         rest
     };
-    let rows = bench.tunings.len() + bench.pending.len();
-    // Borders and the header row besides the algorithms.
-    let list_height = (rows as u16 + 3).min(area.height / 3).max(4);
+    let list_height = list_height(bench, area);
     if bench.tunings.is_empty() {
         let [list, rest] =
             Layout::vertical([Constraint::Length(list_height), Constraint::Min(0)]).areas(area);
@@ -130,11 +152,16 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
         .max()
         .unwrap_or(4)
         .max(if bench.pending.is_empty() { 5 } else { 7 });
-    let longest_label = bench
-        .result
-        .algorithms
+    let labels = run_labels(bench);
+    let peers: Vec<&str> = labels
         .iter()
-        .map(|a| a.run.label.chars().count() + a.extraction.name().len() + 3)
+        .map(String::as_str)
+        .chain(bench.pending.iter().map(|p| p.label.as_str()))
+        .collect();
+    let longest_label = labels
+        .iter()
+        .zip(&bench.result.algorithms)
+        .map(|(l, a)| l.chars().count() + a.extraction.name().len() + 3)
         .chain(
             bench
                 .pending
@@ -154,9 +181,11 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
         let capped = level.recall() >= ceiling - 1e-9 && ceiling < 1.0;
         Row::new(vec![
             Cell::from(Span::styled("■", Style::new().fg(algorithm_color(i)))),
-            Cell::from(fit(
-                &format!("{} [{}]", a.run.label, a.extraction.name()),
+            Cell::from(fit_label(
+                &labels[i],
+                a.extraction.name(),
                 label_width,
+                &peers,
             )),
             Cell::from(Line::from(knobs_text(app, bench, i))),
             Cell::from(percent(level.precision())).style(Style::new()),
@@ -179,9 +208,11 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
                 "□",
                 Style::new().fg(algorithm_color(bench.tunings.len() + k)),
             )),
-            Cell::from(fit(
-                &format!("{} [{}]", p.label, p.extraction.name()),
+            Cell::from(fit_label(
+                &p.label,
+                p.extraction.name(),
                 label_width,
+                &peers,
             )),
             Cell::from(if k == 0 { "running" } else { "queued" }),
         ])
@@ -221,12 +252,22 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
         ],
     )
     .header(header)
-    .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
-    .block(Block::bordered().title(format!(
+    .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED));
+    let block = Block::bordered().title(format!(
         " {} level (ceil: candidate recall): ←→ move, b best F, c best clustered F, p most R at P ",
         app.level.name()
-    )));
+    ));
     let selected = (!bench.tunings.is_empty()).then_some(app.focus);
+    let table = match labels.get(app.focus) {
+        // The focused row's whole label, however narrow its column.
+        Some(label) => table.block(block.title_bottom(format!(
+            " {}/{} {label} [{}] ",
+            app.focus + 1,
+            labels.len(),
+            bench.result.algorithms[app.focus].extraction.name()
+        ))),
+        None => table.block(block),
+    };
     let mut state = TableState::default().with_selected(selected);
     frame.render_stateful_widget(table, area, &mut state);
 }
@@ -301,10 +342,11 @@ fn render_metrics(app: &App, bench: &Workbench, shown: &[usize], frame: &mut Fra
             format!("{key}→{}", choice.map_or("-".into(), threshold_as_typed))
         })
         .collect();
+    let labels = run_labels(bench);
+    let peers: Vec<&str> = labels.iter().map(String::as_str).collect();
     let title = format!(
-        " {} [{}]: {} {}; {} (p: P≥{}) ",
-        fit(&focused.run.label, 32),
-        focused.extraction.name(),
+        " {}: {} {}; {} (p: P≥{}) ",
+        fit_label(&labels[app.focus], focused.extraction.name(), 32, &peers),
         focused.run.scale.name,
         threshold_as_typed(tuning.threshold),
         jumps.join(" "),

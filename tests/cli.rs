@@ -909,3 +909,37 @@ fn a_bad_semantic_bucket_reach_names_file_line_and_field() {
         assert!(!stderr(&o).contains("panicked"));
     }
 }
+
+/// `run` and `tune` choose the best F over the same thresholds: every one
+/// the stored pairs answer, not only the grid (issue 48).
+#[test]
+fn run_and_tune_report_one_best_f() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = neardup(&["run", "demo", "--json", "-o", "r"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let o = neardup(&["tune", "demo", "-o", "tuned.yaml"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tuned = stdout(&o);
+    let rows = summary["algorithms"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    for row in rows {
+        let best = &row["best"][0];
+        assert_eq!(best["objective"], "f1");
+        let name = format!(
+            "  {} [{}]: ",
+            row["algorithm"].as_str().unwrap(),
+            row["extract"].as_str().unwrap()
+        );
+        let line = tuned
+            .lines()
+            .find(|l| l.starts_with(&name))
+            .unwrap_or_else(|| panic!("{name} in {tuned}"));
+        let expected = format!(
+            "{name}{} (f1 {:.2}%)",
+            best["threshold"].as_f64().unwrap(),
+            100.0 * best["value"].as_f64().unwrap()
+        );
+        assert!(line.starts_with(&expected), "{line} vs run's {expected}");
+    }
+}

@@ -122,7 +122,7 @@ impl Series {
         }
     }
 
-    /// The highest pairwise F over the grid: (threshold, counts).
+    /// The highest pairwise F over every threshold: (threshold, counts).
     pub fn best_f(&self) -> Option<(f64, crate::eval::Counts)> {
         best_f_of(&self.algorithm)
     }
@@ -168,13 +168,30 @@ impl Series {
     }
 }
 
-/// The highest pairwise F of an algorithm over its grid: (threshold, counts).
+/// The highest pairwise F of an algorithm: over every threshold the stored
+/// pairs answer, as the run stored it, else (files written before it was
+/// stored) over its grid: (threshold, counts).
 fn best_f_of(a: &StoredAlgorithm) -> Option<(f64, crate::eval::Counts)> {
+    if let Some(e) = &a.best_f {
+        return Some((e.threshold, to_counts(&e.pairwise.overall)));
+    }
     a.evaluations
         .iter()
         .map(|e| (e.threshold, to_counts(&e.pairwise.overall)))
         .filter(|(_, c)| c.f1().is_finite())
         .max_by(|x, y| x.1.f1().total_cmp(&y.1.f1()))
+}
+
+/// Where a report's best F was chosen, for the sentence above its table.
+fn best_f_basis(series: &[Series]) -> &'static str {
+    if series.iter().all(|s| s.algorithm.best_f.is_some()) {
+        "the highest over every threshold the stored pairs answer (hundredths for similarities, \
+         whole numbers for counts and distances), as `neardup tune` and the workbench choose; \
+         the grid only places the charts' points"
+    } else {
+        "the highest over every threshold the stored pairs answer where the run stored it, \
+         and over the threshold grid for runs stored before that (`neardup run` again updates them)"
+    }
 }
 
 /// The series of several runs, coloured by their place in their panel.
@@ -925,8 +942,9 @@ fn summary_section(md: &mut String, series: &[Series]) {
     });
     let _ = writeln!(
         md,
-        "Pairwise over all slices. Best F is the highest over each algorithm's threshold grid; \
+        "Pairwise over all slices. Best F is {}; \
          pages/s is end to end (decoding, extraction and tokenising included, wall time){}.\n",
+        best_f_basis(series),
         if cached {
             ", except that this run read the pages' text from the extraction cache: \
              its pages/s leave out decoding and extracting (`neardup run --no-cache` times them)"
@@ -1003,7 +1021,8 @@ fn judged_section(
         md,
         "{} judged pairs from `{}`: {} duplicates (grade >= {}), {} not. Figures count the judged pairs only; \
          a judged pair an algorithm never scored (not a candidate, or past the floor) is a miss when a duplicate \
-         and a correct rejection otherwise. Best F is the highest over each algorithm's threshold grid.\n",
+         and a correct rejection otherwise. Best F here is the highest over each algorithm's threshold grid \
+         (`neardup tune` over judged pairs chooses over every threshold).\n",
         judged.pairs,
         judged.source,
         judged.positives,

@@ -785,7 +785,7 @@ fn train_writes_a_model_that_an_experiment_runs_and_a_bad_one_is_named() {
     let o = neardup(&["run", "l.yaml", "-o", "out"], dir.path());
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("learned(minhash+simhash)"),
+        stdout(&o).contains("learned(minhash+simhash; model demo)"),
         "{}",
         stdout(&o)
     );
@@ -941,5 +941,37 @@ fn run_and_tune_report_one_best_f() {
             100.0 * best["value"].as_f64().unwrap()
         );
         assert!(line.starts_with(&expected), "{line} vs run's {expected}");
+    }
+}
+
+/// Two learned entries with different models are two rows, not one label
+/// whose rows merge (issue 48).
+#[test]
+fn two_learned_models_have_two_labels_and_two_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    for m in ["demo.json", "site.json"] {
+        std::fs::copy(models.join(m), dir.path().join(m)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("l.yaml"),
+        "corpus: demo\nextract: main\nalgorithms:\n  - {type: learned, model: demo.json}\n  - {type: learned, model: site.json}\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "l.yaml", "--json", "-o", "out"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let labels: Vec<&str> = summary["algorithms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["algorithm"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels.len(), 2);
+    assert!(labels[0].ends_with("; model demo)"), "{labels:?}");
+    assert!(labels[1].ends_with("; model site)"), "{labels:?}");
+    let csv = std::fs::read_to_string(dir.path().join("out/results.csv")).unwrap();
+    for label in &labels {
+        assert!(csv.contains(label), "{label} in results.csv");
     }
 }

@@ -352,12 +352,18 @@ pub fn overview(series: &[Series]) -> Panel {
     }
 }
 
-/// Each series' colour is its place in its panel, so no two series of a
-/// panel share one, and the same series has the same colour in every
-/// chart drawn by panels.
+/// Each algorithm's colour is its place among the algorithms of its
+/// panel: no two algorithms of a panel share one, and one algorithm has
+/// one colour in every run compared (the runs differ by dash).
 fn assign_colors(series: &mut [Series]) {
     for p in panels(series) {
-        for (k, &i) in p.members.iter().enumerate() {
+        let mut keys: Vec<String> = Vec::new();
+        for &i in &p.members {
+            let key = series[i].algorithm.key();
+            let k = keys.iter().position(|x| *x == key).unwrap_or_else(|| {
+                keys.push(key);
+                keys.len() - 1
+            });
             series[i].color = k;
         }
     }
@@ -781,8 +787,16 @@ fn markdown(
         "Drawn by `neardup report` from the results the runs stored (`run.json`); nothing was run again. \
          Each chart is here as PNG and SVG, and the data behind it as CSV and Parquet. \
          A series keeps its colour (its place in its family's panel) in every chart{}.\n",
-        if runs.len() > 1 { "; the second run's lines are dashed, the third's dotted" } else { "" }
+        if runs.len() > 1 {
+            "; an algorithm has one colour in every run: the first run's line is a wide pale band, \
+             the second run's dashed, the third's dotted"
+        } else {
+            ""
+        }
     );
+    if let Some(changes) = comparison(runs) {
+        let _ = writeln!(md, "## What changed\n\n{changes}");
+    }
     summary_section(&mut md, series);
     for (name, run) in runs {
         if let Some(judged) = &run.judged {
@@ -927,6 +941,87 @@ fn boilerplate_section(md: &mut String, runs: &[(String, StoredRun)]) {
                 g.chars
             );
         }
+    }
+}
+
+/// Per algorithm in both, the last run against the first: best pairwise F,
+/// its P and R, and the end-to-end speed, as a markdown table with a
+/// sentence per algorithm; `None` with fewer than two runs.
+pub fn comparison(runs: &[(String, StoredRun)]) -> Option<String> {
+    let [(a_name, _), .., (b_name, _)] = runs else {
+        return None;
+    };
+    let series = series_of(runs);
+    let last = runs.len() - 1;
+    let mut md = format!(
+        "Run `{b_name}` against run `{a_name}`, per algorithm in both: best pairwise F (with its P and R) \
+         and pages/s end to end; a ratio above 1 is faster.\n\n\
+         | algorithm | best F | P | R | pages/s | note |\n|---|---:|---:|---:|---:|---|\n"
+    );
+    let mut missing = Vec::new();
+    for a in series.iter().filter(|s| s.run == 0) {
+        let key = a.algorithm.key();
+        let Some(b) = series
+            .iter()
+            .find(|s| s.run == last && s.algorithm.key() == key)
+        else {
+            missing.push(key);
+            continue;
+        };
+        let figure = |s: &Series| s.best_f().map(|(_, c)| (c.f1(), c.precision(), c.recall()));
+        let rate = |s: &Series| {
+            let seconds = s.end_to_end_seconds();
+            (seconds > 0.0).then(|| s.pages as f64 / seconds)
+        };
+        let change = |x: Option<f64>, y: Option<f64>| match (x, y) {
+            (Some(x), Some(y)) => format!("{} -> {} ({:+.1})", pct(x), pct(y), 100.0 * (y - x)),
+            _ => format!(
+                "{} -> {}",
+                x.map_or("-".into(), pct),
+                y.map_or("-".into(), pct)
+            ),
+        };
+        let (fa, fb) = (figure(a), figure(b));
+        let speed = match (rate(a), rate(b)) {
+            (Some(x), Some(y)) => format!("{x:.0} -> {y:.0} ({})", speed_ratio(y / x)),
+            _ => "-".into(),
+        };
+        let _ = writeln!(
+            md,
+            "| {key} | {} | {} | {} | {speed} | {} |",
+            change(fa.map(|f| f.0), fb.map(|f| f.0)),
+            change(fa.map(|f| f.1), fb.map(|f| f.1)),
+            change(fa.map(|f| f.2), fb.map(|f| f.2)),
+            if a.algorithm.best_f == b.algorithm.best_f
+                && a.algorithm.evaluations == b.algorithm.evaluations
+            {
+                "same figures"
+            } else {
+                ""
+            }
+        );
+    }
+    for s in series.iter().filter(|s| s.run == last) {
+        let key = s.algorithm.key();
+        if !series
+            .iter()
+            .any(|a| a.run == 0 && a.algorithm.key() == key)
+        {
+            let _ = writeln!(md, "| {key} | only in `{b_name}` | | | | |");
+        }
+    }
+    for key in missing {
+        let _ = writeln!(md, "| {key} | only in `{a_name}` | | | | |");
+    }
+    Some(md)
+}
+
+/// `1.32x faster`, `2.00x slower`.
+fn speed_ratio(ratio: f64) -> String {
+    if ratio >= 1.0 {
+        format!("{ratio:.2}x faster")
+    } else {
+        format!("{:.2}x slower", 1.0 / ratio)
     }
 }
 

@@ -975,3 +975,31 @@ fn two_learned_models_have_two_labels_and_two_rows() {
         assert!(csv.contains(label), "{label} in results.csv");
     }
 }
+
+/// A JSONL corpus saved with a UTF-8 byte order mark reads, as a CSV one
+/// does (issue 48).
+#[test]
+fn a_jsonl_corpus_with_a_byte_order_mark_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = "\u{feff}{\"id\": \"a\", \"cluster\": \"c\", \"text\": \"one page\"}\n\
+                {\"id\": \"b\", \"cluster\": \"c\", \"text\": \"one page\"}\n";
+    std::fs::write(dir.path().join("bom.jsonl"), rows).unwrap();
+    let o = neardup(&["corpus", "stats", "bom.jsonl"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("pages       2"), "{}", stdout(&o));
+}
+
+/// `corpus stats` on an empty corpus exits 2 naming the file, as `run`
+/// does (issue 48).
+#[test]
+fn corpus_stats_of_an_empty_corpus_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.jsonl"), "").unwrap();
+    let o = neardup(&["corpus", "stats", "empty.jsonl"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(
+        stderr(&o).starts_with("error: empty.jsonl: the corpus has no pages"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -1168,7 +1168,8 @@ fn judged_section(
     }
     let _ = writeln!(
         md,
-        "\nPer grade at the configured thresholds (`+` marks the grades that count as duplicates):\n"
+        "\nPer grade at the configured thresholds, each row one grade (not that grade and above), \
+         marked where it counts as duplicates:\n"
     );
     let _ = writeln!(
         md,
@@ -1185,7 +1186,7 @@ fn judged_section(
                 crate::util::fmt::threshold_short(a.threshold),
                 g.grade,
                 if g.grade >= judged.positive_from {
-                    "+"
+                    " (duplicate)"
                 } else {
                     ""
                 },

@@ -1779,10 +1779,31 @@ mod tests {
                 p.title,
                 p.members.len()
             );
-            let mut colours: Vec<usize> = p.members.iter().map(|&i| series[i].color).collect();
+            // One colour per algorithm, the same in every run.
+            let mut pairs: Vec<(String, usize)> = p
+                .members
+                .iter()
+                .map(|&i| (series[i].algorithm.key(), series[i].color))
+                .collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            let mut keys: Vec<&String> = pairs.iter().map(|(k, _)| k).collect();
+            keys.dedup();
+            let mut colours: Vec<usize> = pairs.iter().map(|&(_, c)| c).collect();
             colours.sort_unstable();
             colours.dedup();
-            assert_eq!(colours.len(), p.members.len(), "{}", p.title);
+            assert_eq!(
+                keys.len(),
+                pairs.len(),
+                "{}: one colour per algorithm",
+                p.title
+            );
+            assert_eq!(
+                colours.len(),
+                pairs.len(),
+                "{}: colours of their own",
+                p.title
+            );
             for &i in &p.members {
                 seen[i] += 1;
                 assert!(p.title.starts_with(series[i].family()), "{}", p.title);

@@ -785,7 +785,7 @@ fn train_writes_a_model_that_an_experiment_runs_and_a_bad_one_is_named() {
     let o = neardup(&["run", "l.yaml", "-o", "out"], dir.path());
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("learned(minhash+simhash)"),
+        stdout(&o).contains("learned(minhash+simhash; model demo)"),
         "{}",
         stdout(&o)
     );
@@ -959,5 +959,99 @@ fn completions_and_man_page_come_from_the_parser() {
     assert!(
         page.contains("neardup\\-run") || page.contains("run"),
         "{page}"
+    );
+}
+
+/// `run` and `tune` choose the best F over the same thresholds: every one
+/// the stored pairs answer, not only the grid (issue 48).
+#[test]
+fn run_and_tune_report_one_best_f() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = neardup(&["run", "demo", "--json", "-o", "r"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let o = neardup(&["tune", "demo", "-o", "tuned.yaml"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tuned = stdout(&o);
+    let rows = summary["algorithms"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    for row in rows {
+        let best = &row["best"][0];
+        assert_eq!(best["objective"], "f1");
+        let name = format!(
+            "  {} [{}]: ",
+            row["algorithm"].as_str().unwrap(),
+            row["extract"].as_str().unwrap()
+        );
+        let line = tuned
+            .lines()
+            .find(|l| l.starts_with(&name))
+            .unwrap_or_else(|| panic!("{name} in {tuned}"));
+        let expected = format!(
+            "{name}{} (f1 {:.2}%)",
+            best["threshold"].as_f64().unwrap(),
+            100.0 * best["value"].as_f64().unwrap()
+        );
+        assert!(line.starts_with(&expected), "{line} vs run's {expected}");
+    }
+}
+
+/// Two learned entries with different models are two rows, not one label
+/// whose rows merge (issue 48).
+#[test]
+fn two_learned_models_have_two_labels_and_two_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    for m in ["demo.json", "site.json"] {
+        std::fs::copy(models.join(m), dir.path().join(m)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("l.yaml"),
+        "corpus: demo\nextract: main\nalgorithms:\n  - {type: learned, model: demo.json}\n  - {type: learned, model: site.json}\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "l.yaml", "--json", "-o", "out"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let labels: Vec<&str> = summary["algorithms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["algorithm"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels.len(), 2);
+    assert!(labels[0].ends_with("; model demo)"), "{labels:?}");
+    assert!(labels[1].ends_with("; model site)"), "{labels:?}");
+    let csv = std::fs::read_to_string(dir.path().join("out/results.csv")).unwrap();
+    for label in &labels {
+        assert!(csv.contains(label), "{label} in results.csv");
+    }
+}
+
+/// A JSONL corpus saved with a UTF-8 byte order mark reads, as a CSV one
+/// does (issue 48).
+#[test]
+fn a_jsonl_corpus_with_a_byte_order_mark_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = "\u{feff}{\"id\": \"a\", \"cluster\": \"c\", \"text\": \"one page\"}\n\
+                {\"id\": \"b\", \"cluster\": \"c\", \"text\": \"one page\"}\n";
+    std::fs::write(dir.path().join("bom.jsonl"), rows).unwrap();
+    let o = neardup(&["corpus", "stats", "bom.jsonl"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("pages       2"), "{}", stdout(&o));
+}
+
+/// `corpus stats` on an empty corpus exits 2 naming the file, as `run`
+/// does (issue 48).
+#[test]
+fn corpus_stats_of_an_empty_corpus_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.jsonl"), "").unwrap();
+    let o = neardup(&["corpus", "stats", "empty.jsonl"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(
+        stderr(&o).starts_with("error: empty.jsonl: the corpus has no pages"),
+        "{}",
+        stderr(&o)
     );
 }

@@ -136,12 +136,18 @@ fn the_report_tabulates_the_judged_pairs_per_grade() {
     tiny_corpus(dir.path(), PAIRS);
     let o = neardup(&["run", "t.yaml", "--report", "-o", "out"], dir.path());
     assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("grade   1 (duplicate):") && text(&o).contains("grade   0 (not)      :"),
+        "{}",
+        text(&o)
+    );
     let md = std::fs::read_to_string(dir.path().join("out/report.md")).unwrap();
     // At 0.5: a, a2 (0.9) called, b, b2 (0.31) scored and rejected; the
     // three pairs with nothing in common never scored.
     for row in [
         "| jaccard(w=3) [main] (at 0.5) | 0 | 4 | 0 | 0.00% | 3 |",
-        "| jaccard(w=3) [main] (at 0.5) | 1+ | 1 | 1 | 100.00% | 0 |",
+        // One grade per row: "1 (duplicate)", not "1+" (which read as 1 and above).
+        "| jaccard(w=3) [main] (at 0.5) | 1 (duplicate) | 1 | 1 | 100.00% | 0 |",
         "5 judged pairs from",
         "1 duplicates (grade >= 1), 4 not",
     ] {

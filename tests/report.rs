@@ -195,3 +195,47 @@ fn bad_paper_blocks_and_combined_settings_name_file_line_and_key() {
         );
     }
 }
+
+/// Two runs compared: a table of what changed per algorithm, run B against
+/// run A, in report.md and on stdout (issue 48).
+#[test]
+fn a_comparison_says_what_changed_per_algorithm() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("a.yaml"),
+        "corpus: demo\nextract: main\nalgorithms:\n  - {type: exact}\n  - {type: jaccard}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("b.yaml"),
+        "corpus: demo\nextract: main\nalgorithms:\n  - {type: jaccard}\n  - {type: simhash}\n",
+    )
+    .unwrap();
+    ok(&neardup(&["run", "a.yaml", "-o", "a"], d));
+    ok(&neardup(&["run", "b.yaml", "-o", "b"], d));
+    let o = neardup(&["report", "a", "b", "-o", "ab"], d);
+    ok(&o);
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let md = std::fs::read_to_string(d.join("ab/report.md")).unwrap();
+    assert!(md.contains("## What changed"), "{md}");
+    for text in [&stdout, &md] {
+        assert!(text.contains("Run `b` against run `a`"), "{text}");
+        let jaccard = text
+            .lines()
+            .find(|l| l.starts_with("| jaccard(w=3) [main] |"))
+            .unwrap_or_else(|| panic!("a jaccard row in {text}"));
+        // One corpus, one algorithm: the figures are the same, the speed a ratio.
+        assert!(jaccard.contains("96.46% -> 96.46% (+0.0)"), "{jaccard}");
+        assert!(
+            jaccard.contains("x faster") || jaccard.contains("x slower"),
+            "{jaccard}"
+        );
+        assert!(jaccard.contains("same figures"), "{jaccard}");
+        assert!(text.contains("| exact [main] | only in `a` |"), "{text}");
+        assert!(
+            text.contains("| simhash(words,tf) [main] | only in `b` |"),
+            "{text}"
+        );
+    }
+}

@@ -189,6 +189,10 @@ pub struct LearnedSignature {
 #[derive(Debug, Clone)]
 pub struct Learned {
     pub model: Option<Arc<Model>>,
+    /// The model file's stem, in the label: two entries judging with
+    /// different models must not share a label (their rows would merge
+    /// in results.csv and judged.csv).
+    pub model_name: Option<String>,
     pub sources: Vec<Source>,
     pub floor: f64,
     minhash: MinHash,
@@ -210,6 +214,7 @@ impl Learned {
         let imatch = ImatchConfig::default();
         Learned {
             model,
+            model_name: None,
             floor,
             minhash: MinhashConfig::default().detector(),
             jaccard: ExactJaccard::new(
@@ -351,7 +356,10 @@ impl Detector for Learned {
                 Source::Semantic => "semantic",
             })
             .collect();
-        format!("learned({})", sources.join("+"))
+        match &self.model_name {
+            Some(model) => format!("learned({}; model {model})", sources.join("+")),
+            None => format!("learned({})", sources.join("+")),
+        }
     }
 
     fn scale(&self) -> ScoreScale {
@@ -601,6 +609,11 @@ impl AlgorithmSettings for LearnedConfig {
     fn build(&self, _reference: Option<Arc<Vec<Document>>>) -> Box<dyn Algorithm> {
         let mut learned = self.untrained();
         learned.model = self.loaded.clone();
+        learned.model_name = self.model.as_ref().map(|named| {
+            Path::new(named)
+                .file_stem()
+                .map_or_else(|| named.clone(), |s| s.to_string_lossy().into_owned())
+        });
         Box::new(learned)
     }
 

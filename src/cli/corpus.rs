@@ -67,6 +67,21 @@ pub fn run(args: CorpusArgs) -> Result<(), CliError> {
                     },
                 )?
             };
+            // As `neardup run` refuses it: an empty corpus is an error,
+            // not a table of zeros that a script would take for success.
+            if corpus.pages.is_empty() {
+                let skipped = match corpus.skipped_empty {
+                    0 => String::new(),
+                    n => format!(" ({n} rows skipped: their html/text is empty)"),
+                };
+                return Err(corpus::CorpusError::Invalid {
+                    path,
+                    location: corpus::Location::File,
+                    field: None,
+                    message: format!("the corpus has no pages{skipped}"),
+                }
+                .into());
+            }
             print!("{}", CorpusStats::of(&corpus));
             Ok(())
         }

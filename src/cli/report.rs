@@ -30,6 +30,9 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         })
         .collect::<Result<Vec<_>, crate::report::ReportError>>()?;
     let written = crate::report::render_report(&loaded, &out)?;
+    if let Some(changes) = crate::report::comparison(&loaded) {
+        println!("{changes}");
+    }
     println!("wrote {} files to {}", written.len(), out.display());
     Ok(())
 }

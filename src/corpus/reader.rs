@@ -384,6 +384,13 @@ fn parse_jsonl_line(
             Err(e) => return Err(non_utf8_line(path, line_no, raw_line, e)),
         };
         let line = line.trim_end_matches('\r');
+        // Editors on Windows start UTF-8 files with a byte order mark; the
+        // CSV reader skips it too.
+        let line = if line_no == 1 {
+            line.strip_prefix('\u{feff}').unwrap_or(line)
+        } else {
+            line
+        };
         if line.trim().is_empty() {
             return Ok(None);
         }

@@ -68,11 +68,13 @@ pub fn render_judged(
             e.unscored_negatives,
         );
         for g in &e.grades {
-            let _ = writeln!(
+            let _ =
+                writeln!(
                 out,
-                "  grade {:>3}{}: {:>6} pairs, {:>6} judged duplicates ({}), {:>6} never scored",
+                "  grade {:>3} {}: {:>6} pairs, {:>6} judged duplicates ({}), {:>6} never scored",
                 g.grade,
-                if truth.is_positive(g.grade) { "+" } else { " " },
+                // Each row is its grade alone, not that grade and above.
+                if truth.is_positive(g.grade) { "(duplicate)" } else { "(not)      " },
                 g.pairs,
                 g.detected,
                 percent_sign(g.detected as f64 / g.pairs as f64),

@@ -7,6 +7,7 @@ use super::config::{ExperimentConfig, PreparedAlgorithm};
 use super::References;
 use crate::algo::{stand_in_structures, AlgorithmRun, Document};
 use crate::corpus::{Content, Corpus, Lang, Page};
+use crate::eval::choose::{choose, reachable_thresholds, Objective};
 use crate::eval::curve::ThresholdCurve;
 use crate::eval::{
     evaluate_grouped, grouped_pair_recall, stored_recall, Counts, Evaluation, Truth,
@@ -78,6 +79,22 @@ impl AlgorithmResult {
             .iter()
             .find(|e| e.threshold == self.threshold)
             .expect("the grid contains the threshold")
+    }
+
+    /// Evaluations at every threshold the stored pairs answer (hundredths
+    /// for similarities, whole numbers for counts and distances), through
+    /// the configured gates: what best figures are chosen over, so that
+    /// `run`, `tune`, the reports and the workbench agree. The grid only
+    /// places points on plots.
+    pub fn full_curve(&self, truth: &Truth) -> Vec<Evaluation> {
+        let run = &self.run;
+        ThresholdCurve::of_run(truth, run, &run.gate_thresholds())
+            .at_each(&reachable_thresholds(&run.scale))
+    }
+
+    /// Where `objective` is best over [`Self::full_curve`].
+    pub fn best(&self, truth: &Truth, objective: Objective) -> Option<Evaluation> {
+        choose(&self.full_curve(truth), &self.run.scale, objective).cloned()
     }
 }
 

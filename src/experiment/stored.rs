@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::paper::Paper;
 use crate::algo::{Direction, ScoreScale};
+use crate::eval::choose::Objective;
 use crate::eval::judged::{JudgedEvaluation, JudgedTruth};
 use crate::eval::{grouped_pair_recall, Counts, Evaluation, LevelMetrics, Truth};
 use crate::experiment::{AlgorithmResult, ExperimentResult};
@@ -111,6 +112,11 @@ pub struct StoredAlgorithm {
     pub candidate_pairs: u64,
     pub stored_pairs: usize,
     pub evaluations: Vec<StoredEvaluation>,
+    /// The best pairwise F over every threshold the stored pairs answer,
+    /// which the grid may step over (absent in files written before it
+    /// was stored: reports then fall back to the grid and say so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_f: Option<StoredEvaluation>,
     /// Width of the histogram's bins.
     pub bin_width: f64,
     pub histogram: Vec<ScoreBin>,
@@ -282,6 +288,10 @@ impl StoredRun {
                         candidate_pairs: a.candidate_stage.detected,
                         stored_pairs: a.run.stored_pairs() as usize,
                         evaluations: a.evaluations.iter().map(stored_evaluation).collect(),
+                        best_f: a
+                            .best(&result.truth, Objective::PairwiseF1)
+                            .as_ref()
+                            .map(stored_evaluation),
                         bin_width,
                         histogram,
                         judged: Vec::new(),

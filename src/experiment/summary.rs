@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::config::format_threshold;
 use super::runner::{AlgorithmResult, ExperimentResult};
 use crate::eval::choose::{choose, Objective};
+use crate::eval::Truth;
 use crate::util::fmt::{percent, threshold};
 
 /// P, R and F1 with the counts behind them.
@@ -35,7 +36,8 @@ impl From<&crate::eval::Counts> for Scores {
     }
 }
 
-/// Where an objective is best among the thresholds the run evaluated.
+/// Where an objective is best over every threshold the stored pairs
+/// answer (as `neardup tune` and the workbench choose), not only the grid.
 #[derive(Debug, Clone, Serialize)]
 pub struct Best {
     pub objective: String,
@@ -53,7 +55,7 @@ pub struct SummaryRow {
     pub clustered_f1: f64,
     pub page_f1: f64,
     /// Best pairwise F, best clustered F, most recall at precision 0.99,
-    /// over the evaluated grid.
+    /// over every threshold the stored pairs answer.
     pub best: Vec<Best>,
     /// True pairs the candidate stage found: no threshold recalls more.
     pub candidate_recall: f64,
@@ -84,8 +86,9 @@ const OBJECTIVES: [Objective; 3] = [
     Objective::RecallAtPrecision(0.99),
 ];
 
-fn row(a: &AlgorithmResult, pages: usize) -> SummaryRow {
+fn row(a: &AlgorithmResult, truth: &Truth, pages: usize) -> SummaryRow {
     let e = a.at_threshold();
+    let curve = a.full_curve(truth);
     let per_second = |s: f64| if s > 0.0 { pages as f64 / s } else { f64::NAN };
     SummaryRow {
         algorithm: a.run.label.clone(),
@@ -98,7 +101,7 @@ fn row(a: &AlgorithmResult, pages: usize) -> SummaryRow {
         best: OBJECTIVES
             .iter()
             .map(|&o| {
-                let chosen = choose(&a.evaluations, &a.run.scale, o);
+                let chosen = choose(&curve, &a.run.scale, o);
                 Best {
                     objective: o.to_string(),
                     threshold: chosen.map(|e| e.threshold),
@@ -122,7 +125,7 @@ pub fn summarize(result: &ExperimentResult) -> Summary {
         algorithms: result
             .algorithms
             .iter()
-            .map(|a| row(a, result.pages))
+            .map(|a| row(a, &result.truth, result.pages))
             .collect(),
         wall_seconds: result.wall_seconds,
         cpu_seconds: result.cpu_seconds,
@@ -219,8 +222,8 @@ pub fn render_summary_table(result: &ExperimentResult) -> String {
     let _ = writeln!(
         out,
         "\npairwise P/R/F1 at the threshold; clus F1: clustered; page F: seed 001's page level;\n\
-         over the grid: the best pairwise F1, the best clustered F1 and the most pairwise recall\n\
-         at precision >= 0.99, each @ its threshold; cand R: true pairs among the candidates, the most recall any\n\
+         over every threshold (not only the grid; as `neardup tune` chooses): the best pairwise F1,\n\
+         the best clustered F1 and the most pairwise recall at precision >= 0.99, each @ its threshold; cand R: true pairs among the candidates, the most recall any\n\
          threshold can reach (! where the threshold already reaches it);\n\
          pages/s end to end (extraction and tokenising included). --verbose: per-slice tables.\n\
          total: {:.2} s wall, {:.2} s CPU, peak memory {}",

@@ -5,11 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::config::{AlgorithmEntry, ExperimentConfig};
-use super::runner::{AlgorithmResult, ExperimentResult};
+use super::runner::ExperimentResult;
 use crate::eval::choose::{choose, reachable_thresholds, Objective};
-use crate::eval::curve::ThresholdCurve;
 use crate::eval::judged::{choose_judged, JudgedCurve, JudgedTruth};
-use crate::eval::{Evaluation, Truth};
 use crate::extract::Extraction;
 
 /// What tuning (and the workbench) does with an experiment's `seeds:`:
@@ -95,20 +93,6 @@ pub fn tuned_config(
     (tuned, placed)
 }
 
-/// Evaluations at every threshold the stored pairs answer, through the
-/// configured gates.
-fn full_curve(result: &AlgorithmResult, truth: &Truth) -> Vec<Evaluation> {
-    let run = &result.run;
-    ThresholdCurve::of_run(truth, run, &run.gate_thresholds())
-        .at_each(&reachable_thresholds(&run.scale))
-}
-
-/// Where `objective` is best for one run, over every reachable threshold.
-fn best_for(result: &AlgorithmResult, truth: &Truth, objective: Objective) -> Option<Evaluation> {
-    let curve = full_curve(result, truth);
-    choose(&curve, &result.run.scale, objective).cloned()
-}
-
 /// What the thresholds gave on the corpus they were tuned on, kept in the
 /// tuned file so that applying it elsewhere can show the gap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -162,7 +146,7 @@ pub fn tune_experiment(
     let mut runs = Vec::new();
     let mut figures = Vec::new();
     for a in &result.algorithms {
-        let curve = full_curve(a, &result.truth);
+        let curve = a.full_curve(&result.truth);
         let (threshold, value, judged_f1) = match judged {
             Some(truth) => {
                 let run = &a.run;
@@ -260,7 +244,7 @@ pub fn transfer_table(tuned: Option<&TunedOn>, result: &ExperimentResult) -> Vec
         .algorithms
         .iter()
         .map(|a| {
-            let own = best_for(a, &result.truth, objective);
+            let own = a.best(&result.truth, objective);
             let figure = tuned.and_then(|t| {
                 t.runs
                     .iter()

@@ -92,17 +92,24 @@ fn dash(run: usize) -> Option<(u32, u32)> {
     [None, Some((9, 5)), Some((2, 4)), Some((16, 5))][run % 4]
 }
 
-/// A series' line: its panel colour, its run's dash.
+/// A series' line: its algorithm's colour, its run's dash. Compared
+/// with later runs, the first run's line is a wide pale band, so that a
+/// later run's dashes drawn on the same curve leave it visible.
 fn line<'a, DB: DrawingBackend + 'a>(
     chart: &mut Plot<'a, DB>,
     c: RGBColor,
     run: usize,
+    compared: bool,
     points: Vec<(f64, f64)>,
 ) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    let style = c.stroke_width(2);
+    let style = if compared && run == 0 {
+        c.mix(0.35).stroke_width(6)
+    } else {
+        c.stroke_width(2)
+    };
     match dash(run) {
         None => {
             chart.draw_series(LineSeries::new(points, style))?;
@@ -390,9 +397,10 @@ where
         .draw()?;
     note_empty(&plot, members.iter().all(|(_, s)| s.pr_points().is_empty()))?;
     let mut labels = Labels::default();
+    let compared = members.iter().any(|(_, s)| s.run > 0);
     for (c, s) in members {
         let points: Vec<(f64, f64)> = s.pr_points().into_iter().filter(shown).collect();
-        line(&mut chart, *c, s.run, points.clone())?;
+        line(&mut chart, *c, s.run, compared, points.clone())?;
         chart.draw_series(points.iter().map(|&p| Circle::new(p, 2, c.filled())))?;
     }
     // The configured thresholds first, then the others where they fit.
@@ -545,10 +553,11 @@ impl Chart for F1Curves<'_> {
                 .draw()?;
             note_empty(&plot, members.iter().all(|s| s.f1_points().is_empty()))?;
             let mut labels = Labels::default();
+            let compared = members.iter().any(|s| s.run > 0);
             for s in &members {
                 let c = color(s.color);
                 let points = s.f1_points();
-                line(&mut chart, c, s.run, points.clone())?;
+                line(&mut chart, c, s.run, compared, points.clone())?;
                 chart.draw_series(points.iter().map(|&p| Circle::new(p, 2, c.filled())))?;
                 if let Some(e) = s.algorithm.at_threshold() {
                     let f = to_counts(&e.pairwise.overall).f1();
@@ -1155,7 +1164,7 @@ impl Chart for LshCurves<'_> {
                 run: 0,
                 marker: false,
             });
-            line(&mut chart, c, 0, lsh_points(*banding))?;
+            line(&mut chart, c, 0, false, lsh_points(*banding))?;
             for s in users.iter().filter(|s| s.algorithm.scale.name == "jaccard") {
                 let t = s.algorithm.threshold;
                 chart.draw_series(DashedLineSeries::new(
@@ -1276,7 +1285,7 @@ impl Chart for LexiconSweep<'_> {
                 .collect();
             chart.draw_series(LineSeries::new(recall.clone(), c.stroke_width(3)))?;
             chart.draw_series(recall.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
-            line(&mut chart, c, 2, precision)?;
+            line(&mut chart, c, 2, false, precision)?;
             for (what, run) in [("recall", 0), ("precision", 2)] {
                 entries.push(KeyEntry {
                     name: format!("{what}, {name}"),

@@ -122,7 +122,7 @@ impl Series {
         }
     }
 
-    /// The highest pairwise F over the grid: (threshold, counts).
+    /// The highest pairwise F over every threshold: (threshold, counts).
     pub fn best_f(&self) -> Option<(f64, crate::eval::Counts)> {
         best_f_of(&self.algorithm)
     }
@@ -168,13 +168,30 @@ impl Series {
     }
 }
 
-/// The highest pairwise F of an algorithm over its grid: (threshold, counts).
+/// The highest pairwise F of an algorithm: over every threshold the stored
+/// pairs answer, as the run stored it, else (files written before it was
+/// stored) over its grid: (threshold, counts).
 fn best_f_of(a: &StoredAlgorithm) -> Option<(f64, crate::eval::Counts)> {
+    if let Some(e) = &a.best_f {
+        return Some((e.threshold, to_counts(&e.pairwise.overall)));
+    }
     a.evaluations
         .iter()
         .map(|e| (e.threshold, to_counts(&e.pairwise.overall)))
         .filter(|(_, c)| c.f1().is_finite())
         .max_by(|x, y| x.1.f1().total_cmp(&y.1.f1()))
+}
+
+/// Where a report's best F was chosen, for the sentence above its table.
+fn best_f_basis(series: &[Series]) -> &'static str {
+    if series.iter().all(|s| s.algorithm.best_f.is_some()) {
+        "the highest over every threshold the stored pairs answer (hundredths for similarities, \
+         whole numbers for counts and distances), as `neardup tune` and the workbench choose; \
+         the grid only places the charts' points"
+    } else {
+        "the highest over every threshold the stored pairs answer where the run stored it, \
+         and over the threshold grid for runs stored before that (`neardup run` again updates them)"
+    }
 }
 
 /// The series of several runs, coloured by their place in their panel.
@@ -335,12 +352,18 @@ pub fn overview(series: &[Series]) -> Panel {
     }
 }
 
-/// Each series' colour is its place in its panel, so no two series of a
-/// panel share one, and the same series has the same colour in every
-/// chart drawn by panels.
+/// Each algorithm's colour is its place among the algorithms of its
+/// panel: no two algorithms of a panel share one, and one algorithm has
+/// one colour in every run compared (the runs differ by dash).
 fn assign_colors(series: &mut [Series]) {
     for p in panels(series) {
-        for (k, &i) in p.members.iter().enumerate() {
+        let mut keys: Vec<String> = Vec::new();
+        for &i in &p.members {
+            let key = series[i].algorithm.key();
+            let k = keys.iter().position(|x| *x == key).unwrap_or_else(|| {
+                keys.push(key);
+                keys.len() - 1
+            });
             series[i].color = k;
         }
     }
@@ -764,8 +787,16 @@ fn markdown(
         "Drawn by `neardup report` from the results the runs stored (`run.json`); nothing was run again. \
          Each chart is here as PNG and SVG, and the data behind it as CSV and Parquet. \
          A series keeps its colour (its place in its family's panel) in every chart{}.\n",
-        if runs.len() > 1 { "; the second run's lines are dashed, the third's dotted" } else { "" }
+        if runs.len() > 1 {
+            "; an algorithm has one colour in every run: the first run's line is a wide pale band, \
+             the second run's dashed, the third's dotted"
+        } else {
+            ""
+        }
     );
+    if let Some(changes) = comparison(runs) {
+        let _ = writeln!(md, "## What changed\n\n{changes}");
+    }
     summary_section(&mut md, series);
     for (name, run) in runs {
         if let Some(judged) = &run.judged {
@@ -913,6 +944,87 @@ fn boilerplate_section(md: &mut String, runs: &[(String, StoredRun)]) {
     }
 }
 
+/// Per algorithm in both, the last run against the first: best pairwise F,
+/// its P and R, and the end-to-end speed, as a markdown table with a
+/// sentence per algorithm; `None` with fewer than two runs.
+pub fn comparison(runs: &[(String, StoredRun)]) -> Option<String> {
+    let [(a_name, _), .., (b_name, _)] = runs else {
+        return None;
+    };
+    let series = series_of(runs);
+    let last = runs.len() - 1;
+    let mut md = format!(
+        "Run `{b_name}` against run `{a_name}`, per algorithm in both: best pairwise F (with its P and R) \
+         and pages/s end to end; a ratio above 1 is faster.\n\n\
+         | algorithm | best F | P | R | pages/s | note |\n|---|---:|---:|---:|---:|---|\n"
+    );
+    let mut missing = Vec::new();
+    for a in series.iter().filter(|s| s.run == 0) {
+        let key = a.algorithm.key();
+        let Some(b) = series
+            .iter()
+            .find(|s| s.run == last && s.algorithm.key() == key)
+        else {
+            missing.push(key);
+            continue;
+        };
+        let figure = |s: &Series| s.best_f().map(|(_, c)| (c.f1(), c.precision(), c.recall()));
+        let rate = |s: &Series| {
+            let seconds = s.end_to_end_seconds();
+            (seconds > 0.0).then(|| s.pages as f64 / seconds)
+        };
+        let change = |x: Option<f64>, y: Option<f64>| match (x, y) {
+            (Some(x), Some(y)) => format!("{} -> {} ({:+.1})", pct(x), pct(y), 100.0 * (y - x)),
+            _ => format!(
+                "{} -> {}",
+                x.map_or("-".into(), pct),
+                y.map_or("-".into(), pct)
+            ),
+        };
+        let (fa, fb) = (figure(a), figure(b));
+        let speed = match (rate(a), rate(b)) {
+            (Some(x), Some(y)) => format!("{x:.0} -> {y:.0} ({})", speed_ratio(y / x)),
+            _ => "-".into(),
+        };
+        let _ = writeln!(
+            md,
+            "| {key} | {} | {} | {} | {speed} | {} |",
+            change(fa.map(|f| f.0), fb.map(|f| f.0)),
+            change(fa.map(|f| f.1), fb.map(|f| f.1)),
+            change(fa.map(|f| f.2), fb.map(|f| f.2)),
+            if a.algorithm.best_f == b.algorithm.best_f
+                && a.algorithm.evaluations == b.algorithm.evaluations
+            {
+                "same figures"
+            } else {
+                ""
+            }
+        );
+    }
+    for s in series.iter().filter(|s| s.run == last) {
+        let key = s.algorithm.key();
+        if !series
+            .iter()
+            .any(|a| a.run == 0 && a.algorithm.key() == key)
+        {
+            let _ = writeln!(md, "| {key} | only in `{b_name}` | | | | |");
+        }
+    }
+    for key in missing {
+        let _ = writeln!(md, "| {key} | only in `{a_name}` | | | | |");
+    }
+    Some(md)
+}
+
+/// `1.32x faster`, `2.00x slower`.
+fn speed_ratio(ratio: f64) -> String {
+    if ratio >= 1.0 {
+        format!("{ratio:.2}x faster")
+    } else {
+        format!("{:.2}x slower", 1.0 / ratio)
+    }
+}
+
 /// Best pairwise F per algorithm and where it peaks, beside the figures
 /// at the configured threshold and the end-to-end speed.
 fn summary_section(md: &mut String, series: &[Series]) {
@@ -925,8 +1037,9 @@ fn summary_section(md: &mut String, series: &[Series]) {
     });
     let _ = writeln!(
         md,
-        "Pairwise over all slices. Best F is the highest over each algorithm's threshold grid; \
+        "Pairwise over all slices. Best F is {}; \
          pages/s is end to end (decoding, extraction and tokenising included, wall time){}.\n",
+        best_f_basis(series),
         if cached {
             ", except that this run read the pages' text from the extraction cache: \
              its pages/s leave out decoding and extracting (`neardup run --no-cache` times them)"
@@ -1003,7 +1116,8 @@ fn judged_section(
         md,
         "{} judged pairs from `{}`: {} duplicates (grade >= {}), {} not. Figures count the judged pairs only; \
          a judged pair an algorithm never scored (not a candidate, or past the floor) is a miss when a duplicate \
-         and a correct rejection otherwise. Best F is the highest over each algorithm's threshold grid.\n",
+         and a correct rejection otherwise. Best F here is the highest over each algorithm's threshold grid \
+         (`neardup tune` over judged pairs chooses over every threshold).\n",
         judged.pairs,
         judged.source,
         judged.positives,
@@ -1054,7 +1168,8 @@ fn judged_section(
     }
     let _ = writeln!(
         md,
-        "\nPer grade at the configured thresholds (`+` marks the grades that count as duplicates):\n"
+        "\nPer grade at the configured thresholds, each row one grade (not that grade and above), \
+         marked where it counts as duplicates:\n"
     );
     let _ = writeln!(
         md,
@@ -1071,7 +1186,7 @@ fn judged_section(
                 crate::util::fmt::threshold_short(a.threshold),
                 g.grade,
                 if g.grade >= judged.positive_from {
-                    "+"
+                    " (duplicate)"
                 } else {
                     ""
                 },
@@ -1664,10 +1779,31 @@ mod tests {
                 p.title,
                 p.members.len()
             );
-            let mut colours: Vec<usize> = p.members.iter().map(|&i| series[i].color).collect();
+            // One colour per algorithm, the same in every run.
+            let mut pairs: Vec<(String, usize)> = p
+                .members
+                .iter()
+                .map(|&i| (series[i].algorithm.key(), series[i].color))
+                .collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            let mut keys: Vec<&String> = pairs.iter().map(|(k, _)| k).collect();
+            keys.dedup();
+            let mut colours: Vec<usize> = pairs.iter().map(|&(_, c)| c).collect();
             colours.sort_unstable();
             colours.dedup();
-            assert_eq!(colours.len(), p.members.len(), "{}", p.title);
+            assert_eq!(
+                keys.len(),
+                pairs.len(),
+                "{}: one colour per algorithm",
+                p.title
+            );
+            assert_eq!(
+                colours.len(),
+                pairs.len(),
+                "{}: colours of their own",
+                p.title
+            );
             for &i in &p.members {
                 seen[i] += 1;
                 assert!(p.title.starts_with(series[i].family()), "{}", p.title);

@@ -605,7 +605,7 @@ fn markdown(
     let _ = writeln!(md, "## Summary over the seeds\n");
     let _ = writeln!(
         md,
-        "Pairwise over all slices; P, R and F at each algorithm's configured threshold, and its best F over the grid.\n"
+        "Pairwise over all slices; P, R and F at each algorithm's configured threshold, and its best F over every threshold the stored pairs answer.\n"
     );
     let _ = writeln!(
         md,

@@ -66,9 +66,11 @@ pub fn run(args: DedupArgs) -> Result<(), CliError> {
             .collect();
         let name = args.corpus.file_name().unwrap_or_default();
         crate::corpus::filter::copy_rows(&args.corpus, &pending.path.join(name), &kept)?;
+        crate::index::fail_point("dedup-kept-written");
         mapping::write_mapping(&done, &pending.path).map_err(mapping_error)?;
     }
     mapping::write_summary(&summary, &pending.path).map_err(mapping_error)?;
+    crate::index::fail_point("dedup-written");
     pending.finish().map_err(mapping_error)?;
     print!("{}", mapping::render_summary(&summary));
     eprintln!("wrote {}", args.out.display());

@@ -416,15 +416,15 @@ mod tests {
         f[2].published = Some(Published::Int(5));
         f[1].published = Some(Published::Int(7));
         let labels = vec![0, 0, 0];
-        let keep = |p| representatives(&labels, &f, p)[0];
-        assert_eq!(keep(KeepPolicy::First), 0);
+        let keep = |f: &[PageFacts], p| representatives(&labels, f, p)[0];
+        assert_eq!(keep(&f, KeepPolicy::First), 0);
         // Pages 1 and 2 are equally long: id `a` wins.
-        assert_eq!(keep(KeepPolicy::Longest), 2);
-        assert_eq!(keep(KeepPolicy::Earliest), 2);
-        assert_eq!(keep(KeepPolicy::ShortestUrl), 1);
+        assert_eq!(keep(&f, KeepPolicy::Longest), 2);
+        assert_eq!(keep(&f, KeepPolicy::Earliest), 2);
+        assert_eq!(keep(&f, KeepPolicy::ShortestUrl), 1);
         f[2].published = None;
         // Pages without a date come last, after page 1's.
-        assert_eq!(keep(KeepPolicy::Earliest), 1);
+        assert_eq!(keep(&f, KeepPolicy::Earliest), 1);
     }
 
     #[test]

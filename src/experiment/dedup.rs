@@ -115,7 +115,7 @@ pub fn choose(choices: &[Choice], wanted: Option<&str>) -> Result<Choice, DedupE
 }
 
 /// The experiment reduced to the chosen entry on its extraction.
-fn narrowed(config: &ExperimentConfig, choice: &Choice, corpus: &Path) -> ExperimentConfig {
+pub fn narrowed(config: &ExperimentConfig, choice: &Choice, corpus: &Path) -> ExperimentConfig {
     let mut one = config.clone();
     let entry = &config.algorithms[choice.entry];
     one.algorithms = vec![AlgorithmEntry {
@@ -325,9 +325,25 @@ pub fn deduplicate(
     let references = load_references(config, experiment_path).map_err(ExperimentError::from)?;
     let choice = choose(&choices(config, &references), wanted)?;
     let one = narrowed(config, &choice, corpus);
-    let references = load_references(&one, experiment_path).map_err(ExperimentError::from)?;
-    let mut pages = read_corpus_counted(corpus, ReadOptions::unlabelled(), &ReadCounter::default())
+    let pages = read_corpus_counted(corpus, ReadOptions::unlabelled(), &ReadCounter::default())
         .map_err(ExperimentError::from)?;
+    let mut done = deduplicate_pages(&one, experiment_path, pages, &choice, policy, progress)?;
+    done.seconds = started.elapsed().as_secs_f64();
+    Ok(done)
+}
+
+/// [`deduplicate`] on pages already read (`neardup bench scale` makes
+/// them), with `config` narrowed to the chosen entry.
+pub fn deduplicate_pages(
+    one: &ExperimentConfig,
+    experiment_path: &Path,
+    mut pages: Corpus,
+    choice: &Choice,
+    policy: KeepPolicy,
+    progress: Option<Progress>,
+) -> Result<Deduplicated, DedupError> {
+    let started = std::time::Instant::now();
+    let references = load_references(one, experiment_path).map_err(ExperimentError::from)?;
     ignore_clusters(&mut pages);
     let skipped_empty = pages.skipped_empty;
     let mut facts: Vec<PageFacts> = pages
@@ -344,7 +360,7 @@ pub fn deduplicate(
         progress,
         ..Watchers::default()
     };
-    let result = run_experiment_consuming("dedup", &one, pages, &references, watchers);
+    let result = run_experiment_consuming("dedup", one, pages, &references, watchers);
     for (f, &len) in facts.iter_mut().zip(&result.truth.text_len) {
         f.text_len = len;
     }
@@ -357,7 +373,7 @@ pub fn deduplicate(
     let kept = representatives(&labels, &facts, policy);
     let rows = mapping(&labels, &kept, &pairs, &groups);
     Ok(Deduplicated {
-        label: choice.label,
+        label: choice.label.clone(),
         threshold: ran.threshold,
         facts,
         rows,

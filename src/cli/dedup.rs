@@ -77,7 +77,7 @@ pub fn run(args: DedupArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn mapping_error(e: MappingError) -> CliError {
+pub(super) fn mapping_error(e: MappingError) -> CliError {
     match e {
         MappingError::File(e) => CliError::Io {
             path: e.path.clone(),

@@ -220,7 +220,7 @@ fn dedup_maps_every_page_and_forms_the_clusters_run_forms() {
 }
 
 #[test]
-fn keep_longest_and_dry_run() {
+fn keep_policies_and_dry_run() {
     let dir = setup();
     let out = dedup(
         dir.path(),
@@ -241,6 +241,16 @@ fn keep_longest_and_dry_run() {
         names,
         BTreeSet::from(["summary.json".into(), "summary.md".into()])
     );
+    // Each policy is spelled as the guide spells it.
+    for keep in ["first", "earliest", "shortest_url"] {
+        let out = dedup(dir.path(), MINHASH, keep, &["--dry-run", "--keep", keep]);
+        assert!(out.status.success(), "--keep {keep}");
+        let summary = std::fs::read_to_string(dir.path().join(keep).join("summary.json")).unwrap();
+        assert!(
+            summary.contains(&format!("\"keep\": \"{keep}\"")),
+            "{summary}"
+        );
+    }
     // An existing OUT is refused without --force.
     let again = dedup(dir.path(), MINHASH, "dry", &[]);
     assert_eq!(again.status.code(), Some(2));

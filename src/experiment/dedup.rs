@@ -19,6 +19,7 @@ use crate::util::unionfind::UnionFind;
 /// Which page of a cluster is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
+#[value(rename_all = "snake_case")]
 pub enum KeepPolicy {
     /// The first in input order.
     First,

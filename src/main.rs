@@ -46,6 +46,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Run(args) => cli::run::run(args),
         Command::Tune(args) => cli::tune::run(args),
         Command::Train(args) => cli::train::run(args),
+        Command::Dedup(args) => cli::dedup::run(args),
         Command::Report(args) => cli::report::run(args),
         Command::Signatures(args) => cli::signatures::run(args),
         Command::Evaluate(args) => cli::evaluate::run(args),

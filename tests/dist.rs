@@ -256,6 +256,8 @@ fn external_pairs_score_as_the_in_process_run() {
         clusters.to_str().unwrap(),
         "-o",
         tmp.path().join("run").to_str().unwrap(),
+        "--mapping",
+        tmp.path().join("mapped").to_str().unwrap(),
     ]);
     let stdout = String::from_utf8_lossy(&printed.stdout);
     assert!(
@@ -278,6 +280,21 @@ fn external_pairs_score_as_the_in_process_run() {
         read_clusters(&clusters, &corpus).unwrap(),
         vec![0; corpus.len()]
     );
+    // The job's clusters feed the mapping `neardup dedup` writes: one
+    // cluster, its first page kept, every other page removed.
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("mapped/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["pages_in"], corpus.len());
+    assert_eq!(summary["kept"], 1);
+    let mapped = CsvReadOptions::default()
+        .try_into_reader_with_file_path(Some(tmp.path().join("mapped/mapping.csv")))
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(mapped.height(), corpus.len());
+    let kept = mapped.column("kept_id").unwrap().str().unwrap().clone();
+    assert!(kept.iter().all(|k| k == Some(corpus.pages[0].id.as_str())));
 
     // Bad input names the file, the row and the field.
     write_pairs(

@@ -18,7 +18,10 @@
 //!
 //! Each size runs in turn through the experiment runner, smallest first;
 //! the process's peak resident memory is reset before each (Linux
-//! `/proc/self/clear_refs`), so it is that size's peak. The exponent of a
+//! `/proc/self/clear_refs`), so it is that size's peak. With `--dedup`,
+//! each size is then deduplicated as `neardup dedup` does it (the first
+//! algorithm's run, its clusters, the kept page of each, the mapping
+//! written as Parquet and CSV), with a peak of its own. The exponent of a
 //! stage is the slope of log CPU seconds against log pages between two
 //! sizes: 1 is linear, 2 quadratic.
 
@@ -159,6 +162,18 @@ pub struct ScaleTable {
     pub cpu_seconds: Vec<f64>,
     /// Stored pairs per algorithm and size.
     pub pairs: Vec<(String, Vec<u64>)>,
+    /// Per size, the deduplication's figures (empty unless asked for).
+    pub dedup: Vec<DedupFigures>,
+}
+
+/// One size deduplicated by the first algorithm, its output written.
+#[derive(Debug, Clone)]
+pub struct DedupFigures {
+    pub label: String,
+    pub cpu_seconds: f64,
+    pub wall_seconds: f64,
+    pub peak_bytes: Option<u64>,
+    pub removed: usize,
 }
 
 /// The experiment the benchmark runs: the named algorithms of
@@ -195,6 +210,7 @@ pub fn run_scale(
     sources: &[SourcePage],
     config: &ExperimentConfig,
     sizes: &[usize],
+    dedup: bool,
     mut progress: impl FnMut(&str),
 ) -> Result<ScaleTable, ScaleError> {
     // The pages are made here, never read again: caching their extraction
@@ -208,6 +224,7 @@ pub fn run_scale(
         wall_seconds: Vec::new(),
         cpu_seconds: Vec::new(),
         pairs: Vec::new(),
+        dedup: Vec::new(),
     };
     for (column, &n) in sizes.iter().enumerate() {
         let corpus = scaled_corpus(sources, n);
@@ -277,8 +294,65 @@ pub fn run_scale(
             table.cpu_seconds[column],
             megabytes(table.peak_bytes[column])
         ));
+        if dedup {
+            let figures = dedup_size(sources, config, n)?;
+            progress(&format!(
+                "{n} pages deduplicated by {}: {:.1} s wall, {:.1} s CPU, peak {}, {} removed",
+                figures.label,
+                figures.wall_seconds,
+                figures.cpu_seconds,
+                megabytes(figures.peak_bytes),
+                figures.removed
+            ));
+            table.dedup.push(figures);
+        }
     }
     Ok(table)
+}
+
+/// `neardup dedup` on `n` pages with the experiment's first algorithm:
+/// its run, clusters and kept pages, the mapping written (into a
+/// temporary folder, then removed).
+fn dedup_size(
+    sources: &[SourcePage],
+    config: &ExperimentConfig,
+    n: usize,
+) -> Result<DedupFigures, ScaleError> {
+    use crate::experiment::{dedup, mapping};
+    let fail = |e: String| ScaleError::Config(format!("dedup at {n} pages: {e}"));
+    let references = experiment::load_references(config, Path::new("."))?;
+    let choice = dedup::choices(config, &references)
+        .into_iter()
+        .next()
+        .ok_or_else(|| fail("no algorithm".into()))?;
+    let one = dedup::narrowed(config, &choice, Path::new(&config.corpus));
+    let corpus = scaled_corpus(sources, n);
+    let out = std::env::temp_dir().join(format!("neardup-scale-dedup-{}", std::process::id()));
+    crate::util::io::create_dir_all(&out).map_err(|e| fail(e.to_string()))?;
+    reset_peak_memory();
+    let cpu = process_cpu_seconds();
+    let wall = std::time::Instant::now();
+    let done = dedup::deduplicate_pages(
+        &one,
+        Path::new("."),
+        corpus,
+        &choice,
+        dedup::KeepPolicy::First,
+        None,
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    let summary = mapping::summarize(&done, dedup::KeepPolicy::First);
+    let written =
+        mapping::write_mapping(&done, &out).and_then(|()| mapping::write_summary(&summary, &out));
+    let _ = std::fs::remove_dir_all(&out);
+    written.map_err(|e| fail(e.to_string()))?;
+    Ok(DedupFigures {
+        label: done.label,
+        cpu_seconds: process_cpu_seconds() - cpu,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+        peak_bytes: peak_memory_bytes(),
+        removed: summary.removed,
+    })
 }
 
 fn megabytes(bytes: Option<u64>) -> String {
@@ -347,6 +421,24 @@ pub fn render_scale(table: &ScaleTable) -> String {
     for (label, pairs) in &table.pairs {
         let values: Vec<f64> = pairs.iter().map(|&p| p as f64).collect();
         row(&mut out, &format!("stored pairs {label}"), &values, 0);
+    }
+    if let Some(first) = table.dedup.first() {
+        let label = &first.label;
+        let of = |f: fn(&DedupFigures) -> f64| table.dedup.iter().map(f).collect::<Vec<f64>>();
+        row(
+            &mut out,
+            &format!("dedup {label} (CPU s)"),
+            &of(|d| d.cpu_seconds),
+            1,
+        );
+        row(&mut out, "dedup (wall s)", &of(|d| d.wall_seconds), 1);
+        let per_page: Vec<f64> = table
+            .dedup
+            .iter()
+            .zip(sizes)
+            .map(|(d, &n)| d.peak_bytes.map_or(f64::NAN, |b| b as f64 / n as f64 / 1e3))
+            .collect();
+        row(&mut out, "dedup peak memory per page (KB)", &per_page, 1);
     }
     out
 }

@@ -69,6 +69,11 @@ pub enum BenchCommand {
         /// Algorithms to run (minhash, simhash, imatch, semantic).
         #[arg(long, value_delimiter = ',', default_values_t = ["minhash".to_string(), "simhash".to_string(), "imatch".to_string(), "semantic".to_string()])]
         algorithms: Vec<String>,
+        /// Also deduplicate each size as `neardup dedup` does, with the
+        /// first algorithm (its run, clusters and mapping files), and
+        /// report its time and peak memory per page.
+        #[arg(long)]
+        dedup: bool,
     },
 }
 
@@ -78,7 +83,8 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             corpus,
             pages,
             algorithms,
-        }) => run_scale(corpus, pages, algorithms),
+            dedup,
+        }) => run_scale(corpus, pages, algorithms, dedup),
         None => run_stages(args),
     }
 }
@@ -87,6 +93,7 @@ fn run_scale(
     corpus: PathBuf,
     mut pages: Vec<usize>,
     algorithms: Vec<String>,
+    dedup: bool,
 ) -> Result<(), CliError> {
     use crate::bench::scale::{self as bench_scale, ScaleError};
     let scale_error = |e: ScaleError| match e {
@@ -108,8 +115,9 @@ fn run_scale(
         corpus.display(),
         pages
     );
-    let table = bench_scale::run_scale(&sources, &config, &pages, |line| eprintln!("{line}"))
-        .map_err(scale_error)?;
+    let table =
+        bench_scale::run_scale(&sources, &config, &pages, dedup, |line| eprintln!("{line}"))
+            .map_err(scale_error)?;
     print!("{}", bench_scale::render_scale(&table));
     println!("\n{}", crate::bench::machine_line());
     Ok(())

@@ -11,6 +11,7 @@ pub mod cache;
 pub mod check;
 pub mod completions;
 pub mod corpus;
+pub mod dedup;
 mod error;
 pub mod evaluate;
 mod experiment_file;
@@ -66,6 +67,10 @@ pub enum Command {
     /// entry) on the experiment's labelled corpus and save the model
     /// (JSON) for `model:` in other experiments.
     Train(train::TrainArgs),
+    /// Deduplicate a corpus without labels with one entry of a (tuned)
+    /// experiment at its threshold: write the kept pages, the mapping of
+    /// every page to its kept page (with the score) and a summary.
+    Dedup(dedup::DedupArgs),
     /// Draw charts (PNG, SVG), their data (CSV, Parquet) and report.md from
     /// stored runs (the directories `neardup run` writes); several runs give
     /// comparison charts.

@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod demo;
+pub mod filter;
 pub mod gold;
 pub mod import;
 mod reader;

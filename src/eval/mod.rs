@@ -117,6 +117,9 @@ pub struct Truth {
     /// duplicates the page with the lowest rank is kept (earliest
     /// `published`, then the longest text, then the smallest id).
     pub retention_rank: Vec<u32>,
+    /// Each page's text length in characters, as the retention rule read
+    /// it (what `neardup dedup --keep longest` compares).
+    pub text_len: Vec<u32>,
     /// True duplicate pairs per slice.
     pub actual_pairs: Vec<u64>,
     /// Actual duplicate pages per slice: every page of a true cluster but
@@ -172,6 +175,10 @@ impl Truth {
             slice,
             slice_names,
             retention_rank,
+            text_len: text_len
+                .iter()
+                .map(|&l| u32::try_from(l).unwrap_or(u32::MAX))
+                .collect(),
             actual_pairs: Vec::new(),
             actual_pages: Vec::new(),
         };

@@ -3,7 +3,9 @@
 //! seed-001-shaped table and writes `reports/NAME/`.
 
 pub mod config;
+pub mod dedup;
 pub mod judged;
+pub mod mapping;
 pub mod pairs;
 pub mod paper;
 pub mod results;

@@ -107,7 +107,8 @@ fn invalid(path: &Path, message: impl Into<String>) -> IndexError {
 /// steps are named where this is called (`segment-file`, `segment-synced`,
 /// `segment-renamed`, `manifest.json-written`, `manifest.json-renamed`,
 /// `debris-removed`, `urls.json-written`, `urls.json-renamed`,
-/// `urls-marked`).
+/// `urls-marked`; `neardup dedup`'s `dedup-kept-written` and
+/// `dedup-written`).
 pub fn fail_point(step: &str) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::OnceLock;

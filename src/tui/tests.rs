@@ -598,6 +598,33 @@ fn the_slice_filter_visits_only_slices_with_errors_and_counts_them() {
 }
 
 #[test]
+fn no_threshold_passes_the_ceiling_at_any_level() {
+    use super::workbench::Level;
+    let bench = demo();
+    let mut page_above_pairwise = false;
+    for (result, tuning) in bench.result.algorithms.iter().zip(&bench.tunings) {
+        for level in Level::ALL {
+            let ceiling = tuning.ceiling(level);
+            for e in tuning.curve.iter().chain([&tuning.evaluation]) {
+                let recall = level.of(e).overall.recall();
+                assert!(
+                    recall <= ceiling + 1e-9,
+                    "{} at {}: {} recall {recall} above the ceiling {ceiling}",
+                    result.run.label,
+                    e.threshold,
+                    level.name()
+                );
+            }
+        }
+        page_above_pairwise |= tuning.ceiling(Level::Page) > tuning.ceiling(Level::Pairwise);
+    }
+    assert!(
+        page_above_pairwise,
+        "the page level needs a ceiling of its own"
+    );
+}
+
+#[test]
 fn help_and_quit_keys() {
     let mut app = App::with_workbench(demo());
     key(&mut app, KeyCode::Char('?'));

@@ -14,7 +14,7 @@ use crate::eval::choose::{
 };
 use crate::eval::curve::ThresholdCurve;
 use crate::eval::judged::{choose_judged, JudgedCurve, JudgedEvaluation, JudgedTruth};
-use crate::eval::{Evaluation, LevelMetrics, Truth};
+use crate::eval::{reachable_recall, Evaluation, LevelMetrics, Truth};
 use crate::experiment::{AlgorithmResult, ExperimentConfig, ExperimentResult};
 
 /// Where the workbench's experiment comes from, for reloading and saving.
@@ -116,12 +116,27 @@ pub struct Tuning {
     judged: Option<(Arc<JudgedTruth>, JudgedCurve)>,
     /// The judged pairs at the current threshold.
     pub judged_evaluation: Option<JudgedEvaluation>,
+    /// [`ceilings`], computed once: the candidates never change.
+    ceilings: [f64; 3],
 }
 
-/// Recall no threshold can pass: what the candidate stage found (before
-/// any scoring) and what was stored within the floor.
-pub fn ceilings(result: &AlgorithmResult) -> (f64, f64) {
-    (result.candidate_stage.recall(), result.candidates.recall())
+/// Recall no threshold or gate can pass at each level (in
+/// [`Level::ALL`] order), from every pair the candidate stage produced:
+/// at the pairwise level the true pairs among them; at the clustered and
+/// page levels what their transitive closure could reach. A page-level
+/// recall can fall as a threshold loosens, so the pairwise figure is no
+/// bound there.
+pub fn ceilings(result: &AlgorithmResult, truth: &Truth) -> [f64; 3] {
+    let run = &result.run;
+    // After compaction the stored pairs and the rest of the candidates
+    // are apart; together they are the candidate stage's pairs.
+    let candidates = run
+        .pairs
+        .iter()
+        .map(|p| (p.a, p.b))
+        .chain(run.candidate_pairs.iter().copied());
+    let (clustered, page) = reachable_recall(truth, candidates, &run.groups);
+    [result.candidate_stage.recall(), clustered, page]
 }
 
 impl Tuning {
@@ -140,9 +155,19 @@ impl Tuning {
             choices: Vec::new(),
             judged: None,
             judged_evaluation: None,
+            ceilings: ceilings(result, truth),
         };
         tuning.refilter_with(result, None);
         tuning
+    }
+
+    /// The recall no threshold can pass at `level`.
+    pub fn ceiling(&self, level: Level) -> f64 {
+        let at = Level::ALL
+            .iter()
+            .position(|&l| l == level)
+            .expect("every level is listed");
+        self.ceilings[at]
     }
 
     /// The objectives the jump keys serve, in key order.

@@ -10,6 +10,8 @@ use super::CliError;
 
 #[derive(Args)]
 pub struct EvaluateArgs {
+    #[command(flatten)]
+    pub workers: super::WorkerArgs,
     /// The labelled corpus the signatures were computed on.
     pub corpus: PathBuf,
     /// A pairs table (a, b, score): a Parquet file or a directory of

@@ -173,7 +173,10 @@ impl Series {
 /// stored) over its grid: (threshold, counts).
 fn best_f_of(a: &StoredAlgorithm) -> Option<(f64, crate::eval::Counts)> {
     if let Some(e) = &a.best_f {
-        return Some((e.threshold, to_counts(&e.pairwise.overall)));
+        // A run that detects nothing at any threshold has no best F: its
+        // chart key says so, rather than a ring labelled "NaN".
+        let counts = to_counts(&e.pairwise.overall);
+        return counts.f1().is_finite().then_some((e.threshold, counts));
     }
     a.evaluations
         .iter()

@@ -37,10 +37,13 @@ fn main() -> ExitCode {
 }
 
 fn dispatch(cli: Cli) -> Result<(), CliError> {
-    cli.apply_globals()?;
     let Some(command) = cli.command else {
+        cli::WorkerArgs::default().apply()?;
         return cli::tui::open(neardup::tui::Source::Demo);
     };
+    if let Some(workers) = command.workers() {
+        workers.apply()?;
+    }
     match command {
         Command::Tui(args) => cli::tui::run(args),
         Command::Run(args) => cli::run::run(args),

@@ -143,11 +143,11 @@ fn results_do_not_depend_on_the_thread_count() {
     )
     .unwrap();
     let one = neardup(
-        &["--threads", "1", "run", "-o", "one", "demo.yaml"],
+        &["run", "--threads", "1", "-o", "one", "demo.yaml"],
         dir.path(),
     );
     let two = neardup(
-        &["--threads", "2", "run", "-o", "two", "demo.yaml"],
+        &["run", "--threads", "2", "-o", "two", "demo.yaml"],
         dir.path(),
     );
     assert!(
@@ -161,6 +161,52 @@ fn results_do_not_depend_on_the_thread_count() {
 }
 
 #[test]
+fn worker_flags_belong_to_the_commands_that_extract_and_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = |command: &str| stdout(&neardup(&[command, "--help"], dir.path()));
+    for command in [
+        "run",
+        "tune",
+        "tui",
+        "signatures",
+        "evaluate",
+        "bench",
+        "ingest",
+    ] {
+        let text = help(command);
+        assert!(
+            text.contains("--threads") && text.contains("--no-cache"),
+            "{command}: {text}"
+        );
+    }
+    for command in ["report", "check", "extract", "cache", "completions", "man"] {
+        let text = help(command);
+        assert!(
+            !text.contains("--threads") && !text.contains("--no-cache"),
+            "{command}: {text}"
+        );
+    }
+    // Below a command with subcommands too.
+    assert!(stdout(&neardup(&["index", "build", "--help"], dir.path())).contains("--threads"));
+    let zero = neardup(&["corpus", "stats", "--threads", "0", "demo"], dir.path());
+    assert_eq!(zero.status.code(), Some(2), "{}", stderr(&zero));
+    assert!(
+        stderr(&zero).contains("at least 1 thread"),
+        "{}",
+        stderr(&zero)
+    );
+    let many = neardup(
+        &["corpus", "stats", "--threads", "100000", "demo"],
+        dir.path(),
+    );
+    assert!(many.status.success(), "{}", stderr(&many));
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let note = format!("note: --threads 100000 capped at {}", 4 * cores);
+    assert!(stderr(&many).contains(&note), "{}", stderr(&many));
+    assert_eq!(stderr(&many).lines().count(), 1, "{}", stderr(&many));
+}
+
+#[test]
 fn the_extraction_cache_gives_the_cold_run_s_results_and_survives_damage() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
@@ -170,8 +216,9 @@ fn the_extraction_cache_gives_the_cold_run_s_results_and_survives_damage() {
     )
     .unwrap();
     let run = |out: &str, extra: &[&str]| {
-        let mut args = extra.to_vec();
-        args.extend(["run", "--verbose", "-o", out, "demo.yaml"]);
+        let mut args = vec!["run"];
+        args.extend(extra);
+        args.extend(["--verbose", "-o", out, "demo.yaml"]);
         let o = neardup(&args, dir.path());
         assert!(o.status.success(), "{}", stderr(&o));
         let csv = std::fs::read_to_string(dir.path().join(out).join("results.csv")).unwrap();

@@ -9,6 +9,8 @@ use super::CliError;
 
 #[derive(Args)]
 pub struct BenchArgs {
+    #[command(flatten)]
+    pub workers: super::WorkerArgs,
     /// Chinese text cut into ~600-character pages (seed 001's size).
     #[arg(
         long,

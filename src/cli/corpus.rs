@@ -10,6 +10,8 @@ use crate::corpus::{self, demo, stats::CorpusStats, ReadOptions};
 
 #[derive(Args)]
 pub struct CorpusArgs {
+    #[command(flatten)]
+    pub workers: super::WorkerArgs,
     #[command(subcommand)]
     pub command: CorpusCommand,
 }

@@ -13,6 +13,8 @@ use crate::experiment::mapping::{self, PendingDir};
 
 #[derive(Args)]
 pub struct EvaluateArgs {
+    #[command(flatten)]
+    pub workers: super::WorkerArgs,
     /// The labelled corpus the signatures were computed on.
     pub corpus: PathBuf,
     /// A pairs table (a, b, score): a Parquet file or a directory of

@@ -9,6 +9,8 @@ use crate::{corpus, extract};
 
 #[derive(Args)]
 pub struct ExtractEvalArgs {
+    #[command(flatten)]
+    pub workers: super::WorkerArgs,
     pub dir: PathBuf,
     /// Also list this many pages the main extractor does worst on.
     #[arg(long, default_value_t = 0)]
@@ -29,6 +31,7 @@ pub fn run(args: ExtractEvalArgs) -> Result<(), CliError> {
         worst,
         dump,
         reference_parser,
+        workers: _,
     } = args;
     if let Some(out) = dump {
         extract::use_reference_parser(reference_parser);

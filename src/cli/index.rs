@@ -9,6 +9,8 @@ use crate::corpus::{self, ReadOptions};
 
 #[derive(Args)]
 pub struct IndexArgs {
+    #[command(flatten)]
+    pub workers: super::WorkerArgs,
     #[command(subcommand)]
     pub command: IndexCommand,
 }

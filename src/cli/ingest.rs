@@ -8,6 +8,8 @@ use super::CliError;
 
 #[derive(Args)]
 pub struct IngestArgs {
+    #[command(flatten)]
+    pub workers: super::WorkerArgs,
     /// An index made by `neardup index build`.
     pub dir: PathBuf,
     /// Pages added per commit (each commit is atomic).
@@ -43,6 +45,7 @@ pub fn run(args: IngestArgs) -> Result<(), CliError> {
         redis,
         wait,
         strict,
+        workers: _,
     } = args;
     run_ingest(&dir, batch, job, ttl, redis, wait, strict)
 }

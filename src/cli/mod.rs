@@ -41,15 +41,66 @@ pub use error::CliError;
                   With no command, opens the workbench on the demo experiment and its embedded corpus."
 )]
 pub struct Cli {
-    /// Worker threads (default: one per core). Results do not depend on it.
-    #[arg(long, global = true)]
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The flags of the commands that extract pages or score them on a
+/// worker pool; the others have no use for them.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct WorkerArgs {
+    /// Worker threads (default: one per core; at most four per core).
+    /// Results do not depend on it.
+    #[arg(long, global = true, value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Decode and extract every page again instead of reading the
     /// extraction cache (see `neardup cache`), and write nothing to it.
     #[arg(long, global = true)]
     pub no_cache: bool,
-    #[command(subcommand)]
-    pub command: Option<Command>,
+}
+
+/// More threads than a few per core only add switching and memory (each
+/// worker holds its own buffers), and a typo such as 10000 would start
+/// them all.
+const THREADS_PER_CORE: usize = 4;
+
+fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("at least 1 thread is needed".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+impl WorkerArgs {
+    /// Sets up the worker pool and the extraction cache; a thread count
+    /// past [`THREADS_PER_CORE`] per core is capped, with a note.
+    pub fn apply(&self) -> Result<(), CliError> {
+        if let Some(asked) = self.threads {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let threads = capped_threads(asked, cores);
+            if threads < asked {
+                eprintln!(
+                    "note: --threads {asked} capped at {threads} ({THREADS_PER_CORE} per core, {cores} cores)"
+                );
+            }
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build_global()
+                .map_err(|e| CliError::Usage(format!("--threads: {e}")))?;
+        }
+        crate::extract::cache::set_dir(if self.no_cache {
+            None
+        } else {
+            crate::extract::cache::default_dir()
+        });
+        Ok(())
+    }
+}
+
+/// The threads to start for `asked` on `cores` cores.
+fn capped_threads(asked: usize, cores: usize) -> usize {
+    asked.clamp(1, THREADS_PER_CORE * cores.max(1))
 }
 
 #[derive(Subcommand)]
@@ -119,20 +170,42 @@ pub enum Command {
     Man(man::ManArgs),
 }
 
-impl Cli {
-    /// Applies the global flags: the worker pool and the extraction cache.
-    pub fn apply_globals(&self) -> Result<(), CliError> {
-        if let Some(threads) = self.threads {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads.max(1))
-                .build_global()
-                .map_err(|e| CliError::Usage(format!("--threads: {e}")))?;
-        }
-        crate::extract::cache::set_dir(if self.no_cache {
-            None
-        } else {
-            crate::extract::cache::default_dir()
-        });
-        Ok(())
+impl Command {
+    /// The worker flags of a command that takes them.
+    pub fn workers(&self) -> Option<&WorkerArgs> {
+        Some(match self {
+            Command::Tui(a) => &a.workers,
+            Command::Run(a) => &a.workers,
+            Command::Tune(a) => &a.workers,
+            Command::Train(a) => &a.workers,
+            Command::Signatures(a) => &a.workers,
+            Command::Evaluate(a) => &a.workers,
+            Command::ExtractEval(a) => &a.workers,
+            Command::Bench(a) => &a.workers,
+            Command::Index(a) => &a.workers,
+            Command::Ingest(a) => &a.workers,
+            Command::Corpus(a) => &a.workers,
+            Command::Report(_)
+            | Command::Extract(_)
+            | Command::TagEval(_)
+            | Command::Cache(_)
+            | Command::Check(_)
+            | Command::Completions(_)
+            | Command::Man(_) => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_are_capped_at_four_per_core_and_zero_is_refused() {
+        assert_eq!(capped_threads(10_000, 2), 8);
+        assert_eq!(capped_threads(8, 2), 8);
+        assert_eq!(capped_threads(3, 2), 3);
+        assert!(parse_threads("0").unwrap_err().contains("at least 1"));
+        assert_eq!(parse_threads("12"), Ok(12));
     }
 }

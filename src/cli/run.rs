@@ -10,6 +10,8 @@ use crate::experiment::{self, ExperimentConfig};
 
 #[derive(Args)]
 pub struct RunArgs {
+    #[command(flatten)]
+    pub workers: super::WorkerArgs,
     /// The experiment YAML, e.g. experiments/demo.yaml; `demo` is the
     /// embedded demo experiment.
     pub experiment: PathBuf,
@@ -54,6 +56,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         pairs,
         no_seeds,
         scale,
+        workers: _,
     } = args;
     let (config, path) = load_experiment(&experiment)?;
     let options = RunOptions {

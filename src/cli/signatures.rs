@@ -10,6 +10,8 @@ use crate::experiment::{self, ExperimentConfig, ExperimentError};
 
 #[derive(Args)]
 pub struct SignaturesArgs {
+    #[command(flatten)]
+    pub workers: super::WorkerArgs,
     /// An experiment YAML, or a corpus (MinHash at its defaults, SimHash
     /// at k = 3 through 6c3 tables); `demo` for the embedded corpus.
     pub input: PathBuf,

@@ -10,6 +10,8 @@ use crate::experiment::{self, ExperimentConfig, ExperimentError};
 
 #[derive(Args)]
 pub struct TrainArgs {
+    #[command(flatten)]
+    pub workers: super::WorkerArgs,
     /// The experiment YAML with a `type: learned` entry.
     pub experiment: PathBuf,
     /// Where to write the model.

@@ -9,6 +9,8 @@ use crate::experiment::{ExperimentConfig, ExperimentError};
 
 #[derive(Args)]
 pub struct TuiArgs {
+    #[command(flatten)]
+    pub workers: super::WorkerArgs,
     /// The experiment YAML (default: the embedded demo experiment).
     pub experiment: Option<PathBuf>,
     /// Instead of an experiment: a corpus, run with every algorithm at
@@ -31,6 +33,7 @@ pub fn run(args: TuiArgs) -> Result<(), CliError> {
         corpus,
         pairs,
         clusters,
+        workers: _,
     } = args;
     open(match (experiment, corpus) {
         (Some(path), _) => crate::tui::Source::Experiment(path),

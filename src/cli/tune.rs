@@ -11,6 +11,8 @@ use crate::experiment::{ExperimentConfig, ExperimentError};
 
 #[derive(Args)]
 pub struct TuneArgs {
+    #[command(flatten)]
+    pub workers: super::WorkerArgs,
     /// The experiment YAML; `demo` is the embedded demo experiment.
     pub experiment: PathBuf,
     /// f1 (pairwise), clustered_f1, or recall_at_precision=P (the most
@@ -27,6 +29,7 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
         experiment,
         objective,
         out,
+        workers: _,
     } = args;
     let objective: crate::eval::choose::Objective = objective
         .parse()

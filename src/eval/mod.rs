@@ -597,6 +597,51 @@ pub fn candidate_recall(truth: &Truth, pairs: &[ScoredPair]) -> Counts {
     pair_recall(truth, pairs.iter().map(|p| (p.a, p.b)))
 }
 
+/// The clustered and page-level recall no threshold or gate can exceed,
+/// given every pair the candidate stage produced (`pairs` and `groups`):
+/// a threshold keeps a subset of those pairs, so its predicted clusters
+/// split the components of all of them. A true cluster's m pages inside
+/// one component then hold at most C(m, 2) correct pairs and m - 1
+/// correct pages (all but the one kept), whatever the split.
+pub fn reachable_recall(
+    truth: &Truth,
+    pairs: impl Iterator<Item = (u32, u32)>,
+    groups: &[PageGroup],
+) -> (f64, f64) {
+    let n = truth.pages();
+    let mut sets = UnionFind::new(n);
+    for (a, b) in pairs {
+        sets.union(a, b);
+    }
+    for g in groups {
+        for w in g.pages.windows(2) {
+            sets.union(w[0], w[1]);
+        }
+    }
+    let mut parts: Vec<(u32, u32)> = (0..n as u32)
+        .map(|p| (sets.find(p), truth.cluster[p as usize]))
+        .collect();
+    parts.sort_unstable();
+    let (mut pairs_reached, mut pages_reached) = (0u64, 0u64);
+    for part in parts.chunk_by(|x, y| x == y) {
+        let m = part.len() as u64;
+        pairs_reached += m * (m - 1) / 2;
+        pages_reached += m - 1;
+    }
+    let recall = |correct: u64, actual: u64| {
+        Counts {
+            actual,
+            detected: correct,
+            correct,
+        }
+        .recall()
+    };
+    (
+        recall(pairs_reached, truth.true_pairs()),
+        recall(pages_reached, truth.actual_pages.iter().sum()),
+    )
+}
+
 /// True pairs among distinct page pairs `(a, b)`, against all true pairs.
 pub fn pair_recall(truth: &Truth, pairs: impl Iterator<Item = (u32, u32)>) -> Counts {
     let (mut detected, mut correct) = (0, 0);

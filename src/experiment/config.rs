@@ -207,10 +207,10 @@ impl ExperimentConfig {
 
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let mut config: ExperimentConfig = read_yaml(path)?;
-        config
-            .validate(path)
-            .map_err(|e| e.located(&std::fs::read_to_string(path).unwrap_or_default()))?;
+        let text = || std::fs::read_to_string(path).unwrap_or_default();
+        config.validate(path).map_err(|e| e.located(&text()))?;
         config.load_models(path, true)?;
+        config.check_labels(path, &text(), true)?;
         Ok(config)
     }
 
@@ -219,7 +219,52 @@ impl ExperimentConfig {
         let mut config: ExperimentConfig = parse_yaml(path, text)?;
         config.validate(path).map_err(|e| e.located(text))?;
         config.load_models(path, true)?;
+        config.check_labels(path, text, true)?;
         Ok(config)
+    }
+
+    /// Refuses two entries that would print one label on one extraction:
+    /// results.csv, judged.csv and every table key their rows by label, so
+    /// the two would merge into one. `text` is the file, to give the first
+    /// entry's line; learned entries are compared only when their models
+    /// were read (`models_read`), their label naming the model.
+    fn check_labels(&self, path: &Path, text: &str, models_read: bool) -> Result<(), ConfigError> {
+        let mut seen: Vec<(String, Extraction, usize)> = Vec::new();
+        for (i, entry) in self.algorithms.iter().enumerate() {
+            if !models_read && matches!(entry.config, AlgorithmConfig::Learned(_)) {
+                continue;
+            }
+            let settings = entry.config.settings();
+            // The label says whether a reference corpus is named, not
+            // what it holds, so an empty stand-in serves.
+            let reference = settings.reference().map(|_| Arc::new(Vec::new()));
+            let label = settings.build(reference).label();
+            let extractions = entry
+                .extract
+                .map_or_else(|| self.default_extractions(), |e| vec![e]);
+            for extraction in extractions {
+                if let Some((_, _, first)) = seen
+                    .iter()
+                    .find(|(l, e, _)| *l == label && *e == extraction)
+                {
+                    let line =
+                        crate::util::yaml::key_position(text, &format!("algorithms[{first}]"))
+                            .map(|(line, _)| format!(" (line {line})"))
+                            .unwrap_or_default();
+                    return Err(ConfigError::invalid(
+                        path,
+                        format!("algorithms[{i}]"),
+                        format!(
+                            "prints the label `{label}` [{}] as algorithms[{first}]{line} does, so their rows would merge in the results: drop one, or make them differ in a setting the label shows",
+                            extraction.name()
+                        ),
+                    )
+                    .located(text));
+                }
+                seen.push((label.clone(), extraction, i));
+            }
+        }
+        Ok(())
     }
 
     /// [`ExperimentConfig::load`] for `neardup train`: learned entries'
@@ -227,10 +272,10 @@ impl ExperimentConfig {
     /// serves to train and, naming the model written, to run.
     pub fn load_untrained(path: &Path) -> Result<Self, ConfigError> {
         let mut config: ExperimentConfig = read_yaml(path)?;
-        config
-            .validate(path)
-            .map_err(|e| e.located(&std::fs::read_to_string(path).unwrap_or_default()))?;
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        config.validate(path).map_err(|e| e.located(&text))?;
         config.load_models(path, false)?;
+        config.check_labels(path, &text, false)?;
         Ok(config)
     }
 
@@ -572,6 +617,35 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("extract[1]"), "{e}");
+    }
+
+    #[test]
+    fn two_entries_with_one_label_are_refused_naming_both() {
+        let e = parse(
+            "corpus: demo\nalgorithms:\n  - type: exact\n  - type: jaccard\n  - {type: jaccard, grid: [0.5, 0.9]}\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains(":5:"), "the second entry's line: {e}");
+        assert!(
+            e.contains("algorithms[2]") && e.contains("algorithms[1] (line 4)"),
+            "{e}"
+        );
+        assert!(e.contains("jaccard") && e.contains("[main]"), "{e}");
+        // One label on two extractions is two rows.
+        parse(
+            "corpus: demo\nalgorithms:\n  - {type: jaccard, extract: main}\n  - {type: jaccard, extract: full_text}\n",
+        )
+        .unwrap();
+        // A setting the label shows tells them apart.
+        parse("corpus: demo\nalgorithms:\n  - type: jaccard\n  - {type: jaccard, width: 4}\n")
+            .unwrap();
+        let e = parse(
+            "corpus: demo\nextract: [main, full_text]\nalgorithms:\n  - type: jaccard\n  - {type: jaccard, extract: full_text}\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("[full_text]"), "{e}");
     }
 
     #[test]

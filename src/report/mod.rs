@@ -173,7 +173,10 @@ impl Series {
 /// stored) over its grid: (threshold, counts).
 fn best_f_of(a: &StoredAlgorithm) -> Option<(f64, crate::eval::Counts)> {
     if let Some(e) = &a.best_f {
-        return Some((e.threshold, to_counts(&e.pairwise.overall)));
+        // A run that detects nothing at any threshold has no best F: its
+        // chart key says so, rather than a ring labelled "NaN".
+        let counts = to_counts(&e.pairwise.overall);
+        return counts.f1().is_finite().then_some((e.threshold, counts));
     }
     a.evaluations
         .iter()
@@ -432,7 +435,7 @@ fn curve_frame(series: &[Series]) -> PolarsResult<DataFrame> {
 
 /// Page-level counts and P/R/F per series and slice (columns `page_*`, as
 /// in results.csv).
-fn slice_frame(series: &[Series], slices: &[String]) -> PolarsResult<DataFrame> {
+pub(super) fn slice_frame(series: &[Series], slices: &[String]) -> PolarsResult<DataFrame> {
     let (mut names, mut slice_names) = (Vec::<String>::new(), Vec::<String>::new());
     let mut page = crate::experiment::results::LevelColumns::default();
     for s in series {
@@ -520,7 +523,7 @@ fn lsh_frame(series: &[Series]) -> PolarsResult<DataFrame> {
 }
 
 /// The first run's paper rows at the page level, as bars.
-fn paper_bars(runs: &[(String, StoredRun)]) -> Vec<charts::PaperBar> {
+pub(super) fn paper_bars(runs: &[(String, StoredRun)]) -> Vec<charts::PaperBar> {
     runs.iter()
         .filter_map(|(_, run)| run.paper.as_ref())
         .take(1)
@@ -549,7 +552,7 @@ fn paper_marks(runs: &[(String, StoredRun)]) -> Vec<charts::PaperMark> {
 }
 
 /// Slices in the order of the first run, then any new ones.
-fn all_slices(runs: &[(String, StoredRun)]) -> Vec<String> {
+pub(super) fn all_slices(runs: &[(String, StoredRun)]) -> Vec<String> {
     let mut slices: Vec<String> = Vec::new();
     for (_, run) in runs {
         for s in &run.slices {
@@ -562,7 +565,7 @@ fn all_slices(runs: &[(String, StoredRun)]) -> Vec<String> {
 }
 
 /// Slices some algorithm has something in at the page level.
-fn busy_slices(series: &[Series], slices: &[String]) -> Vec<String> {
+pub(super) fn busy_slices(series: &[Series], slices: &[String]) -> Vec<String> {
     slices
         .iter()
         .filter(|slice| {

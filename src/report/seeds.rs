@@ -521,6 +521,24 @@ pub fn render_seeds_report(
     let rows = seed_rows(&per_seed);
     let mut written = Vec::new();
     written.extend(draw_files(&SpreadDots { rows: &rows }, "seeds", out)?);
+    // The first seed's slices, as a single run's report draws them: the
+    // papers' verdicts point at this heatmap.
+    let first = [(name.to_string(), runs[0].1.clone())];
+    let slices = super::busy_slices(&per_seed[0], &super::all_slices(&first));
+    written.extend(draw_files(
+        &charts::SliceHeatmap {
+            series: &per_seed[0],
+            slices: slices.clone(),
+            paper: super::paper_bars(&first),
+        },
+        "slices",
+        out,
+    )?);
+    written.extend(write_frame(
+        "slices",
+        super::slice_frame(&per_seed[0], &slices),
+        out,
+    )?);
     written.extend(write_frame("seeds", seeds_frame(&seeds, &rows), out)?);
     let paper = runs[0].1.paper.clone();
     let sweep = lexicon_bands(&per_seed);
@@ -574,6 +592,39 @@ pub fn render_seeds_report(
     Ok(written)
 }
 
+/// A row of the summary table: every figure over the seeds where all of
+/// them are defined, and how many those are.
+fn summary_row(row: &SeedRow) -> String {
+    let figures = [
+        &row.f1,
+        &row.precision,
+        &row.recall,
+        &row.best_f1,
+        &row.best_threshold,
+    ];
+    let common = common_seeds(&figures);
+    let on = |values: &[f64]| -> Vec<f64> { common.iter().map(|&i| values[i]).collect() };
+    format!(
+        "| {} | {} of {} | {} | {} | {} | {} | {} |",
+        row.name,
+        common.len(),
+        row.f1.len(),
+        spread_cell(&on(&row.f1), true),
+        spread_cell(&on(&row.precision), true),
+        spread_cell(&on(&row.recall), true),
+        spread_cell(&on(&row.best_f1), true),
+        spread_cell(&on(&row.best_threshold), false)
+    )
+}
+
+/// The seeds (indices) where every one of `figures` is defined.
+fn common_seeds(figures: &[&Vec<f64>]) -> Vec<usize> {
+    let seeds = figures.first().map_or(0, |f| f.len());
+    (0..seeds)
+        .filter(|&i| figures.iter().all(|f| f[i].is_finite()))
+        .collect()
+}
+
 fn spread_cell(values: &[f64], fraction: bool) -> String {
     Spread::of(values).map_or("-".into(), |s| s.text(fraction))
 }
@@ -605,27 +656,25 @@ fn markdown(
     let _ = writeln!(md, "## Summary over the seeds\n");
     let _ = writeln!(
         md,
-        "Pairwise over all slices; P, R and F at each algorithm's configured threshold, and its best F over every threshold the stored pairs answer.\n"
+        "Pairwise over all slices; P, R and F at each algorithm's configured threshold, and its best F over every threshold the stored pairs answer. \
+         Every figure of a row is taken over the same seeds, those where all of them are defined (n; a seed where nothing is flagged has no precision), \
+         so that F, P and R describe the same runs.\n"
     );
     let _ = writeln!(
         md,
-        "| algorithm | F | P | R | best F | best threshold |\n|---|---:|---:|---:|---:|---:|"
+        "| algorithm | n | F | P | R | best F | best threshold |\n|---|---:|---:|---:|---:|---:|---:|"
     );
     for row in rows {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} | {} |",
-            row.name,
-            spread_cell(&row.f1, true),
-            spread_cell(&row.precision, true),
-            spread_cell(&row.recall, true),
-            spread_cell(&row.best_f1, true),
-            spread_cell(&row.best_threshold, false)
-        );
+        let _ = writeln!(md, "{}", summary_row(row));
     }
     let _ = writeln!(
         md,
         "\n![Precision, recall and F over the seeds](seeds.png)\n\n[SVG](seeds.svg) · data (every seed): [seeds.csv](seeds.csv), [seeds.parquet](seeds.parquet)"
+    );
+    let _ = writeln!(
+        md,
+        "\n## Slices of seed {}\n\nPage-level F (P and R under it) per slice at the configured thresholds, on the first seed's corpus.\n\n![Slices of the first seed](slices.png)\n\n[SVG](slices.svg) · data: [slices.csv](slices.csv), [slices.parquet](slices.parquet)",
+        seeds.first().map_or("", String::as_str)
     );
     if sweep {
         let _ = writeln!(
@@ -883,6 +932,27 @@ mod tests {
             Spread::of(&[3.0, 3.0, 4.0]).unwrap().text(false),
             "3.333 ± 0.577 (3–4)"
         );
+    }
+
+    #[test]
+    fn a_summary_row_takes_every_figure_over_the_same_seeds() {
+        // Seeds 3 and 4 flag nothing: no precision, so no F, but recall 0.
+        let row = SeedRow {
+            name: "simhash".into(),
+            precision: vec![0.9, 0.8, f64::NAN, f64::NAN, 0.7],
+            recall: vec![0.5, 0.4, 0.0, 0.0, 0.3],
+            f1: vec![0.6, 0.5, f64::NAN, f64::NAN, 0.4],
+            best_f1: vec![0.7, 0.6, 0.1, 0.1, 0.5],
+            best_threshold: vec![3.0, 3.0, 5.0, 5.0, 3.0],
+        };
+        let text = summary_row(&row);
+        let cells: Vec<&str> = text.split(" | ").collect();
+        assert_eq!(cells[1], "3 of 5", "{text}");
+        // R over seeds 1, 2 and 5 only: 40%, not 24% over all five.
+        assert!(cells[4].starts_with("40.00%"), "{text}");
+        assert!(cells[2].starts_with("50.00%"), "{text}");
+        assert!(cells[5].starts_with("60.00%"), "{text}");
+        assert!(cells[6].starts_with("3 ±"), "{text}");
     }
 
     fn claim_at_least(bar: f64) -> Claim {

@@ -80,7 +80,9 @@ pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
             KeyCode::Enter => Some(Action::Confirm),
             KeyCode::Esc => Some(Action::Back),
             KeyCode::Backspace => Some(Action::Erase),
-            KeyCode::Char(c) if c.is_ascii_digit() || c == '.' || c == '-' => Some(Action::Type(c)),
+            // Every character goes to the app, which refuses one that no
+            // number has with a message rather than dropping it unseen.
+            KeyCode::Char(c) => Some(Action::Type(c)),
             _ => None,
         };
     }

@@ -312,9 +312,12 @@ pub struct ErrorsView {
     pub slice: Option<u16>,
     /// The listed rows after the slice filter.
     pub rows: Vec<ErrorRow>,
-    /// All errors of the kind at the current thresholds (before the filter
-    /// and the listing cap).
+    /// The errors of the kind at the current thresholds in the filtered
+    /// slice (or all), before the listing cap.
     pub total: u64,
+    /// The errors of the kind in each slice: the filter skips slices
+    /// without any.
+    pub by_slice: Vec<u64>,
     pub selected: usize,
     /// The rows no longer match the thresholds or settings.
     pub stale: bool,
@@ -328,6 +331,7 @@ impl Default for ErrorsView {
             slice: None,
             rows: Vec::new(),
             total: 0,
+            by_slice: Vec::new(),
             selected: 0,
             stale: true,
         }
@@ -727,7 +731,11 @@ impl App {
             }
             (_, Action::Type(c)) => {
                 if let Mode::Typing(text) = &mut self.mode {
-                    if text.len() < 12 {
+                    // The characters of a decimal f64 literal, exponent
+                    // included, so `1e9` reaches the range check as 1e9.
+                    if !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')) {
+                        self.status = format!("`{c}` is not part of a number; Esc cancels");
+                    } else if text.len() < 24 {
                         text.push(c);
                     }
                 }
@@ -774,19 +782,13 @@ impl App {
                 self.errors.stale = true;
             }
             (Screen::Errors, Action::NextSliceFilter) => {
-                let slices = self
-                    .bench
-                    .as_ref()
-                    .expect("loaded")
-                    .result
-                    .truth
-                    .slice_names
-                    .len();
-                self.errors.slice = match self.errors.slice {
-                    None if slices > 0 => Some(0),
-                    Some(s) if usize::from(s) + 1 < slices => Some(s + 1),
-                    _ => None,
-                };
+                if self.errors.stale {
+                    self.refresh_errors();
+                }
+                let from = self.errors.slice.map_or(0, |s| usize::from(s) + 1);
+                let next =
+                    (from..self.errors.by_slice.len()).find(|&s| self.errors.by_slice[s] > 0);
+                self.errors.slice = next.map(|s| s as u16);
                 self.errors.selected = 0;
                 self.errors.stale = true;
             }
@@ -950,13 +952,20 @@ impl App {
         };
         let result = &bench.result.algorithms[self.focus];
         let tuning = &bench.tunings[self.focus];
-        let (mut rows, total) = find_errors(result, tuning, &bench.result.truth, self.errors.kind);
-        if let Some(slice) = self.errors.slice {
-            rows.retain(|r| r.slice == slice);
-        }
+        let (mut rows, by_slice) = find_errors(
+            result,
+            tuning,
+            &bench.result.truth,
+            self.errors.kind,
+            self.errors.slice,
+        );
         sort_errors(&mut rows, &result.run.scale, self.errors.sort);
         self.errors.rows = rows;
-        self.errors.total = total;
+        self.errors.total = match self.errors.slice {
+            Some(s) => by_slice.get(usize::from(s)).copied().unwrap_or(0),
+            None => by_slice.iter().sum(),
+        };
+        self.errors.by_slice = by_slice;
         self.errors.selected = self
             .errors
             .selected

@@ -14,7 +14,7 @@ use crate::eval::choose::{
 };
 use crate::eval::curve::ThresholdCurve;
 use crate::eval::judged::{choose_judged, JudgedCurve, JudgedEvaluation, JudgedTruth};
-use crate::eval::{Evaluation, LevelMetrics, Truth};
+use crate::eval::{reachable_recall, Evaluation, LevelMetrics, Truth};
 use crate::experiment::{AlgorithmResult, ExperimentConfig, ExperimentResult};
 
 /// Where the workbench's experiment comes from, for reloading and saving.
@@ -116,12 +116,27 @@ pub struct Tuning {
     judged: Option<(Arc<JudgedTruth>, JudgedCurve)>,
     /// The judged pairs at the current threshold.
     pub judged_evaluation: Option<JudgedEvaluation>,
+    /// [`ceilings`], computed once: the candidates never change.
+    ceilings: [f64; 3],
 }
 
-/// Recall no threshold can pass: what the candidate stage found (before
-/// any scoring) and what was stored within the floor.
-pub fn ceilings(result: &AlgorithmResult) -> (f64, f64) {
-    (result.candidate_stage.recall(), result.candidates.recall())
+/// Recall no threshold or gate can pass at each level (in
+/// [`Level::ALL`] order), from every pair the candidate stage produced:
+/// at the pairwise level the true pairs among them; at the clustered and
+/// page levels what their transitive closure could reach. A page-level
+/// recall can fall as a threshold loosens, so the pairwise figure is no
+/// bound there.
+pub fn ceilings(result: &AlgorithmResult, truth: &Truth) -> [f64; 3] {
+    let run = &result.run;
+    // After compaction the stored pairs and the rest of the candidates
+    // are apart; together they are the candidate stage's pairs.
+    let candidates = run
+        .pairs
+        .iter()
+        .map(|p| (p.a, p.b))
+        .chain(run.candidate_pairs.iter().copied());
+    let (clustered, page) = reachable_recall(truth, candidates, &run.groups);
+    [result.candidate_stage.recall(), clustered, page]
 }
 
 impl Tuning {
@@ -140,9 +155,19 @@ impl Tuning {
             choices: Vec::new(),
             judged: None,
             judged_evaluation: None,
+            ceilings: ceilings(result, truth),
         };
         tuning.refilter_with(result, None);
         tuning
+    }
+
+    /// The recall no threshold can pass at `level`.
+    pub fn ceiling(&self, level: Level) -> f64 {
+        let at = Level::ALL
+            .iter()
+            .position(|&l| l == level)
+            .expect("every level is listed");
+        self.ceilings[at]
     }
 
     /// The objectives the jump keys serve, in key order.
@@ -414,15 +439,17 @@ pub enum ErrorSort {
 /// pages has millions of true pairs.
 pub const MAX_LISTED: usize = 50_000;
 
-/// The errors of one algorithm at its current thresholds: at most
-/// [`MAX_LISTED`] rows, and how many there are in all (a group's pairs are
-/// counted, and listed only up to the bound).
+/// The errors of one algorithm at its current thresholds, of one slice or
+/// of all: at most [`MAX_LISTED`] rows, and how many errors each slice
+/// holds in all (a group's pairs are counted from its parts' sizes and
+/// listed only up to the bound).
 pub fn find_errors(
     result: &AlgorithmResult,
     tuning: &Tuning,
     truth: &Truth,
     kind: ErrorKind,
-) -> (Vec<ErrorRow>, u64) {
+    slice: Option<u16>,
+) -> (Vec<ErrorRow>, Vec<u64>) {
     let run = &result.run;
     fn gated(gates: bool, scores: &GateScores) -> Option<&[f32]> {
         gates.then_some(&scores[..])
@@ -431,6 +458,7 @@ pub fn find_errors(
     let with_gates = |g| gated(has_gates, g);
     let gate_scores = |i: usize| run.gate_scores.get(i).and_then(with_gates);
     let same_cluster = |a: u32, b: u32| truth.cluster[a as usize] == truth.cluster[b as usize];
+    let shown = |a: u32, b: u32| slice.is_none_or(|s| truth.pair_slice(a, b) == s);
     let row = |a: u32, b: u32, score: Option<f32>| ErrorRow {
         a: a.min(b),
         b: a.max(b),
@@ -442,13 +470,15 @@ pub fn find_errors(
         .filter(|g| tuning.judges(&run.scale, g.score, with_gates(&g.gate_scores)))
         .collect();
     let mut rows = Vec::new();
-    let mut total = 0u64;
+    let mut by_slice = vec![0u64; truth.slice_names.len()];
+    let pair_of =
+        |by_slice: &mut [u64], a: u32, b: u32| by_slice[truth.pair_slice(a, b) as usize] += 1;
     match kind {
         ErrorKind::FalsePositives => {
             for (i, p) in run.pairs.iter().enumerate() {
                 if !same_cluster(p.a, p.b) && tuning.judges(&run.scale, p.score, gate_scores(i)) {
-                    total += 1;
-                    if rows.len() < MAX_LISTED {
+                    pair_of(&mut by_slice, p.a, p.b);
+                    if rows.len() < MAX_LISTED && shown(p.a, p.b) {
                         rows.push(row(p.a, p.b, Some(p.score)));
                     }
                 }
@@ -457,18 +487,19 @@ pub fn find_errors(
                 let mut pages = g.pages.clone();
                 pages.sort_by_key(|&p| (truth.cluster[p as usize], p));
                 let parts: Vec<&[u32]> = pages.chunk_by(|&x, &y| same_cluster(x, y)).collect();
-                let inside: u64 = parts
-                    .iter()
-                    .map(|p| (p.len() as u64) * (p.len() as u64 - 1) / 2)
-                    .sum();
-                total += g.pairs() - inside;
+                add_pairs_by_slice(&mut by_slice, truth, &pages, 1);
+                for part in &parts {
+                    add_pairs_by_slice(&mut by_slice, truth, part, -1);
+                }
                 'listing: for (k, part) in parts.iter().enumerate() {
                     for &a in *part {
                         for &b in parts[k + 1..].iter().flat_map(|p| p.iter()) {
                             if rows.len() >= MAX_LISTED {
                                 break 'listing;
                             }
-                            rows.push(row(a, b, Some(g.score)));
+                            if shown(a, b) {
+                                rows.push(row(a, b, Some(g.score)));
+                            }
                         }
                     }
                 }
@@ -482,29 +513,26 @@ pub fn find_errors(
                     group_of[p as usize] = k as u32;
                 }
             }
-            let mut found_in: BTreeMap<u32, u64> = BTreeMap::new();
             for (i, p) in run.pairs.iter().enumerate() {
                 if same_cluster(p.a, p.b) && tuning.judges(&run.scale, p.score, gate_scores(i)) {
-                    *found_in.entry(truth.cluster[p.a as usize]).or_default() += 1;
+                    // Found: taken off the cluster's pairs counted below.
+                    let s = truth.pair_slice(p.a, p.b) as usize;
+                    by_slice[s] = by_slice[s].wrapping_sub(1);
                 }
             }
             let mut members: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
             for (page, &c) in truth.cluster.iter().enumerate() {
                 members.entry(c).or_default().push(page as u32);
             }
-            for (cluster, pages) in members.iter_mut().filter(|(_, m)| m.len() > 1) {
+            for pages in members.values_mut().filter(|m| m.len() > 1) {
                 pages.sort_by_key(|&p| (group_of[p as usize], p));
                 let parts: Vec<&[u32]> = pages
                     .chunk_by(|&x, &y| group_of[x as usize] == group_of[y as usize])
                     .collect();
-                let pairs = |n: usize| (n as u64) * (n as u64).saturating_sub(1) / 2;
-                let in_groups: u64 = parts
-                    .iter()
-                    .filter(|p| group_of[p[0] as usize] != u32::MAX)
-                    .map(|p| pairs(p.len()))
-                    .sum();
-                let found = found_in.get(cluster).copied().unwrap_or(0);
-                total += pairs(pages.len()) - in_groups - found;
+                add_pairs_by_slice(&mut by_slice, truth, pages, 1);
+                for part in parts.iter().filter(|p| group_of[p[0] as usize] != u32::MAX) {
+                    add_pairs_by_slice(&mut by_slice, truth, part, -1);
+                }
                 'listing: for (k, part) in parts.iter().enumerate() {
                     let alone = group_of[part[0] as usize] == u32::MAX;
                     for (n, &a) in part.iter().enumerate() {
@@ -515,6 +543,9 @@ pub fn find_errors(
                                 break 'listing;
                             }
                             let (a, b) = (a.min(b), a.max(b));
+                            if !shown(a, b) {
+                                continue;
+                            }
                             let stored =
                                 run.pairs.binary_search_by_key(&(a, b), |p| (p.a, p.b)).ok();
                             let detected = stored.is_some_and(|k| {
@@ -529,7 +560,30 @@ pub fn find_errors(
             }
         }
     }
-    (rows, total)
+    (rows, by_slice)
+}
+
+/// Adds (`sign` 1) or takes off (-1) the pairs among `pages` to the count
+/// of their slice, a pair's slice being its pages' highest: of n pages at
+/// slice s or below, C(n, 2) pairs sit at s or below, so the pairs at s
+/// are that less the pairs below s, without visiting every pair of a
+/// cluster of thousands.
+fn add_pairs_by_slice(by_slice: &mut [u64], truth: &Truth, pages: &[u32], sign: i64) {
+    let mut at = vec![0u64; by_slice.len()];
+    for &p in pages {
+        at[truth.slice[p as usize] as usize] += 1;
+    }
+    let pairs = |n: u64| n * n.saturating_sub(1) / 2;
+    let mut below = 0u64;
+    for (count, &here) in by_slice.iter_mut().zip(&at) {
+        let added = pairs(below + here) - pairs(below);
+        *count = if sign < 0 {
+            count.wrapping_sub(added)
+        } else {
+            count.wrapping_add(added)
+        };
+        below += here;
+    }
 }
 
 /// Sorts error rows by score, most or least confident first; pairs never

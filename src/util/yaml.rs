@@ -108,7 +108,7 @@ fn did_you_mean(message: &str) -> Option<String> {
 /// The line and column of an entry's key (`algorithms[1].bits`,
 /// `seeds`), for block-style YAML: the key within the entry (up to the
 /// next entry or top-level key), else the entry's `type`.
-fn key_position(text: &str, key: &str) -> Option<(usize, usize)> {
+pub fn key_position(text: &str, key: &str) -> Option<(usize, usize)> {
     let (head, field) = key.split_once('.').unwrap_or((key, ""));
     let (name, index) = match head.split_once('[') {
         Some((name, i)) => (name, i.trim_end_matches(']').parse::<usize>().ok()),

@@ -18,7 +18,7 @@ use crate::algo::Direction;
 use crate::eval::choose::within_floor;
 use crate::eval::Counts;
 use crate::tui::app::App;
-use crate::tui::workbench::{ceilings, Level, Workbench};
+use crate::tui::workbench::{Level, Workbench};
 use crate::util::fmt::percent;
 use crate::util::fmt::threshold_as_typed;
 
@@ -176,9 +176,16 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
     let rows = bench.result.algorithms.iter().enumerate().map(|(i, a)| {
         let e = &bench.tunings[i].evaluation;
         let level = app.level.of(e).overall;
-        let (ceiling, _) = ceilings(a);
+        let ceiling = bench.tunings[i].ceiling(app.level);
         // Recall at the ceiling: loosening the threshold cannot add more.
         let capped = level.recall() >= ceiling - 1e-9 && ceiling < 1.0;
+        // Clusters given with outside pairs are not the pairs' closure,
+        // so the pairs bound nothing there.
+        let ceiling_text = if level.recall() > ceiling + 1e-9 {
+            "-".to_string()
+        } else {
+            format!("{:.1}", 100.0 * ceiling)
+        };
         Row::new(vec![
             Cell::from(Span::styled("■", Style::new().fg(algorithm_color(i)))),
             Cell::from(fit_label(
@@ -194,7 +201,7 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
             Cell::from(count(level.correct)),
             Cell::from(count(level.detected - level.correct)),
             Cell::from(count(level.actual - level.correct)),
-            Cell::from(format!("{:.1}", 100.0 * ceiling)).style(if capped {
+            Cell::from(ceiling_text).style(if capped {
                 Style::new().fg(Color::Yellow)
             } else {
                 Style::new().fg(Color::Gray)
@@ -509,7 +516,7 @@ fn shaded(bench: &Workbench, focus: usize, lo: f64, hi: f64) -> Vec<Point> {
     let result = &bench.result.algorithms[focus];
     let t = &bench.tunings[focus];
     let scale = &result.run.scale;
-    let (ceiling, _) = ceilings(result);
+    let ceiling = t.ceiling(Level::Pairwise);
     let step = (hi - lo) / 200.0;
     let mut points = Vec::new();
     if step > 0.0 {

@@ -14,6 +14,8 @@ use crate::experiment::mapping::{self, MappingError, PendingDir};
 
 #[derive(Args)]
 pub struct DedupArgs {
+    #[command(flatten)]
+    pub workers: super::WorkerArgs,
     /// The (tuned) experiment, e.g. the file `neardup tune` wrote; `demo`
     /// is the embedded demo experiment.
     pub experiment: PathBuf,

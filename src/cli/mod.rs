@@ -178,6 +178,7 @@ impl Command {
             Command::Run(a) => &a.workers,
             Command::Tune(a) => &a.workers,
             Command::Train(a) => &a.workers,
+            Command::Dedup(a) => &a.workers,
             Command::Signatures(a) => &a.workers,
             Command::Evaluate(a) => &a.workers,
             Command::ExtractEval(a) => &a.workers,

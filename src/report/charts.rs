@@ -525,14 +525,10 @@ impl Chart for F1Curves<'_> {
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| {
                     (lo.min(t), hi.max(t))
                 });
-            let (lo, hi) = if lo < hi {
-                let pad = (hi - lo) * 0.04;
-                (lo - pad, hi + pad)
-            } else if lo.is_finite() {
-                (lo - 0.5, hi + 0.5)
-            } else {
-                (0.0, 1.0)
-            };
+            let range = members
+                .first()
+                .map(|s| (s.algorithm.scale.min, s.algorithm.scale.max));
+            let (lo, hi) = threshold_axis(lo, hi, range);
             let (plot, key) = area.split_vertically(PANEL_PLOT);
             let scale = members
                 .first()
@@ -594,6 +590,53 @@ impl Chart for F1Curves<'_> {
         }
         root.present()?;
         Ok(())
+    }
+}
+
+/// The x range of an F panel: the thresholds evaluated, padded. A score
+/// with one value (an exact hash scores 1 or nothing) gets its scale's own
+/// range instead of an invented one around the value, so the axis never
+/// shows thresholds the scale cannot take (0.5 to 1.5 for a similarity).
+fn threshold_axis(lo: f64, hi: f64, scale: Option<(f64, f64)>) -> (f64, f64) {
+    if lo < hi {
+        let pad = (hi - lo) * 0.04;
+        return (lo - pad, hi + pad);
+    }
+    match scale {
+        Some((min, max)) if min < max && min.is_finite() && max.is_finite() => {
+            let pad = (max - min) * 0.04;
+            (min - pad, max + pad)
+        }
+        // One value and a one-valued scale: the axis runs from 0 (or the
+        // value, if below) to the value (or 1, if above).
+        _ if lo.is_finite() => {
+            let (from, to) = (lo.min(0.0), lo.max(1.0));
+            let pad = (to - from) * 0.04;
+            (from - pad, to + pad)
+        }
+        _ => (0.0, 1.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::threshold_axis;
+
+    #[test]
+    fn a_one_valued_score_gets_an_axis_its_scale_can_take() {
+        // The exact hash: every score 1, a scale of 1 to 1.
+        let (lo, hi) = threshold_axis(1.0, 1.0, Some((1.0, 1.0)));
+        assert!(lo < 0.0 && lo > -0.1 && hi > 1.0 && hi < 1.1, "{lo}..{hi}");
+        // A similarity whose pairs all scored 0.7: its scale's 0 to 1.
+        let (lo, hi) = threshold_axis(0.7, 0.7, Some((0.0, 1.0)));
+        assert!(lo > -0.1 && hi < 1.1 && lo < 0.0 && hi > 1.0, "{lo}..{hi}");
+        // Several thresholds: their own span, padded.
+        let (lo, hi) = threshold_axis(0.2, 0.6, Some((0.0, 1.0)));
+        assert!(lo < 0.2 && lo > 0.18 && hi > 0.6 && hi < 0.62, "{lo}..{hi}");
+        assert_eq!(
+            threshold_axis(f64::INFINITY, f64::NEG_INFINITY, None),
+            (0.0, 1.0)
+        );
     }
 }
 

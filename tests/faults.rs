@@ -690,3 +690,140 @@ fn index_check_says_what_is_wrong_and_exits_by_kind() {
     assert!(e.contains(&format!("{segment}/ids.bin")), "{e}");
     assert!(e.lines().last().unwrap().contains("idx: 1 problems"), "{e}");
 }
+
+/// Writes a pairs table as another program would, with the settings
+/// envelope `neardup evaluate` reads.
+fn write_outside_pairs(path: &Path, rows: &[(&str, &str, f32)], config: serde_json::Value) {
+    use polars::prelude::*;
+    let grid: Vec<f64> = if config["type"] == "simhash" {
+        vec![2.0, 3.0, 4.0]
+    } else {
+        vec![0.5, 0.6, 0.7]
+    };
+    let settings = serde_json::json!({
+        "config": config, "extract": "main", "threshold": grid[1], "grid": grid,
+    });
+    let mut df = DataFrame::new_infer_height(vec![
+        Column::new("a".into(), rows.iter().map(|p| p.0).collect::<Vec<_>>()),
+        Column::new("b".into(), rows.iter().map(|p| p.1).collect::<Vec<_>>()),
+        Column::new("score".into(), rows.iter().map(|p| p.2).collect::<Vec<_>>()),
+    ])
+    .unwrap();
+    let meta = serde_json::json!({"format": "neardup-signatures/1", "table": "pairs", "settings": settings});
+    ParquetWriter::new(std::fs::File::create(path).unwrap())
+        .with_key_value_metadata(Some(KeyValueMetadata::from_static(vec![(
+            "neardup".into(),
+            meta.to_string(),
+        )])))
+        .finish(&mut df)
+        .unwrap();
+}
+
+#[test]
+fn outside_pairs_given_twice_or_scored_off_their_scale_are_refused_naming_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = neardup::corpus::demo::demo_corpus().unwrap();
+    let id = |i: usize| corpus.pages[i].id.as_str();
+    let minhash = || serde_json::json!({"type": "minhash"});
+    let simhash = || serde_json::json!({"type": "simhash"});
+    let good = [(id(0), id(1), 0.9), (id(2), id(3), 0.8)];
+    let cases: Vec<(Vec<(&str, &str, f32)>, serde_json::Value, String)> = vec![
+        // The same pair turned around: its lower score was kept silently.
+        (
+            vec![good[0], good[1], (id(1), id(0), 0.2)],
+            minhash(),
+            "row 3: field `b`: the pair was already given on row 1".into(),
+        ),
+        (
+            vec![good[0], (id(2), id(3), 5.0)],
+            minhash(),
+            "row 2: field `score`: 5 is not".into(),
+        ),
+        (
+            vec![good[0], (id(2), id(3), -1.0)],
+            minhash(),
+            "row 2: field `score`: -1 is not".into(),
+        ),
+        (
+            vec![(id(2), id(3), f32::INFINITY)],
+            minhash(),
+            "row 1: field `score`: inf is not a finite number".into(),
+        ),
+        (
+            vec![good[0], (id(2), id(3), f32::NAN)],
+            minhash(),
+            "row 2: field `score`: NaN is not a finite number".into(),
+        ),
+        (
+            vec![(id(2), id(3), 70.0)],
+            simhash(),
+            "row 1: field `score`: 70 is not".into(),
+        ),
+        (
+            vec![(id(2), id(3), 2.5)],
+            simhash(),
+            "row 1: field `score`: 2.5 is not".into(),
+        ),
+        (
+            vec![good[0], (id(2), "nowhere", 0.9)],
+            minhash(),
+            "row 2: field `b`: `nowhere` is not a page of the corpus".into(),
+        ),
+        (
+            vec![(id(2), id(2), 0.9)],
+            minhash(),
+            "row 1: field `b`: a page paired with itself".into(),
+        ),
+    ];
+    let path = dir.path().join("pairs.parquet");
+    for (rows, config, expected) in cases {
+        write_outside_pairs(&path, &rows, config);
+        let o = neardup(
+            &["evaluate", "demo", "--pairs", "pairs.parquet", "-o", "run"],
+            dir.path(),
+            None,
+        );
+        let e = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{rows:?}: {e}");
+        assert!(
+            e.contains(&format!("pairs.parquet: {expected}")),
+            "{rows:?}: {e}"
+        );
+        assert!(
+            !dir.path().join("run").exists(),
+            "{rows:?}: a run was written"
+        );
+    }
+
+    // Asked to, the bad rows are skipped and counted, never silently.
+    let rows = [
+        good[0],
+        good[1],
+        (id(1), id(0), 0.2),
+        (id(4), id(5), 5.0),
+        (id(4), id(5), f32::NAN),
+        (id(4), "nowhere", 0.9),
+    ];
+    write_outside_pairs(&path, &rows, minhash());
+    let o = neardup(
+        &[
+            "evaluate",
+            "demo",
+            "--pairs",
+            "pairs.parquet",
+            "-o",
+            "run",
+            "--skip-bad-pairs",
+        ],
+        dir.path(),
+        None,
+    );
+    let e = text(&o.stderr);
+    assert!(o.status.success(), "{e}");
+    let counts = "skipped 4 bad rows of pairs.parquet (--skip-bad-pairs): \
+                  1 naming a page not in the corpus, 1 with a score not finite, \
+                  1 with a score outside its algorithm's range, 1 given twice";
+    assert!(e.contains(counts), "{e}");
+    let run = std::fs::read_to_string(dir.path().join("run/run.json")).unwrap();
+    assert!(run.contains(counts), "{run}");
+}

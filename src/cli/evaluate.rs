@@ -26,6 +26,12 @@ pub struct EvaluateArgs {
     /// Also draw the report (charts, report.md) into the same directory.
     #[arg(long)]
     pub report: bool,
+    /// Skip bad rows of --pairs (a pair given twice, a score outside its
+    /// algorithm's range or not finite, an id not in the corpus, a page
+    /// paired with itself) instead of refusing the table; the counts of
+    /// each kind are printed and kept in the run's notes.
+    #[arg(long)]
+    pub skip_bad_pairs: bool,
 }
 
 pub fn run(args: EvaluateArgs) -> Result<(), CliError> {
@@ -35,6 +41,7 @@ pub fn run(args: EvaluateArgs) -> Result<(), CliError> {
         &args.clusters,
         args.out,
         args.report,
+        args.skip_bad_pairs,
     )
 }
 
@@ -44,9 +51,15 @@ fn run_evaluate(
     clusters: &[PathBuf],
     out: Option<PathBuf>,
     report: bool,
+    skip_bad_pairs: bool,
 ) -> Result<(), CliError> {
     use crate::dist::external::{evaluate_external, read_inputs};
-    let (corpus, inputs) = read_inputs(corpus_path, pairs, clusters)?;
+    let (corpus, inputs) = read_inputs(corpus_path, pairs, clusters, skip_bad_pairs)?;
+    for input in &inputs {
+        if let Some(note) = input.pairs.skipped.note(&input.pairs.path) {
+            eprintln!("note: {note}");
+        }
+    }
     let dir = out.unwrap_or_else(|| Path::new("reports").join("external"));
     let name = dir
         .file_name()

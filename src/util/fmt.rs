@@ -90,3 +90,13 @@ mod tests {
         assert_eq!(threshold_short(0.1234), "0.123");
     }
 }
+
+/// `text` cut to its first `max` characters, saying how much was left
+/// out: input echoed in an error stays one line even when a field (or,
+/// past an unterminated quote, the rest of a file) is megabytes long.
+pub fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}… ({} more bytes)", &text[..end], text.len() - end),
+    }
+}

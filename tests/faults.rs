@@ -1,7 +1,9 @@
-//! The index's faults found in use, each made again: a damaged or restored
+//! Faults found in use, each made again: a damaged or restored index
 //! manifest, a manifest without checksums, a folder where a file belongs,
 //! a failed commit's temporary folder, an id sent again with other
-//! content, a stalled Redis, and queries racing a merge.
+//! content, a stalled Redis, queries racing a merge, pairs from elsewhere
+//! that repeat or score off their scale, and outputs cut short by a full
+//! disk.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -826,4 +828,45 @@ fn outside_pairs_given_twice_or_scored_off_their_scale_are_refused_naming_the_ro
     assert!(e.contains(counts), "{e}");
     let run = std::fs::read_to_string(dir.path().join("run/run.json")).unwrap();
     assert!(run.contains(counts), "{run}");
+}
+
+/// `neardup ARGS` in `cwd` with no file allowed past 512 bytes, as on a
+/// disk that fills up: a write past it fails ("File too large") rather
+/// than the process being killed.
+fn neardup_on_a_full_disk(args: &[&str], cwd: &Path) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_neardup"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("sh runs")
+}
+
+#[test]
+fn a_write_failing_midway_leaves_every_previous_output_whole_and_nothing_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let experiment = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/demo.yaml");
+    let experiment = experiment.to_str().unwrap();
+    let run = ["run", experiment, "-o", "out"];
+    let report = ["report", "out", "-o", "report"];
+    for (args, folder) in [(&run[..], "out"), (&report[..], "report")] {
+        let o = neardup(args, dir.path(), None);
+        assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+        let before = snapshot(&dir.path().join(folder));
+        assert!(before.iter().any(|(_, bytes)| bytes.len() > 512));
+        let o = neardup_on_a_full_disk(args, dir.path());
+        let e = text(&o.stderr);
+        assert!(!o.status.success(), "{args:?} wrote past the limit");
+        assert!(e.contains("File too large"), "{args:?}: {e}");
+        let after = snapshot(&dir.path().join(folder));
+        let names = |files: &[(PathBuf, Vec<u8>)]| -> Vec<PathBuf> {
+            files.iter().map(|f| f.0.clone()).collect()
+        };
+        assert_eq!(names(&after), names(&before), "{args:?}: files left beside");
+        for ((path, old), (_, new)) in before.iter().zip(&after) {
+            assert!(old == new, "{args:?}: {} was cut short", path.display());
+        }
+    }
 }

@@ -870,3 +870,177 @@ fn a_write_failing_midway_leaves_every_previous_output_whole_and_nothing_beside_
         }
     }
 }
+
+#[test]
+fn an_unterminated_quote_names_its_row_and_field_and_echoes_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("id,cluster,html\na,1,<p>one</p>\nb,2,\"<p>two</p>\n");
+    // The rest of the file, which the quote swallows: 1 MB of rows.
+    for i in 0..20_000 {
+        csv.push_str(&format!(
+            "r{i},{i},<p>row {i} of the rest of the file</p>\n"
+        ));
+    }
+    std::fs::write(dir.path().join("quote.csv"), &csv).unwrap();
+    let o = neardup(&["corpus", "stats", "quote.csv"], dir.path(), None);
+    let e = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{}", &e[..e.len().min(2000)]);
+    assert!(
+        e.contains("quote.csv: row 2: field `html`: the quote opened on line 3 is never closed"),
+        "{}",
+        &e[..e.len().min(2000)]
+    );
+    assert!(e.len() < 400, "{} bytes of stderr", e.len());
+}
+
+/// A real Chinese page (GIMP's manual) and a real English answer
+/// (Clough and Stevenson's corpus), as UTF-8.
+fn chinese_and_english_samples() -> [String; 2] {
+    let corpora = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+    let gz = std::fs::read(corpora.join(
+        "debian_zh_html/html/gimp-help-zh-cn/usr/share/gimp/2.0/help/zh_CN/getting-started.html.gz",
+    ))
+    .unwrap();
+    let mut chinese = String::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_string(&mut chinese)
+        .unwrap();
+    let english =
+        std::fs::read_to_string(corpora.join("clough_stevenson_short_answers/raw/g0pA_taska.txt"))
+            .unwrap();
+    assert!(chinese.contains("开始使用 GIMP") && english.contains("Inheritance"));
+    [chinese, english]
+}
+
+/// `text` in UTF-16, little- or big-endian, without a BOM.
+fn utf16(text: &str, little_endian: bool) -> Vec<u8> {
+    text.encode_utf16()
+        .flat_map(|u| {
+            if little_endian {
+                u.to_le_bytes()
+            } else {
+                u.to_be_bytes()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn utf16_without_a_bom_is_decoded_in_pages_and_corpus_files() {
+    use neardup::extract::decode::decode_html;
+    let samples = chinese_and_english_samples();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl: String = samples
+        .iter()
+        .enumerate()
+        .map(|(i, html)| {
+            format!(
+                "{}\n",
+                serde_json::json!({"id": format!("p{i}"), "cluster": "c", "html": html})
+            )
+        })
+        .collect();
+    let csv = format!(
+        "id,cluster,html\n{}",
+        samples
+            .iter()
+            .enumerate()
+            .map(|(i, html)| format!("p{i},c,\"{}\"\n", html.replace('"', "\"\"")))
+            .collect::<String>()
+    );
+    for little_endian in [true, false] {
+        let order = if little_endian { "LE" } else { "BE" };
+        for sample in &samples {
+            let decoded = decode_html(&utf16(sample, little_endian));
+            assert_eq!(decoded.text, *sample, "{order}");
+            assert!(!decoded.had_errors);
+        }
+        for (name, text) in [("c.jsonl", &jsonl), ("c.csv", &csv)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, utf16(text, little_endian)).unwrap();
+            let corpus = neardup::corpus::read_corpus(&path, Default::default())
+                .unwrap_or_else(|e| panic!("{name} {order}: {e}"));
+            let pages: Vec<&neardup::corpus::Content> =
+                corpus.pages.iter().map(|p| &p.content).collect();
+            assert_eq!(pages.len(), 2, "{name} {order}");
+            for (content, sample) in pages.iter().zip(&samples) {
+                assert!(
+                    matches!(content, neardup::corpus::Content::Html(h) if h == sample),
+                    "{name} {order}: the page is not the sample"
+                );
+            }
+        }
+    }
+    // The same text in UTF-8 or GBK (no NULs) is not taken for UTF-16.
+    for sample in &samples {
+        let (gbk, _, _) = encoding_rs::GBK.encode(sample);
+        assert!(neardup::extract::decode::utf16_without_bom(sample.as_bytes()).is_none());
+        assert!(neardup::extract::decode::utf16_without_bom(&gbk).is_none());
+    }
+}
+
+#[test]
+fn a_missing_file_named_in_an_experiment_names_the_line_of_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "name: m\n# the corpus:\ncorpus: nowhere/c.jsonl\nalgorithms:\n  - type: minhash\n".to_string(),
+            "m.yaml:3: field `corpus`: ",
+            "nowhere/c.jsonl",
+        ),
+        (
+            "corpus: corpora/built.jsonl\nbuild: builders/none.yaml\nalgorithms:\n  - type: minhash\n".into(),
+            "m.yaml:2: field `build`: ",
+            "builders/none.yaml",
+        ),
+        (
+            "corpus: demo\njudged:\n  positive_from: 2\n  pairs: judged/none.csv\nalgorithms:\n  - type: minhash\n".into(),
+            "m.yaml:4: field `judged.pairs`: ",
+            "judged/none.csv",
+        ),
+        (
+            "corpus: demo\nalgorithms:\n  - type: minhash\n  - type: learned\n    model: models/none.json\n".into(),
+            "m.yaml:5:5: `algorithms[1].model`: ",
+            "models/none.json",
+        ),
+    ];
+    for (yaml, at, missing) in cases {
+        std::fs::write(dir.path().join("m.yaml"), &yaml).unwrap();
+        let o = neardup(&["run", "m.yaml", "-o", "out"], dir.path(), None);
+        let e = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{yaml}: {e}");
+        assert!(e.contains(at) && e.contains(missing), "{yaml}: {e}");
+    }
+}
+
+#[test]
+fn past_the_pair_budget_the_note_counts_the_pairs_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("b.yaml"),
+        "corpus: demo\npair_budget_mb: 0\nalgorithms:\n  - type: jaccard\n    floor: 0.1\n",
+    )
+    .unwrap();
+    let o = neardup(
+        &["run", "b.yaml", "-o", "out", "--verbose"],
+        dir.path(),
+        None,
+    );
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let number_before = |line: &str, word: &str| -> u64 {
+        let head = &line[..line.find(word).unwrap_or_else(|| panic!("{word}: {line}"))];
+        head.split_whitespace().last().unwrap().parse().unwrap()
+    };
+    let note = out
+        .lines()
+        .find(|l| l.contains("pair budget of 0 MB reached"))
+        .unwrap_or_else(|| panic!("no note: {out}"));
+    let stored = out
+        .lines()
+        .find_map(|l| l.split_once("; stored ").map(|(_, s)| s.to_string()))
+        .unwrap_or_else(|| panic!("no stored pairs: {out}"));
+    let stored = number_before(&stored, " pairs within");
+    assert!(stored > 0, "{out}");
+    assert_eq!(number_before(note, " kept"), stored, "{note}");
+}

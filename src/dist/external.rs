@@ -414,9 +414,9 @@ pub fn read_clusters(path: &Path, corpus: &Corpus) -> Result<Vec<u32>, DistError
             let id = id.ok_or_else(|| at("id", "missing".into()))?;
             let page = *ids
                 .get(id)
-                .ok_or_else(|| at("id", format!("`{id}` is not a page of the corpus")))?;
+                .ok_or_else(|| at("id", format!("`{}` is not a page of the corpus", clip(id))))?;
             if std::mem::replace(&mut listed[page as usize], true) {
-                return Err(at("id", format!("`{id}` is listed twice")));
+                return Err(at("id", format!("`{}` is listed twice", clip(id))));
             }
             let cluster = cluster.ok_or_else(|| at("cluster", "missing".into()))?;
             members.entry(cluster.to_string()).or_default().push(page);

@@ -207,10 +207,10 @@ impl ExperimentConfig {
 
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let mut config: ExperimentConfig = read_yaml(path)?;
-        config
-            .validate(path)
-            .map_err(|e| e.located(&std::fs::read_to_string(path).unwrap_or_default()))?;
-        config.load_models(path, true)?;
+        let located =
+            |e: ConfigError| e.located(&std::fs::read_to_string(path).unwrap_or_default());
+        config.validate(path).map_err(located)?;
+        config.load_models(path, true).map_err(located)?;
         Ok(config)
     }
 
@@ -218,7 +218,9 @@ impl ExperimentConfig {
     pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
         let mut config: ExperimentConfig = parse_yaml(path, text)?;
         config.validate(path).map_err(|e| e.located(text))?;
-        config.load_models(path, true)?;
+        config
+            .load_models(path, true)
+            .map_err(|e| e.located(text))?;
         Ok(config)
     }
 

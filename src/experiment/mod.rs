@@ -96,6 +96,7 @@ pub fn load_corpus_counted(
     experiment_path: &Path,
     counter: &ReadCounter,
 ) -> Result<Corpus, CorpusError> {
+    check_named_files(config, experiment_path)?;
     let Some(path) = config.corpus_path(experiment_path) else {
         return demo::demo_corpus();
     };
@@ -117,6 +118,40 @@ pub fn load_corpus_counted(
         });
     }
     Ok(corpus)
+}
+
+/// The first file the experiment names (`build:`, `corpus:` unless a
+/// builder makes it, `judged: pairs:`) that does not exist, as an error
+/// naming the experiment file and the line of its key, then the path: a
+/// bare "No such file" does not say which line to fix.
+pub fn check_named_files(
+    config: &ExperimentConfig,
+    experiment_path: &Path,
+) -> Result<(), CorpusError> {
+    let dir = experiment_path.parent().unwrap_or(Path::new("."));
+    let mut named: Vec<(&str, std::path::PathBuf)> = Vec::new();
+    if let Some(build) = &config.build {
+        named.push(("build", dir.join(build)));
+    } else if let Some(corpus) = config.corpus_path(experiment_path) {
+        named.push(("corpus", corpus));
+    }
+    if let Some(judged) = &config.judged {
+        named.push(("judged.pairs", judged.path(experiment_path)));
+    }
+    let Some((key, missing)) = named.into_iter().find(|(_, p)| !p.exists()) else {
+        return Ok(());
+    };
+    let text = std::fs::read_to_string(experiment_path).unwrap_or_default();
+    let location = match crate::util::yaml::key_line(&text, key) {
+        Some(line) => crate::corpus::Location::Line(line),
+        None => crate::corpus::Location::File,
+    };
+    Err(CorpusError::Invalid {
+        path: experiment_path.to_path_buf(),
+        location,
+        field: Some(key.to_string()),
+        message: format!("{}: no such file or folder", missing.display()),
+    })
 }
 
 /// The experiment's name: its `name`, or the file's stem.

@@ -693,9 +693,12 @@ fn index_check_says_what_is_wrong_and_exits_by_kind() {
     assert!(e.lines().last().unwrap().contains("idx: 1 problems"), "{e}");
 }
 
+/// A row of a pairs table: two page ids and a score.
+type PairRow<'a> = (&'a str, &'a str, f32);
+
 /// Writes a pairs table as another program would, with the settings
 /// envelope `neardup evaluate` reads.
-fn write_outside_pairs(path: &Path, rows: &[(&str, &str, f32)], config: serde_json::Value) {
+fn write_outside_pairs(path: &Path, rows: &[PairRow], config: serde_json::Value) {
     use polars::prelude::*;
     let grid: Vec<f64> = if config["type"] == "simhash" {
         vec![2.0, 3.0, 4.0]
@@ -729,7 +732,7 @@ fn outside_pairs_given_twice_or_scored_off_their_scale_are_refused_naming_the_ro
     let minhash = || serde_json::json!({"type": "minhash"});
     let simhash = || serde_json::json!({"type": "simhash"});
     let good = [(id(0), id(1), 0.9), (id(2), id(3), 0.8)];
-    let cases: Vec<(Vec<(&str, &str, f32)>, serde_json::Value, String)> = vec![
+    let cases: Vec<(Vec<PairRow>, serde_json::Value, String)> = vec![
         // The same pair turned around: its lower score was kept silently.
         (
             vec![good[0], good[1], (id(1), id(0), 0.2)],

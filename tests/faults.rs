@@ -1002,6 +1002,11 @@ fn a_missing_file_named_in_an_experiment_names_the_line_of_its_key() {
             "judged/none.csv",
         ),
         (
+            "corpus: demo\nalgorithms:\n  - type: minhash\n  - type: simhash\n    idf: refs/none.jsonl\n".into(),
+            "m.yaml:5: field `algorithms[1].idf`: ",
+            "refs/none.jsonl",
+        ),
+        (
             "corpus: demo\nalgorithms:\n  - type: minhash\n  - type: learned\n    model: models/none.json\n".into(),
             "m.yaml:5:5: `algorithms[1].model`: ",
             "models/none.json",

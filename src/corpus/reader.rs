@@ -335,15 +335,6 @@ fn read_jsonl_file(
     } else {
         Box::new(file)
     };
-    // UTF-16 (a file saved by a Windows tool) splits into lines only once
-    // turned into UTF-8: read whole and decoded, then read as any JSONL.
-    let head = std::io::BufRead::fill_buf(&mut reader).map_err(io)?;
-    if crate::extract::decode::utf16_text(&head[..head.len().min(4096)]).is_some() {
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes).map_err(io)?;
-        let text = crate::extract::decode::utf16_text(&bytes).unwrap_or_default();
-        return read_corpus_bytes(path, text.as_bytes(), Format::Jsonl, options);
-    }
     let read_error = |source: std::io::Error| {
         if gzip {
             CorpusError::invalid(
@@ -356,6 +347,15 @@ fn read_jsonl_file(
             io(source)
         }
     };
+    // UTF-16 (a file saved by a Windows tool) splits into lines only once
+    // turned into UTF-8: read whole and decoded, then read as any JSONL.
+    let head = std::io::BufRead::fill_buf(&mut reader).map_err(read_error)?;
+    if crate::extract::decode::utf16_text(&head[..head.len().min(4096)]).is_some() {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).map_err(read_error)?;
+        let text = crate::extract::decode::utf16_text(&bytes).unwrap_or_default();
+        return read_corpus_bytes(path, text.as_bytes(), Format::Jsonl, options);
+    }
     // One batch of lines is parsed on the other cores while the next one
     // is decompressed; pages join the corpus in file order, so the first
     // bad line is the one reported.

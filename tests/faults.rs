@@ -1,7 +1,9 @@
-//! The index's faults found in use, each made again: a damaged or restored
+//! Faults found in use, each made again: a damaged or restored index
 //! manifest, a manifest without checksums, a folder where a file belongs,
 //! a failed commit's temporary folder, an id sent again with other
-//! content, a stalled Redis, and queries racing a merge.
+//! content, a stalled Redis, queries racing a merge, pairs from elsewhere
+//! that repeat or score off their scale, and outputs cut short by a full
+//! disk.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -689,4 +691,364 @@ fn index_check_says_what_is_wrong_and_exits_by_kind() {
     let e = text(&o.stderr);
     assert!(e.contains(&format!("{segment}/ids.bin")), "{e}");
     assert!(e.lines().last().unwrap().contains("idx: 1 problems"), "{e}");
+}
+
+/// A row of a pairs table: two page ids and a score.
+type PairRow<'a> = (&'a str, &'a str, f32);
+
+/// Writes a pairs table as another program would, with the settings
+/// envelope `neardup evaluate` reads.
+fn write_outside_pairs(path: &Path, rows: &[PairRow], config: serde_json::Value) {
+    use polars::prelude::*;
+    let grid: Vec<f64> = if config["type"] == "simhash" {
+        vec![2.0, 3.0, 4.0]
+    } else {
+        vec![0.5, 0.6, 0.7]
+    };
+    let settings = serde_json::json!({
+        "config": config, "extract": "main", "threshold": grid[1], "grid": grid,
+    });
+    let mut df = DataFrame::new_infer_height(vec![
+        Column::new("a".into(), rows.iter().map(|p| p.0).collect::<Vec<_>>()),
+        Column::new("b".into(), rows.iter().map(|p| p.1).collect::<Vec<_>>()),
+        Column::new("score".into(), rows.iter().map(|p| p.2).collect::<Vec<_>>()),
+    ])
+    .unwrap();
+    let meta = serde_json::json!({"format": "neardup-signatures/1", "table": "pairs", "settings": settings});
+    ParquetWriter::new(std::fs::File::create(path).unwrap())
+        .with_key_value_metadata(Some(KeyValueMetadata::from_static(vec![(
+            "neardup".into(),
+            meta.to_string(),
+        )])))
+        .finish(&mut df)
+        .unwrap();
+}
+
+#[test]
+fn outside_pairs_given_twice_or_scored_off_their_scale_are_refused_naming_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = neardup::corpus::demo::demo_corpus().unwrap();
+    let id = |i: usize| corpus.pages[i].id.as_str();
+    let minhash = || serde_json::json!({"type": "minhash"});
+    let simhash = || serde_json::json!({"type": "simhash"});
+    let good = [(id(0), id(1), 0.9), (id(2), id(3), 0.8)];
+    let cases: Vec<(Vec<PairRow>, serde_json::Value, String)> = vec![
+        // The same pair turned around: its lower score was kept silently.
+        (
+            vec![good[0], good[1], (id(1), id(0), 0.2)],
+            minhash(),
+            "row 3: field `b`: the pair was already given on row 1".into(),
+        ),
+        (
+            vec![good[0], (id(2), id(3), 5.0)],
+            minhash(),
+            "row 2: field `score`: 5 is not".into(),
+        ),
+        (
+            vec![good[0], (id(2), id(3), -1.0)],
+            minhash(),
+            "row 2: field `score`: -1 is not".into(),
+        ),
+        (
+            vec![(id(2), id(3), f32::INFINITY)],
+            minhash(),
+            "row 1: field `score`: inf is not a finite number".into(),
+        ),
+        (
+            vec![good[0], (id(2), id(3), f32::NAN)],
+            minhash(),
+            "row 2: field `score`: NaN is not a finite number".into(),
+        ),
+        (
+            vec![(id(2), id(3), 70.0)],
+            simhash(),
+            "row 1: field `score`: 70 is not".into(),
+        ),
+        (
+            vec![(id(2), id(3), 2.5)],
+            simhash(),
+            "row 1: field `score`: 2.5 is not".into(),
+        ),
+        (
+            vec![good[0], (id(2), "nowhere", 0.9)],
+            minhash(),
+            "row 2: field `b`: `nowhere` is not a page of the corpus".into(),
+        ),
+        (
+            vec![(id(2), id(2), 0.9)],
+            minhash(),
+            "row 1: field `b`: a page paired with itself".into(),
+        ),
+    ];
+    let path = dir.path().join("pairs.parquet");
+    for (rows, config, expected) in cases {
+        write_outside_pairs(&path, &rows, config);
+        let o = neardup(
+            &["evaluate", "demo", "--pairs", "pairs.parquet", "-o", "run"],
+            dir.path(),
+            None,
+        );
+        let e = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{rows:?}: {e}");
+        assert!(
+            e.contains(&format!("pairs.parquet: {expected}")),
+            "{rows:?}: {e}"
+        );
+        assert!(
+            !dir.path().join("run").exists(),
+            "{rows:?}: a run was written"
+        );
+    }
+
+    // Asked to, the bad rows are skipped and counted, never silently.
+    let rows = [
+        good[0],
+        good[1],
+        (id(1), id(0), 0.2),
+        (id(4), id(5), 5.0),
+        (id(4), id(5), f32::NAN),
+        (id(4), "nowhere", 0.9),
+    ];
+    write_outside_pairs(&path, &rows, minhash());
+    let o = neardup(
+        &[
+            "evaluate",
+            "demo",
+            "--pairs",
+            "pairs.parquet",
+            "-o",
+            "run",
+            "--skip-bad-pairs",
+        ],
+        dir.path(),
+        None,
+    );
+    let e = text(&o.stderr);
+    assert!(o.status.success(), "{e}");
+    let counts = "skipped 4 bad rows of pairs.parquet (--skip-bad-pairs): \
+                  1 naming a page not in the corpus, 1 with a score not finite, \
+                  1 with a score outside its algorithm's range, 1 given twice";
+    assert!(e.contains(counts), "{e}");
+    let run = std::fs::read_to_string(dir.path().join("run/run.json")).unwrap();
+    assert!(run.contains(counts), "{run}");
+}
+
+/// `neardup ARGS` in `cwd` with no file allowed past 512 bytes, as on a
+/// disk that fills up: a write past it fails ("File too large") rather
+/// than the process being killed.
+fn neardup_on_a_full_disk(args: &[&str], cwd: &Path) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_neardup"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("sh runs")
+}
+
+#[test]
+fn a_write_failing_midway_leaves_every_previous_output_whole_and_nothing_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let experiment = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/demo.yaml");
+    let experiment = experiment.to_str().unwrap();
+    let run = ["run", experiment, "-o", "out"];
+    let report = ["report", "out", "-o", "report"];
+    for (args, folder) in [(&run[..], "out"), (&report[..], "report")] {
+        let o = neardup(args, dir.path(), None);
+        assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+        let before = snapshot(&dir.path().join(folder));
+        assert!(before.iter().any(|(_, bytes)| bytes.len() > 512));
+        let o = neardup_on_a_full_disk(args, dir.path());
+        let e = text(&o.stderr);
+        assert!(!o.status.success(), "{args:?} wrote past the limit");
+        assert!(e.contains("File too large"), "{args:?}: {e}");
+        let after = snapshot(&dir.path().join(folder));
+        let names = |files: &[(PathBuf, Vec<u8>)]| -> Vec<PathBuf> {
+            files.iter().map(|f| f.0.clone()).collect()
+        };
+        assert_eq!(names(&after), names(&before), "{args:?}: files left beside");
+        for ((path, old), (_, new)) in before.iter().zip(&after) {
+            assert!(old == new, "{args:?}: {} was cut short", path.display());
+        }
+    }
+}
+
+#[test]
+fn an_unterminated_quote_names_its_row_and_field_and_echoes_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("id,cluster,html\na,1,<p>one</p>\nb,2,\"<p>two</p>\n");
+    // The rest of the file, which the quote swallows: 1 MB of rows.
+    for i in 0..20_000 {
+        csv.push_str(&format!(
+            "r{i},{i},<p>row {i} of the rest of the file</p>\n"
+        ));
+    }
+    std::fs::write(dir.path().join("quote.csv"), &csv).unwrap();
+    let o = neardup(&["corpus", "stats", "quote.csv"], dir.path(), None);
+    let e = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{}", &e[..e.len().min(2000)]);
+    assert!(
+        e.contains("quote.csv: row 2: field `html`: the quote opened on line 3 is never closed"),
+        "{}",
+        &e[..e.len().min(2000)]
+    );
+    assert!(e.len() < 400, "{} bytes of stderr", e.len());
+}
+
+/// A real Chinese page (GIMP's manual) and a real English answer
+/// (Clough and Stevenson's corpus), as UTF-8.
+fn chinese_and_english_samples() -> [String; 2] {
+    let corpora = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+    let gz = std::fs::read(corpora.join(
+        "debian_zh_html/html/gimp-help-zh-cn/usr/share/gimp/2.0/help/zh_CN/getting-started.html.gz",
+    ))
+    .unwrap();
+    let mut chinese = String::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_string(&mut chinese)
+        .unwrap();
+    let english =
+        std::fs::read_to_string(corpora.join("clough_stevenson_short_answers/raw/g0pA_taska.txt"))
+            .unwrap();
+    assert!(chinese.contains("开始使用 GIMP") && english.contains("Inheritance"));
+    [chinese, english]
+}
+
+/// `text` in UTF-16, little- or big-endian, without a BOM.
+fn utf16(text: &str, little_endian: bool) -> Vec<u8> {
+    text.encode_utf16()
+        .flat_map(|u| {
+            if little_endian {
+                u.to_le_bytes()
+            } else {
+                u.to_be_bytes()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn utf16_without_a_bom_is_decoded_in_pages_and_corpus_files() {
+    use neardup::extract::decode::decode_html;
+    let samples = chinese_and_english_samples();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl: String = samples
+        .iter()
+        .enumerate()
+        .map(|(i, html)| {
+            format!(
+                "{}\n",
+                serde_json::json!({"id": format!("p{i}"), "cluster": "c", "html": html})
+            )
+        })
+        .collect();
+    let csv = format!(
+        "id,cluster,html\n{}",
+        samples
+            .iter()
+            .enumerate()
+            .map(|(i, html)| format!("p{i},c,\"{}\"\n", html.replace('"', "\"\"")))
+            .collect::<String>()
+    );
+    for little_endian in [true, false] {
+        let order = if little_endian { "LE" } else { "BE" };
+        for sample in &samples {
+            let decoded = decode_html(&utf16(sample, little_endian));
+            assert_eq!(decoded.text, *sample, "{order}");
+            assert!(!decoded.had_errors);
+        }
+        for (name, text) in [("c.jsonl", &jsonl), ("c.csv", &csv)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, utf16(text, little_endian)).unwrap();
+            let corpus = neardup::corpus::read_corpus(&path, Default::default())
+                .unwrap_or_else(|e| panic!("{name} {order}: {e}"));
+            let pages: Vec<&neardup::corpus::Content> =
+                corpus.pages.iter().map(|p| &p.content).collect();
+            assert_eq!(pages.len(), 2, "{name} {order}");
+            for (content, sample) in pages.iter().zip(&samples) {
+                assert!(
+                    matches!(content, neardup::corpus::Content::Html(h) if h == sample),
+                    "{name} {order}: the page is not the sample"
+                );
+            }
+        }
+    }
+    // The same text in UTF-8 or GBK (no NULs) is not taken for UTF-16.
+    for sample in &samples {
+        let (gbk, _, _) = encoding_rs::GBK.encode(sample);
+        assert!(neardup::extract::decode::utf16_without_bom(sample.as_bytes()).is_none());
+        assert!(neardup::extract::decode::utf16_without_bom(&gbk).is_none());
+    }
+}
+
+#[test]
+fn a_missing_file_named_in_an_experiment_names_the_line_of_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "name: m\n# the corpus:\ncorpus: nowhere/c.jsonl\nalgorithms:\n  - type: minhash\n".to_string(),
+            "m.yaml:3: field `corpus`: ",
+            "nowhere/c.jsonl",
+        ),
+        (
+            "corpus: corpora/built.jsonl\nbuild: builders/none.yaml\nalgorithms:\n  - type: minhash\n".into(),
+            "m.yaml:2: field `build`: ",
+            "builders/none.yaml",
+        ),
+        (
+            "corpus: demo\njudged:\n  positive_from: 2\n  pairs: judged/none.csv\nalgorithms:\n  - type: minhash\n".into(),
+            "m.yaml:4: field `judged.pairs`: ",
+            "judged/none.csv",
+        ),
+        (
+            "corpus: demo\nalgorithms:\n  - type: minhash\n  - type: simhash\n    idf: refs/none.jsonl\n".into(),
+            "m.yaml:5: field `algorithms[1].idf`: ",
+            "refs/none.jsonl",
+        ),
+        (
+            "corpus: demo\nalgorithms:\n  - type: minhash\n  - type: learned\n    model: models/none.json\n".into(),
+            "m.yaml:5:5: `algorithms[1].model`: ",
+            "models/none.json",
+        ),
+    ];
+    for (yaml, at, missing) in cases {
+        std::fs::write(dir.path().join("m.yaml"), &yaml).unwrap();
+        let o = neardup(&["run", "m.yaml", "-o", "out"], dir.path(), None);
+        let e = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{yaml}: {e}");
+        assert!(e.contains(at) && e.contains(missing), "{yaml}: {e}");
+    }
+}
+
+#[test]
+fn past_the_pair_budget_the_note_counts_the_pairs_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("b.yaml"),
+        "corpus: demo\npair_budget_mb: 0\nalgorithms:\n  - type: jaccard\n    floor: 0.1\n",
+    )
+    .unwrap();
+    let o = neardup(
+        &["run", "b.yaml", "-o", "out", "--verbose"],
+        dir.path(),
+        None,
+    );
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let number_before = |line: &str, word: &str| -> u64 {
+        let head = &line[..line.find(word).unwrap_or_else(|| panic!("{word}: {line}"))];
+        head.split_whitespace().last().unwrap().parse().unwrap()
+    };
+    let note = out
+        .lines()
+        .find(|l| l.contains("pair budget of 0 MB reached"))
+        .unwrap_or_else(|| panic!("no note: {out}"));
+    let stored = out
+        .lines()
+        .find_map(|l| l.split_once("; stored ").map(|(_, s)| s.to_string()))
+        .unwrap_or_else(|| panic!("no stored pairs: {out}"));
+    let stored = number_before(&stored, " pairs within");
+    assert!(stored > 0, "{out}");
+    assert_eq!(number_before(note, " kept"), stored, "{note}");
 }

@@ -152,7 +152,10 @@ impl Model {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
         let text = serde_json::to_string_pretty(self).expect("a model serialises");
-        std::fs::write(path, text + "\n").map_err(io)
+        Ok(crate::util::io::write_atomic(
+            path,
+            (text + "\n").as_bytes(),
+        )?)
     }
 
     /// Each feature's share of the log-odds: weight times standardised

@@ -937,11 +937,21 @@ fn fit_pair_budget(
     let max_pairs = (pair_budget / pair_bytes).max(1) as u64;
     let within_floor: u64 = kept.iter().map(|k| weight(k.0) * weight(k.1)).sum();
     let floor = fit_budget(kept, weight, scale, max_pairs)?;
+    // Pages with identical signatures are kept as groups, outside the
+    // budget: their pairs are kept too, and the note counts them.
+    let inside_groups: u64 = collapsed
+        .groups
+        .iter()
+        .map(|g| g.len() as u64 * (g.len() as u64).saturating_sub(1) / 2)
+        .sum();
+    let best = kept.iter().map(|k| weight(k.0) * weight(k.1)).sum::<u64>();
     let note = format!(
-        "pair budget of {} MB reached: {within_floor} pairs scored within the floor {}, the best {} kept; the floor is now {}",
+        "pair budget of {} MB reached: {} pairs scored within the floor {}, {} kept \
+         ({inside_groups} inside groups of identical pages, then the best {best}); the floor is now {}",
         pair_budget >> 20,
+        within_floor + inside_groups,
         scale.floor,
-        kept.iter().map(|k| weight(k.0) * weight(k.1)).sum::<u64>(),
+        best + inside_groups,
         (floor * 1e4).round() / 1e4
     );
     scale.floor = floor;

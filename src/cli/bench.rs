@@ -166,9 +166,9 @@ fn run_stages(args: BenchArgs) -> Result<(), CliError> {
     ];
     if let Some(out) = &shingles_out {
         let bytes = crate::bench::shingle_sets_bytes(&inputs[0]);
-        std::fs::write(out, bytes).map_err(|source| CliError::Io {
-            path: out.clone(),
-            source,
+        crate::util::io::write_atomic(out, &bytes).map_err(|e| CliError::Io {
+            path: e.path,
+            source: e.source,
         })?;
     }
     let mut rows = Vec::new();

@@ -43,6 +43,12 @@ pub struct EvaluateArgs {
     /// With --mapping: replace OUT when it exists.
     #[arg(long)]
     pub force: bool,
+    /// Skip bad rows of --pairs (a pair given twice, a score outside its
+    /// algorithm's range or not finite, an id not in the corpus, a page
+    /// paired with itself) instead of refusing the table; the counts of
+    /// each kind are printed and kept in the run's notes.
+    #[arg(long)]
+    pub skip_bad_pairs: bool,
 }
 
 pub fn run(args: EvaluateArgs) -> Result<(), CliError> {
@@ -60,6 +66,7 @@ pub fn run(args: EvaluateArgs) -> Result<(), CliError> {
         args.out,
         args.report,
         mapping,
+        args.skip_bad_pairs,
     )
 }
 
@@ -70,6 +77,7 @@ fn run_evaluate(
     out: Option<PathBuf>,
     report: bool,
     mapping: Option<(PathBuf, KeepPolicy, bool)>,
+    skip_bad_pairs: bool,
 ) -> Result<(), CliError> {
     use crate::dist::external::{evaluate_external, read_inputs};
     let started = std::time::Instant::now();
@@ -77,7 +85,12 @@ fn run_evaluate(
         Some((out, _, force)) => Some(PendingDir::new(out, *force).map_err(mapping_error)?),
         None => None,
     };
-    let (corpus, inputs) = read_inputs(corpus_path, pairs, clusters)?;
+    let (corpus, inputs) = read_inputs(corpus_path, pairs, clusters, skip_bad_pairs)?;
+    for input in &inputs {
+        if let Some(note) = input.pairs.skipped.note(&input.pairs.path) {
+            eprintln!("note: {note}");
+        }
+    }
     let dir = out.unwrap_or_else(|| Path::new("reports").join("external"));
     let name = dir
         .file_name()

@@ -81,6 +81,7 @@ pub(super) struct RunOptions {
 /// Builds the corpus when the experiment names a builder and the corpus
 /// is missing.
 pub(super) fn build_if_missing(config: &ExperimentConfig, path: &Path) -> Result<(), CliError> {
+    experiment::check_named_files(config, path)?;
     if let (Some(builder), Some(corpus_path)) = (&config.build, config.corpus_path(path)) {
         if !corpus_path.exists() {
             let builder = path.parent().unwrap_or(Path::new(".")).join(builder);

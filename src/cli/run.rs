@@ -208,7 +208,10 @@ fn run_transfer(
         experiment::tune::render_transfer(config.tuned.as_ref(), &rows, &result.corpus_source);
     let write = |file: &str, text: &str| {
         let p = dir.join(file);
-        std::fs::write(&p, text).map_err(|source| CliError::Io { path: p, source })
+        crate::util::io::write_atomic(&p, text.as_bytes()).map_err(|e| CliError::Io {
+            path: e.path,
+            source: e.source,
+        })
     };
     write("transfer.md", &table)?;
     write(

@@ -25,6 +25,10 @@ pub struct TuiArgs {
     /// The clusters made of each --pairs, in the same order.
     #[arg(long, requires = "pairs")]
     pub clusters: Vec<PathBuf>,
+    /// Skip bad rows of --pairs, counted in the notes (as for `neardup
+    /// evaluate`).
+    #[arg(long, requires = "pairs")]
+    pub skip_bad_pairs: bool,
 }
 
 pub fn run(args: TuiArgs) -> Result<(), CliError> {
@@ -34,6 +38,7 @@ pub fn run(args: TuiArgs) -> Result<(), CliError> {
         pairs,
         clusters,
         workers: _,
+        skip_bad_pairs,
     } = args;
     open(match (experiment, corpus) {
         (Some(path), _) => crate::tui::Source::Experiment(path),
@@ -41,6 +46,7 @@ pub fn run(args: TuiArgs) -> Result<(), CliError> {
             corpus,
             pairs,
             clusters,
+            skip_bad_pairs,
         },
         (None, Some(path)) => crate::tui::Source::Corpus(path),
         (None, None) => crate::tui::Source::Demo,

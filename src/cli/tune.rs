@@ -61,9 +61,9 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
             .map_or(String::new(), |n| format!("# {n}.\n"))
     );
     ExperimentConfig::parse(&out, &text).map_err(ExperimentError::from)?;
-    std::fs::write(&out, text).map_err(|source| CliError::Io {
-        path: out.clone(),
-        source,
+    crate::util::io::write_atomic(&out, text.as_bytes()).map_err(|e| CliError::Io {
+        path: e.path,
+        source: e.source,
     })?;
     let on = tuned.tuned.as_ref().expect("tune records its corpus");
     let over = match &judged {

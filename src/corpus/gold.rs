@@ -538,8 +538,7 @@ pub fn dump_dir(dir: &Path, out: &Path) -> Result<usize, GoldError> {
     let lines: Vec<String> = pages.par_iter().map(|(k, c)| dump_line(k, c)).collect();
     // Line by line: a corpus' dump is larger than its pages, and joining
     // it would hold it twice.
-    let file = std::fs::File::create(out).map_err(io(out))?;
-    let mut writer = std::io::BufWriter::new(file);
+    let mut writer = crate::util::io::AtomicFile::create(out)?;
     for line in &lines {
         std::io::Write::write_all(&mut writer, line.as_bytes())
             .and_then(|()| std::io::Write::write_all(&mut writer, b"\n"))
@@ -548,7 +547,7 @@ pub fn dump_dir(dir: &Path, out: &Path) -> Result<usize, GoldError> {
     if lines.is_empty() {
         std::io::Write::write_all(&mut writer, b"\n").map_err(io(out))?;
     }
-    std::io::Write::flush(&mut writer).map_err(io(out))?;
+    writer.commit()?;
     Ok(lines.len())
 }
 

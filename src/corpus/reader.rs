@@ -17,6 +17,7 @@ use polars::prelude::*;
 use serde_json::Value;
 
 use super::{Content, Corpus, CorpusError, Lang, Location, Page, Published, ReadOptions};
+use crate::util::fmt::clip;
 use crate::util::io::FileError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,7 +70,12 @@ pub fn read_corpus_bytes(
     format: Format,
     options: ReadOptions,
 ) -> Result<Corpus, CorpusError> {
-    let bytes = gunzip_if_needed(path, bytes)?;
+    let mut bytes = gunzip_if_needed(path, bytes)?;
+    if format != Format::Parquet {
+        if let Some(text) = crate::extract::decode::utf16_text(&bytes) {
+            bytes = text.into_bytes().into();
+        }
+    }
     let mut builder = CorpusBuilder::new(path, options);
     match format {
         Format::Jsonl => read_jsonl(path, &bytes, &mut builder)?,
@@ -94,8 +100,11 @@ pub fn read_corpus_bytes(
     Ok(builder.finish())
 }
 
+/// Polars echoes the field it could not read, which past an unterminated
+/// quote is the rest of the file: the message is kept to one short line.
 fn polars_error(path: &Path, e: PolarsError) -> CorpusError {
-    CorpusError::invalid(path, Location::File, None, e.to_string())
+    let message = e.to_string().replace('\n', "\\n");
+    CorpusError::invalid(path, Location::File, None, clip(&message, 160))
 }
 
 fn gunzip_if_needed<'a>(
@@ -140,6 +149,8 @@ fn check_csv_shape(path: &Path, bytes: &[u8]) -> Result<(), CorpusError> {
     let mut field = Vec::new();
     let mut fields: Vec<Vec<u8>> = Vec::new();
     let (mut in_quotes, mut row, mut line, mut first_line) = (false, 0usize, 1usize, 1usize);
+    // Where the open quote was opened: line, and field number in its row.
+    let mut opened = (0usize, 0usize);
     let mut end_record = |fields: &mut Vec<Vec<u8>>, row: &mut usize, first_line: usize| {
         let blank = fields.len() == 1 && fields[0].iter().all(|&b| b == b'\r');
         let record = std::mem::take(fields);
@@ -194,6 +205,9 @@ fn check_csv_shape(path: &Path, bytes: &[u8]) -> Result<(), CorpusError> {
         match b {
             b'"' => {
                 in_quotes = !in_quotes;
+                if in_quotes {
+                    opened = (line, fields.len());
+                }
                 field.push(b);
             }
             b',' if !in_quotes => fields.push(std::mem::take(&mut field)),
@@ -210,11 +224,40 @@ fn check_csv_shape(path: &Path, bytes: &[u8]) -> Result<(), CorpusError> {
             _ => field.push(b),
         }
     }
+    if in_quotes {
+        return Err(unterminated_quote(path, header.as_deref(), row, opened));
+    }
     if !field.is_empty() || !fields.is_empty() {
         fields.push(field);
         end_record(&mut fields, &mut row, first_line)?;
     }
     Ok(())
+}
+
+/// A quote still open at the end of the file: it swallowed every line
+/// after it, so the row and field where it opened are what to fix.
+fn unterminated_quote(
+    path: &Path,
+    header: Option<&[String]>,
+    rows_before: usize,
+    (line, field): (usize, usize),
+) -> CorpusError {
+    let (location, name) = match header {
+        Some(names) => (
+            Location::Row(rows_before + 1),
+            names.get(field).map(String::as_str),
+        ),
+        None => (Location::Line(line), None),
+    };
+    CorpusError::invalid(
+        path,
+        location,
+        name,
+        format!(
+            "the quote opened on line {line} is never closed: it runs to the end of the file \
+             (close it, or double a quote inside a field: \"\")"
+        ),
+    )
 }
 
 /// A JSONL file read a line at a time, gunzipped on the way when it is
@@ -304,6 +347,15 @@ fn read_jsonl_file(
             io(source)
         }
     };
+    // UTF-16 (a file saved by a Windows tool) splits into lines only once
+    // turned into UTF-8: read whole and decoded, then read as any JSONL.
+    let head = std::io::BufRead::fill_buf(&mut reader).map_err(read_error)?;
+    if crate::extract::decode::utf16_text(&head[..head.len().min(4096)]).is_some() {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).map_err(read_error)?;
+        let text = crate::extract::decode::utf16_text(&bytes).unwrap_or_default();
+        return read_corpus_bytes(path, text.as_bytes(), Format::Jsonl, options);
+    }
     // One batch of lines is parsed on the other cores while the next one
     // is decompressed; pages join the corpus in file order, so the first
     // bad line is the one reported.
@@ -826,7 +878,7 @@ impl<'a> CorpusBuilder<'a> {
                     path,
                     loc.clone(),
                     Some("lang"),
-                    format!("unknown language `{s}` (expected a language tag such as zh, en or pt-BR, or leave it out)"),
+                    format!("unknown language `{}` (expected a language tag such as zh, en or pt-BR, or leave it out)", clip(s, 80)),
                 )
             })?),
         };
@@ -840,7 +892,7 @@ impl<'a> CorpusBuilder<'a> {
                 path,
                 loc,
                 Some("id"),
-                format!("duplicate id `{id}` (first seen at {first})"),
+                format!("duplicate id `{}` (first seen at {first})", clip(&id, 80)),
             ));
         }
         self.seen.insert(id.clone(), loc);

@@ -45,16 +45,16 @@ pub fn write_corpus(pages: &[Page], path: &Path) -> Result<(), CorpusError> {
             result.map_err(|e| CorpusError::invalid(path, Location::File, None, e.to_string()))?;
         }
     }
-    let file = std::fs::File::create(path).map_err(io)?;
+    // Beside it, then renamed: a full disk or a kill leaves the old file.
+    let mut file = crate::util::io::AtomicFile::create(path)?;
     if gz {
-        let mut enc = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+        let mut enc = flate2::write::GzEncoder::new(&mut file, flate2::Compression::default());
         enc.write_all(&buf).map_err(io)?;
         enc.finish().map_err(io)?;
     } else {
-        let mut file = file;
         file.write_all(&buf).map_err(io)?;
     }
-    Ok(())
+    Ok(file.commit()?)
 }
 
 fn page_to_json(page: &Page) -> Value {

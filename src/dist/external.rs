@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::{table_files, DistError, METADATA_KEY};
 use crate::algo::shingling::lsh::Banding;
-use crate::algo::{AlgorithmRun, Detector, ScoreScale, ScoredPair};
+use crate::algo::{AlgorithmRun, Detector, Direction, ScoreScale, ScoredPair};
 use crate::corpus::Corpus;
 use crate::eval::{candidate_recall, evaluate_at, evaluate_with_clusters, Counts, Truth};
 use crate::experiment::config::{format_threshold, AlgorithmConfig};
@@ -42,6 +42,8 @@ pub struct ExternalPairs {
     pub job: Value,
     /// Sorted by (a, b), `a < b`.
     pub pairs: Vec<ScoredPair>,
+    /// The bad rows skipped (none unless asked to skip them).
+    pub skipped: SkippedPairs,
 }
 
 fn ids_of(corpus: &Corpus) -> HashMap<&str, u32> {
@@ -130,8 +132,131 @@ fn strings<'a>(file: &Path, df: &'a DataFrame, name: &str) -> Result<&'a StringC
         .map_err(|_| DistError::invalid(file, format!("column `{name}` is not text")))
 }
 
-/// Reads a pairs table; every id must be a page of `corpus`.
+/// The kinds of bad row a pairs table may hold, each counted when
+/// `--skip-bad-pairs` skips it instead of refusing the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BadPair {
+    Missing,
+    UnknownId,
+    SelfPair,
+    NotFinite,
+    OutOfRange,
+    Twice,
+}
+
+impl BadPair {
+    pub const ALL: [BadPair; 6] = [
+        BadPair::Missing,
+        BadPair::UnknownId,
+        BadPair::SelfPair,
+        BadPair::NotFinite,
+        BadPair::OutOfRange,
+        BadPair::Twice,
+    ];
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            BadPair::Missing => "with a field missing",
+            BadPair::UnknownId => "naming a page not in the corpus",
+            BadPair::SelfPair => "pairing a page with itself",
+            BadPair::NotFinite => "with a score not finite",
+            BadPair::OutOfRange => "with a score outside its algorithm's range",
+            BadPair::Twice => "given twice",
+        }
+    }
+}
+
+/// How many rows of each [`BadPair`] kind were skipped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkippedPairs {
+    counts: [u64; BadPair::ALL.len()],
+}
+
+impl SkippedPairs {
+    pub fn count(&self, kind: BadPair) -> u64 {
+        self.counts[kind as usize]
+    }
+
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// "skipped 3 bad rows of FILE: 2 given twice, 1 ...", or `None` when
+    /// every row was good.
+    pub fn note(&self, path: &Path) -> Option<String> {
+        let kinds: Vec<String> = BadPair::ALL
+            .iter()
+            .filter(|&&k| self.count(k) > 0)
+            .map(|&k| format!("{} {}", self.count(k), k.describe()))
+            .collect();
+        (!kinds.is_empty()).then(|| {
+            format!(
+                "skipped {} bad rows of {} (--skip-bad-pairs): {}",
+                self.total(),
+                path.display(),
+                kinds.join(", ")
+            )
+        })
+    }
+}
+
+/// The score scale of the algorithm named in a pairs table's settings, when
+/// they name one (else [`PairsAlgorithm::read`] refuses the table).
+fn settings_scale(settings: &Value) -> Option<ScoreScale> {
+    match serde_json::from_value(settings["config"].clone()).ok()? {
+        AlgorithmConfig::Minhash(c) => Some(Detector::scale(&c.detector())),
+        AlgorithmConfig::Simhash(c) => Some(Detector::scale(&c.detector(None))),
+        _ => None,
+    }
+}
+
+/// Why `score` cannot be a score on `scale`, if it cannot.
+fn score_fault(score: f32, scale: Option<&ScoreScale>) -> Option<(BadPair, String)> {
+    if !score.is_finite() {
+        return Some((
+            BadPair::NotFinite,
+            format!("{score} is not a finite number"),
+        ));
+    }
+    let scale = scale?;
+    let value = f64::from(score);
+    // A Hamming distance counts differing bits.
+    let whole = scale.direction == Direction::AtMost;
+    if value < scale.min || value > scale.max || (whole && value.fract() != 0.0) {
+        let range = if whole {
+            format!("a whole number from {} to {}", scale.min, scale.max)
+        } else {
+            format!("from {} to {}", scale.min, scale.max)
+        };
+        return Some((
+            BadPair::OutOfRange,
+            format!("{score} is not a {}: {range}", scale.name),
+        ));
+    }
+    None
+}
+
+/// A pair as read, with where it was read: the file's position among the
+/// table's files and its row.
+struct ReadPair {
+    pair: ScoredPair,
+    file: u32,
+    row: u32,
+}
+
+/// Reads a pairs table; every row must be a pair of two pages of `corpus`
+/// with a score on its algorithm's scale, given once.
 pub fn read_pairs(path: &Path, corpus: &Corpus) -> Result<ExternalPairs, DistError> {
+    read_pairs_checked(path, corpus, false)
+}
+
+/// [`read_pairs`], or with `skip_bad` bad rows skipped and counted in
+/// [`ExternalPairs::skipped`].
+pub fn read_pairs_checked(
+    path: &Path,
+    corpus: &Corpus,
+    skip_bad: bool,
+) -> Result<ExternalPairs, DistError> {
     let files = table_files(path)?;
     let env = table_envelope(path, &files)?;
     let settings = env["settings"].clone();
@@ -147,9 +272,11 @@ pub fn read_pairs(path: &Path, corpus: &Corpus) -> Result<ExternalPairs, DistErr
             ));
         }
     }
+    let scale = settings_scale(&settings);
     let ids = ids_of(corpus);
-    let mut pairs = Vec::new();
-    for file in &files {
+    let mut skipped = SkippedPairs::default();
+    let mut read = Vec::new();
+    for (f, file) in files.iter().enumerate() {
         let df = read_frame(file)?;
         let (a, b) = (strings(file, &df, "a")?, strings(file, &df, "b")?);
         let score = df
@@ -159,35 +286,54 @@ pub fn read_pairs(path: &Path, corpus: &Corpus) -> Result<ExternalPairs, DistErr
             .map_err(|_| DistError::invalid(file, "column `score` is not a number"))?;
         let score = score.f32().expect("cast to f32");
         for (row, ((a, b), s)) in a.iter().zip(b.iter()).zip(score.iter()).enumerate() {
-            let at = |field: &str, message: String| {
-                DistError::invalid(file, format!("row {}: field `{field}`: {message}", row + 1))
+            let at = |field: &str, kind: BadPair, message: String| {
+                let error = DistError::invalid(
+                    file,
+                    format!("row {}: field `{field}`: {message}", row + 1),
+                );
+                (kind, error)
             };
-            let page = |field: &str, id: Option<&str>| {
-                let id = id.ok_or_else(|| at(field, "missing".into()))?;
-                ids.get(id)
-                    .copied()
-                    .ok_or_else(|| at(field, format!("`{id}` is not a page of the corpus")))
-            };
-            let (pa, pb) = (page("a", a)?, page("b", b)?);
-            if pa == pb {
-                return Err(at("b", "a page paired with itself".into()));
+            let checked = (|| {
+                let page = |field: &str, id: Option<&str>| {
+                    let id = id.ok_or_else(|| at(field, BadPair::Missing, "missing".into()))?;
+                    ids.get(id).copied().ok_or_else(|| {
+                        at(
+                            field,
+                            BadPair::UnknownId,
+                            format!("`{}` is not a page of the corpus", clip(id)),
+                        )
+                    })
+                };
+                let (pa, pb) = (page("a", a)?, page("b", b)?);
+                if pa == pb {
+                    return Err(at(
+                        "b",
+                        BadPair::SelfPair,
+                        "a page paired with itself".into(),
+                    ));
+                }
+                let score = s.ok_or_else(|| at("score", BadPair::Missing, "missing".into()))?;
+                if let Some((kind, message)) = score_fault(score, scale.as_ref()) {
+                    return Err(at("score", kind, message));
+                }
+                Ok(ScoredPair {
+                    a: pa.min(pb),
+                    b: pa.max(pb),
+                    score,
+                })
+            })();
+            match checked {
+                Ok(pair) => read.push(ReadPair {
+                    pair,
+                    file: f as u32,
+                    row: row as u32,
+                }),
+                Err((kind, _)) if skip_bad => skipped.counts[kind as usize] += 1,
+                Err((_, error)) => return Err(error),
             }
-            let score = s
-                .filter(|s| !s.is_nan())
-                .ok_or_else(|| at("score", "missing".into()))?;
-            pairs.push(ScoredPair {
-                a: pa.min(pb),
-                b: pa.max(pb),
-                score,
-            });
         }
     }
-    pairs.par_sort_unstable_by(|x, y| {
-        (x.a, x.b)
-            .cmp(&(y.a, y.b))
-            .then(x.score.total_cmp(&y.score))
-    });
-    pairs.dedup_by_key(|p| (p.a, p.b));
+    let pairs = once_each(read, &files, skip_bad, &mut skipped)?;
     let mut job = env.clone();
     if let Some(m) = job.as_object_mut() {
         m.remove("settings");
@@ -197,7 +343,55 @@ pub fn read_pairs(path: &Path, corpus: &Corpus) -> Result<ExternalPairs, DistErr
         settings,
         job,
         pairs,
+        skipped,
     })
+}
+
+/// The pairs sorted by (a, b), each given once: a pair read again (in
+/// either order) is an error naming both rows, or with `skip_bad` the
+/// first reading is kept and the others counted.
+fn once_each(
+    mut read: Vec<ReadPair>,
+    files: &[PathBuf],
+    skip_bad: bool,
+    skipped: &mut SkippedPairs,
+) -> Result<Vec<ScoredPair>, DistError> {
+    read.par_sort_unstable_by_key(|r| (r.pair.a, r.pair.b, r.file, r.row));
+    let mut pairs: Vec<ScoredPair> = Vec::with_capacity(read.len());
+    let mut first: Option<&ReadPair> = None;
+    for r in &read {
+        match first {
+            Some(f) if (f.pair.a, f.pair.b) == (r.pair.a, r.pair.b) => {
+                if !skip_bad {
+                    let file = &files[r.file as usize];
+                    let seen = if f.file == r.file {
+                        format!("row {}", f.row + 1)
+                    } else {
+                        format!("{} row {}", files[f.file as usize].display(), f.row + 1)
+                    };
+                    return Err(DistError::invalid(
+                        file,
+                        format!(
+                            "row {}: field `b`: the pair was already given on {seen}",
+                            r.row + 1
+                        ),
+                    ));
+                }
+                skipped.counts[BadPair::Twice as usize] += 1;
+            }
+            _ => {
+                first = Some(r);
+                pairs.push(r.pair);
+            }
+        }
+    }
+    Ok(pairs)
+}
+
+/// At most 80 characters of `text`, to echo input in an error without
+/// printing a whole field.
+fn clip(text: &str) -> String {
+    crate::util::fmt::clip(text, 80)
 }
 
 /// Reads a clusters table into one label per page of `corpus`: the index
@@ -220,9 +414,9 @@ pub fn read_clusters(path: &Path, corpus: &Corpus) -> Result<Vec<u32>, DistError
             let id = id.ok_or_else(|| at("id", "missing".into()))?;
             let page = *ids
                 .get(id)
-                .ok_or_else(|| at("id", format!("`{id}` is not a page of the corpus")))?;
+                .ok_or_else(|| at("id", format!("`{}` is not a page of the corpus", clip(id))))?;
             if std::mem::replace(&mut listed[page as usize], true) {
-                return Err(at("id", format!("`{id}` is listed twice")));
+                return Err(at("id", format!("`{}` is listed twice", clip(id))));
             }
             let cluster = cluster.ok_or_else(|| at("cluster", "missing".into()))?;
             members.entry(cluster.to_string()).or_default().push(page);
@@ -269,6 +463,7 @@ pub fn read_inputs(
     corpus_path: &Path,
     pairs: &[PathBuf],
     clusters: &[PathBuf],
+    skip_bad: bool,
 ) -> Result<(Corpus, Vec<ExternalInput>), DistError> {
     if !clusters.is_empty() && clusters.len() != pairs.len() {
         return Err(DistError::Usage(format!(
@@ -287,7 +482,7 @@ pub fn read_inputs(
         .enumerate()
         .map(|(i, p)| {
             Ok(ExternalInput {
-                pairs: read_pairs(p, &corpus)?,
+                pairs: read_pairs_checked(p, &corpus, skip_bad)?,
                 clusters: match clusters.get(i) {
                     Some(c) => Some((c.clone(), read_clusters(c, &corpus)?)),
                     None => None,
@@ -446,6 +641,7 @@ impl Scoring<'_> {
             threshold,
             grid,
         } = PairsAlgorithm::read(&input.pairs)?;
+        notes.extend(input.pairs.skipped.note(&input.pairs.path));
         let started = clock.start();
         let labels = input.clusters.as_ref().map(|(p, l)| (p, canonical(l)));
         if let Some((cpath, given)) = &labels {

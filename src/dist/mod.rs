@@ -99,13 +99,13 @@ pub(crate) fn write_table(
     if let Some(dir) = path.parent() {
         crate::util::io::create_dir_all(dir)?;
     }
-    let file = crate::util::io::create(path)?;
+    let mut file = crate::util::io::AtomicFile::create(path)?;
     let kv = KeyValueMetadata::from_static(vec![(METADATA_KEY.to_string(), metadata.to_string())]);
-    ParquetWriter::new(file)
+    ParquetWriter::new(&mut file)
         .with_key_value_metadata(Some(kv))
         .finish(df)
         .map_err(|e| DistError::invalid(path, e.to_string()))?;
-    Ok(())
+    Ok(file.commit()?)
 }
 
 /// The Parquet files of a table: the file itself, or every `*.parquet` in

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::choose::{best_by, Objective};
 use super::Counts;
 use crate::algo::{passes_gates, AlgorithmRun, Direction, ScoreScale};
+use crate::util::fmt::clip;
 use crate::util::io::FileError;
 
 /// An experiment's `judged:` entry.
@@ -113,7 +114,7 @@ impl JudgedTruth {
                 "header",
                 format!(
                     "the first line must be `a,b,label`, found `{}`",
-                    header.join(",")
+                    clip(&header.join(","), 80)
                 ),
             ));
         }
@@ -134,7 +135,7 @@ impl JudgedTruth {
                     invalid(
                         line,
                         HEADER[k],
-                        format!("page id `{}` is not in the corpus", fields[k]),
+                        format!("page id `{}` is not in the corpus", clip(fields[k], 80)),
                     )
                 })
             };
@@ -143,14 +144,17 @@ impl JudgedTruth {
                 return Err(invalid(
                     line,
                     "b",
-                    format!("the pair judges page `{}` against itself", fields[0]),
+                    format!(
+                        "the pair judges page `{}` against itself",
+                        clip(fields[0], 80)
+                    ),
                 ));
             }
             let grade: i64 = fields[2].parse().map_err(|_| {
                 invalid(
                     line,
                     "label",
-                    format!("`{}` is not an integer grade", fields[2]),
+                    format!("`{}` is not an integer grade", clip(fields[2], 80)),
                 )
             })?;
             let key = (a.min(b), a.max(b));

@@ -207,10 +207,12 @@ impl ExperimentConfig {
 
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let mut config: ExperimentConfig = read_yaml(path)?;
-        let text = || std::fs::read_to_string(path).unwrap_or_default();
-        config.validate(path).map_err(|e| e.located(&text()))?;
-        config.load_models(path, true)?;
-        config.check_labels(path, &text(), true)?;
+        let located =
+            |e: ConfigError| e.located(&std::fs::read_to_string(path).unwrap_or_default());
+        config.validate(path).map_err(located)?;
+        config.load_models(path, true).map_err(located)?;
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        config.check_labels(path, &text, true)?;
         Ok(config)
     }
 
@@ -218,7 +220,9 @@ impl ExperimentConfig {
     pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
         let mut config: ExperimentConfig = parse_yaml(path, text)?;
         config.validate(path).map_err(|e| e.located(text))?;
-        config.load_models(path, true)?;
+        config
+            .load_models(path, true)
+            .map_err(|e| e.located(text))?;
         config.check_labels(path, text, true)?;
         Ok(config)
     }

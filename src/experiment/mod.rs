@@ -98,6 +98,7 @@ pub fn load_corpus_counted(
     experiment_path: &Path,
     counter: &ReadCounter,
 ) -> Result<Corpus, CorpusError> {
+    check_named_files(config, experiment_path)?;
     let Some(path) = config.corpus_path(experiment_path) else {
         return demo::demo_corpus();
     };
@@ -119,6 +120,54 @@ pub fn load_corpus_counted(
         });
     }
     Ok(corpus)
+}
+
+/// The first file the experiment names (`corpus:`, or `build:` when
+/// the corpus is missing and a builder makes it, `judged: pairs:`, a reference corpus as I-Match's
+/// `lexicon:` or SimHash's `idf:`) that does not exist, as an error
+/// naming the experiment file and the line of its key, then the path: a
+/// bare "No such file" does not say which line to fix.
+pub fn check_named_files(
+    config: &ExperimentConfig,
+    experiment_path: &Path,
+) -> Result<(), CorpusError> {
+    let dir = experiment_path.parent().unwrap_or(Path::new("."));
+    let mut named: Vec<(String, PathBuf)> = Vec::new();
+    // A builder is read only to make a corpus that is missing.
+    match (&config.build, config.corpus_path(experiment_path)) {
+        (_, None) => {}
+        (Some(build), Some(corpus)) if !corpus.exists() => {
+            named.push(("build".into(), dir.join(build)));
+        }
+        (Some(_), Some(_)) => {}
+        (None, Some(corpus)) => named.push(("corpus".into(), corpus)),
+    }
+    if let Some(judged) = &config.judged {
+        named.push(("judged.pairs".into(), judged.path(experiment_path)));
+    }
+    for (i, entry) in config.algorithms.iter().enumerate() {
+        if let Some(path) = config.reference_path(&entry.config, experiment_path) {
+            let key = match entry.config {
+                config::AlgorithmConfig::Imatch(_) => "lexicon",
+                _ => "idf",
+            };
+            named.push((format!("algorithms[{i}].{key}"), path));
+        }
+    }
+    let Some((key, missing)) = named.into_iter().find(|(_, p)| !p.exists()) else {
+        return Ok(());
+    };
+    let text = std::fs::read_to_string(experiment_path).unwrap_or_default();
+    let location = match crate::util::yaml::key_line(&text, &key) {
+        Some(line) => crate::corpus::Location::Line(line),
+        None => crate::corpus::Location::File,
+    };
+    Err(CorpusError::Invalid {
+        path: experiment_path.to_path_buf(),
+        location,
+        field: Some(key),
+        message: format!("{}: no such file or folder", missing.display()),
+    })
 }
 
 /// The experiment's name: its `name`, or the file's stem.

@@ -104,13 +104,14 @@ pub fn write_pairs(
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             crate::util::io::create_dir_all(dir)?;
         }
-        let file = crate::util::io::create(path)?;
+        let mut file = crate::util::io::AtomicFile::create(path)?;
         let written = if path.extension().is_some_and(|e| e == "csv") {
-            CsvWriter::new(file).finish(&mut frame)
+            CsvWriter::new(&mut file).finish(&mut frame)
         } else {
-            ParquetWriter::new(file).finish(&mut frame).map(|_| ())
+            ParquetWriter::new(&mut file).finish(&mut frame).map(|_| ())
         };
         written.map_err(|source| TableWriteError::Frame { what, source })?;
+        file.commit()?;
     }
     Ok(paths.to_vec())
 }

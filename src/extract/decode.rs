@@ -37,6 +37,16 @@ pub fn decode_html(bytes: &[u8]) -> Decoded {
             had_errors,
         };
     }
+    // Before the declaration: a UTF-16 page's `<meta>` is not ASCII.
+    if let Some(encoding) = utf16_without_bom(bytes) {
+        let (text, had_errors) = encoding.decode_without_bom_handling(bytes);
+        return Decoded {
+            text: text.into_owned(),
+            encoding,
+            source: EncodingSource::Detected,
+            had_errors,
+        };
+    }
     if let Some(declared) = meta_charset(&bytes[..bytes.len().min(PRESCAN_BYTES)]) {
         // Any byte sequence decodes in a single-byte charset, so such a
         // declaration never fails by itself: bytes that are valid
@@ -75,6 +85,49 @@ pub fn decode_html(bytes: &[u8]) -> Decoded {
         source: EncodingSource::Detected,
         had_errors,
     }
+}
+
+/// How many leading bytes [`utf16_without_bom`] looks at.
+const UTF16_SAMPLE_BYTES: usize = 4096;
+
+/// UTF-16LE or BE when `bytes` (no BOM) look like it: text and markup
+/// hold ASCII, which UTF-16 stores as a NUL beside each character, so a
+/// quarter or more of the code units have a NUL on one side and almost
+/// none on the other. No 8-bit encoding of text holds NULs like that
+/// (chardetng would take such bytes for windows-1252 and keep the NULs).
+pub fn utf16_without_bom(bytes: &[u8]) -> Option<&'static Encoding> {
+    let sample = &bytes[..bytes.len().min(UTF16_SAMPLE_BYTES) & !1];
+    let units = sample.len() / 2;
+    if units < 2 {
+        return None;
+    }
+    let (mut first_nul, mut second_nul) = (0usize, 0usize);
+    for unit in sample.chunks_exact(2) {
+        first_nul += usize::from(unit[0] == 0);
+        second_nul += usize::from(unit[1] == 0);
+    }
+    let looks =
+        |nul_side: usize, other_side: usize| nul_side * 4 >= units && other_side * 20 <= nul_side;
+    // ASCII in little-endian UTF-16 is the byte, then the NUL.
+    if looks(second_nul, first_nul) {
+        Some(encoding_rs::UTF_16LE)
+    } else if looks(first_nul, second_nul) {
+        Some(encoding_rs::UTF_16BE)
+    } else {
+        None
+    }
+}
+
+/// A corpus file's text when it is UTF-16, with or without a BOM, as
+/// UTF-8; `None` when it is not UTF-16.
+pub fn utf16_text(bytes: &[u8]) -> Option<String> {
+    let (encoding, skip) = match Encoding::for_bom(bytes) {
+        Some((e, n)) if e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE => (e, n),
+        Some(_) => return None,
+        None => (utf16_without_bom(bytes)?, 0),
+    };
+    let (text, _) = encoding.decode_without_bom_handling(&bytes[skip..]);
+    Some(text.into_owned())
 }
 
 /// Multi-byte encodings chardetng may overrule a single-byte declaration

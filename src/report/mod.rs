@@ -384,10 +384,13 @@ fn draw_files<C: Chart>(
         chart: name,
         message: e.to_string(),
     };
-    {
-        let root = BitMapBackend::new(&png, chart.size()).into_drawing_area();
-        chart.draw(&root).map_err(|e| draw_error(&png, e))?;
-    }
+    // Drawn under a temporary name and renamed, as every output.
+    let tmp = crate::util::io::temp_beside(&png);
+    let drawn = {
+        let root = BitMapBackend::new(&tmp, chart.size()).into_drawing_area();
+        chart.draw(&root)
+    };
+    crate::util::io::replace_with(&tmp, &png, drawn)?.map_err(|e| draw_error(&png, e))?;
     let mut text = String::new();
     {
         let root = SVGBackend::with_string(&mut text, chart.size()).into_drawing_area();
@@ -707,7 +710,7 @@ pub fn render_report(
         judged: !judged.is_empty(),
         clusters_too,
     };
-    std::fs::write(&md, markdown(runs, &series, &slices, &extras)).map_err(FileError::at(&md))?;
+    crate::util::io::write(&md, markdown(runs, &series, &slices, &extras))?;
     written.push(md);
     Ok(written)
 }

@@ -123,10 +123,12 @@ fn load_external(
     corpus_path: &Path,
     pairs: &[std::path::PathBuf],
     clusters: &[std::path::PathBuf],
+    skip_bad_pairs: bool,
     events: &Sender<LoadEvent>,
 ) -> Result<Workbench, String> {
     use crate::dist::external::{evaluate_external, read_inputs};
-    let (corpus, inputs) = read_inputs(corpus_path, pairs, clusters).map_err(|e| e.to_string())?;
+    let (corpus, inputs) =
+        read_inputs(corpus_path, pairs, clusters, skip_bad_pairs).map_err(|e| e.to_string())?;
     let _ = events.send(LoadEvent::Planned {
         runs: inputs.len(),
         pages: corpus.len(),
@@ -175,9 +177,10 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<(), String> {
         corpus,
         pairs,
         clusters,
+        skip_bad_pairs,
     } = source
     {
-        let bench = load_external(source, corpus, pairs, clusters, events)?;
+        let bench = load_external(source, corpus, pairs, clusters, *skip_bad_pairs, events)?;
         let _ = events.send(LoadEvent::Done(Box::new(bench)));
         return Ok(());
     }

@@ -240,8 +240,11 @@ fn perform(app: &mut App, request: Request) -> Option<Receiver<LoadEvent>> {
                         None => Ok(()),
                     };
                     written
-                        .and_then(|()| std::fs::write(&path, text))
                         .map_err(|e| format!("{}: {e}", path.display()))
+                        .and_then(|()| {
+                            crate::util::io::write_atomic(&path, text.as_bytes())
+                                .map_err(|e| e.to_string())
+                        })
                 });
             let pending = app.bench.as_ref().map_or(0, |b| b.pending.len());
             app.status = match outcome {

@@ -1138,12 +1138,14 @@ fn pairs_computed_elsewhere_tune_like_neardup_evaluate_and_cannot_be_saved() {
         corpus: "demo".into(),
         pairs: vec![path.clone()],
         clusters: Vec::new(),
+        skip_bad_pairs: false,
     };
     let bench = load_now(&source).expect("the external pairs load");
 
     // The figures of `neardup evaluate`, at the threshold and, once the
     // workbench moves there, at every threshold of the grid.
-    let (corpus, inputs) = read_inputs("demo".as_ref(), std::slice::from_ref(&path), &[]).unwrap();
+    let (corpus, inputs) =
+        read_inputs("demo".as_ref(), std::slice::from_ref(&path), &[], false).unwrap();
     let expected = evaluate_external("external", &corpus, &inputs).unwrap();
     let expected = &expected.algorithms[0];
     assert_eq!(bench.result.algorithms.len(), 1);

@@ -32,6 +32,8 @@ pub enum Source {
         corpus: PathBuf,
         pairs: Vec<PathBuf>,
         clusters: Vec<PathBuf>,
+        /// Bad rows of the pairs skipped and counted, not refused.
+        skip_bad_pairs: bool,
     },
 }
 

@@ -62,6 +62,16 @@ pub fn threshold_short(t: f64) -> String {
     s.to_string()
 }
 
+/// `text` cut to its first `max` characters, saying how much was left
+/// out: input echoed in an error stays one line even when a field (or,
+/// past an unterminated quote, the rest of a file) is megabytes long.
+pub fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}… ({} more bytes)", &text[..end], text.len() - end),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +98,14 @@ mod tests {
         assert_eq!(threshold_short(3.0), "3");
         assert_eq!(threshold_short(0.55), "0.55");
         assert_eq!(threshold_short(0.1234), "0.123");
+    }
+
+    #[test]
+    fn clip_keeps_short_text_and_cuts_long_text_on_a_character() {
+        assert_eq!(clip("短い", 80), "短い");
+        let long = "字".repeat(100);
+        let cut = clip(&long, 80);
+        assert!(cut.starts_with(&"字".repeat(80)), "{cut}");
+        assert!(cut.ends_with("… (60 more bytes)"), "{cut}");
     }
 }

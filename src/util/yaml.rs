@@ -75,6 +75,8 @@ fn word_position(text: &str, word: &str, from: usize) -> Option<(usize, usize)> 
     text.lines()
         .enumerate()
         .skip(from.saturating_sub(1))
+        // A comment may name a key too.
+        .filter(|(_, line)| !line.trim_start().starts_with('#'))
         .find_map(|(n, line)| {
             line.match_indices(word).find_map(|(at, _)| {
                 let before = line[..at].chars().next_back();
@@ -116,7 +118,20 @@ pub fn key_position(text: &str, key: &str) -> Option<(usize, usize)> {
     };
     let top = word_position(text, name, 1)?;
     let Some(i) = index.filter(|_| name == "algorithms") else {
-        return Some(top);
+        // A key inside a top-level block (`judged.pairs`): found before
+        // the next top-level key, else the block's own.
+        let end = text
+            .lines()
+            .enumerate()
+            .skip(top.0)
+            .find(|(_, line)| !line.starts_with([' ', '#']) && !line.is_empty())
+            .map_or(usize::MAX, |(n, _)| n + 1);
+        let field = field.split(['.', '[']).next().unwrap_or("");
+        return Some(
+            word_position(text, field, top.0)
+                .filter(|&(line, _)| !field.is_empty() && line < end)
+                .unwrap_or(top),
+        );
     };
     let mut entry = top;
     for n in 0..=i {
@@ -136,6 +151,12 @@ pub fn key_position(text: &str, key: &str) -> Option<(usize, usize)> {
             .filter(|&(line, _)| !field.is_empty() && line < end)
             .unwrap_or(entry),
     )
+}
+
+/// The line of `key` (as [`ConfigError::invalid`] names keys:
+/// `corpus`, `judged.pairs`, `algorithms[1].model`) in a YAML file's text.
+pub fn key_line(text: &str, key: &str) -> Option<usize> {
+    key_position(text, key).map(|(line, _)| line)
 }
 
 impl ConfigError {

@@ -500,6 +500,7 @@ impl Scoring<'_> {
                 gates: Vec::new(),
                 gate_scores: Vec::new(),
                 banding,
+                sampled: Vec::new(),
             },
             threshold,
             evaluations,

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use super::{
     add_group_pairs, group_members, Counts, Evaluation, LargestCluster, LevelMetrics, Truth,
 };
-use crate::algo::{passes_gates, Direction, PageGroup, ScoreScale, ScoredPair};
+use crate::algo::{passes_gates, Direction, PageGroup, SampledComponent, ScoreScale, ScoredPair};
 use crate::util::unionfind::UnionFind;
 
 /// Items (stored pairs or groups) between two saved states: a lookup
@@ -352,12 +352,17 @@ impl CurveBuilder<'_> {
 /// ranks them: a group's index carries this bit.
 const GROUP: u32 = 1 << 31;
 
+/// A sampled pair of a sampled component carries this bit, and its index
+/// among all the components' sampled pairs.
+const SAMPLE: u32 = 1 << 30;
+
 /// The stored pairs and groups that pass the gates, as (score, index),
 /// best first; NaN, which passes no threshold, last.
 fn ranked_items(
     pairs: &[ScoredPair],
     gate_scores: &[crate::algo::GateScores],
     groups: &[PageGroup],
+    samples: &[ScoredPair],
     gate_thresholds: &[f64],
     scale: &ScoreScale,
 ) -> Vec<(f32, u32)> {
@@ -378,6 +383,12 @@ fn ranked_items(
             .enumerate()
             .filter(|(_, g)| passes_gates(&g.gate_scores, gate_thresholds))
             .map(|(k, g)| (g.score, GROUP | k as u32)),
+    );
+    items.extend(
+        samples
+            .iter()
+            .enumerate()
+            .map(|(k, p)| (p.score, SAMPLE | k as u32)),
     );
     // Best first; NaN, which passes no threshold, last.
     let key = |s: f32| match scale.direction {
@@ -408,24 +419,34 @@ impl ThresholdCurve {
             truth,
             pairs,
             gate_scores,
-            groups,
+            (groups, &[]),
             gate_thresholds,
             scale,
             MAX_RUNS,
         )
     }
 
+    /// `counted` are the groups and the sampled components.
     fn build(
         truth: &Truth,
         pairs: &[ScoredPair],
         gate_scores: &[crate::algo::GateScores],
-        groups: &[PageGroup],
+        counted: (&[PageGroup], &[SampledComponent]),
         gate_thresholds: &[f64],
         scale: &ScoreScale,
         max_runs: usize,
     ) -> Self {
-        assert!(pairs.len() < GROUP as usize, "fewer than 2^31 stored pairs");
-        let items = ranked_items(pairs, gate_scores, groups, gate_thresholds, scale);
+        let (groups, sampled) = counted;
+        assert!(
+            pairs.len() < SAMPLE as usize,
+            "fewer than 2^30 stored pairs"
+        );
+        // Each sampled pair with the pairs of its component it stands for.
+        let (samples, weights): (Vec<ScoredPair>, Vec<u64>) = sampled
+            .iter()
+            .flat_map(|c| (0..c.sample.len()).map(move |k| (c.sample[k], c.weight(k))))
+            .unzip();
+        let items = ranked_items(pairs, gate_scores, groups, &samples, gate_thresholds, scale);
 
         let slices = truth.slice_names.len();
         let n = truth.pages();
@@ -474,7 +495,14 @@ impl ThresholdCurve {
                 });
             }
             scores.push(score);
-            if id & GROUP == 0 {
+            if id & GROUP == 0 && id & SAMPLE != 0 {
+                let k = (id & !SAMPLE) as usize;
+                let (pair, weight) = (samples[k], weights[k] as i64);
+                let same = truth.cluster[pair.a as usize] == truth.cluster[pair.b as usize];
+                codes.push(IN_EVENTS);
+                let slice = truth.pair_slice(pair.a, pair.b);
+                builder.add(PAIRWISE, slice, weight, if same { weight } else { 0 });
+            } else if id & GROUP == 0 {
                 let pair = pairs[id as usize];
                 let slice = truth.pair_slice(pair.a, pair.b);
                 let same = truth.cluster[pair.a as usize] == truth.cluster[pair.b as usize];
@@ -537,13 +565,14 @@ impl ThresholdCurve {
         } else {
             &run.gate_scores[..]
         };
-        ThresholdCurve::new(
+        ThresholdCurve::build(
             truth,
             &run.pairs,
             gate_scores,
-            &run.groups,
+            (&run.groups, &run.sampled),
             gate_thresholds,
             &run.scale,
+            MAX_RUNS,
         )
     }
 
@@ -808,7 +837,7 @@ mod tests {
                 &truth,
                 &pairs,
                 &gate_scores,
-                &groups,
+                (&groups, &[]),
                 &gate_thresholds,
                 &scale,
                 max_runs,
@@ -854,7 +883,7 @@ mod tests {
             .collect();
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
         pairs.dedup_by_key(|p| (p.a, p.b));
-        let curve = ThresholdCurve::build(&truth, &pairs, &[], &[], &[], &scale, 4);
+        let curve = ThresholdCurve::build(&truth, &pairs, &[], (&[], &[]), &[], &scale, 4);
         assert!(curve.runs.is_none() && curve.checkpoints.len() > 2);
         for t in curve.distinct_scores() {
             let t = f64::from(t);

@@ -135,6 +135,19 @@ impl Banding {
     /// `min_shared` bands, sorted. Sketches shorter than bands*rows (and
     /// pages without one) take no part.
     pub fn candidates(&self, sketches: &[Option<&[u32]>]) -> Vec<(u32, u32)> {
+        self.candidates_within(sketches, usize::MAX).0
+    }
+
+    /// [`Banding::candidates`] with every bucket of more than `max_bucket`
+    /// pages left out of the pairs and returned on its own, its pages
+    /// ascending, buckets in band order: a bucket of n pages holds C(n, 2)
+    /// pairs (450 million for 30,000 near-identical pages), which the
+    /// caller joins into components instead of listing.
+    pub fn candidates_within(
+        &self,
+        sketches: &[Option<&[u32]>],
+        max_bucket: usize,
+    ) -> (Vec<(u32, u32)>, Vec<Vec<u32>>) {
         let rows = self.rows;
         let band_of = |s: &[u32], band: usize| {
             let (lo, hi) = (band * rows, (band + 1) * rows);
@@ -149,7 +162,9 @@ impl Banding {
         // bucket there instead of by binary search, whose probes miss the
         // caches once the tables outgrow them (the search grew as n^1.5
         // between 30,000 and 100,000 pages).
-        let tables: Vec<(Vec<u64>, Vec<u32>, Vec<u32>)> = (0..self.bands)
+        #[allow(clippy::type_complexity)]
+        let (tables, big): (Vec<(Vec<u64>, Vec<u32>, Vec<u32>)>, Vec<Vec<Vec<u32>>>) = (0..self
+            .bands)
             .into_par_iter()
             .map(|band| {
                 let mut keys: Vec<(u64, u32)> = sketches
@@ -158,16 +173,31 @@ impl Banding {
                     .filter_map(|(i, s)| Some((band_of((*s)?, band)?, i as u32)))
                     .collect();
                 keys.sort_unstable();
+                let mut big = Vec::new();
+                if keys
+                    .chunk_by(|x, y| x.0 == y.0)
+                    .any(|b| b.len() > max_bucket)
+                {
+                    let mut within = Vec::with_capacity(keys.len());
+                    for bucket in keys.chunk_by(|x, y| x.0 == y.0) {
+                        if bucket.len() > max_bucket {
+                            big.push(bucket.iter().map(|k| k.1).collect());
+                        } else {
+                            within.extend_from_slice(bucket);
+                        }
+                    }
+                    keys = within;
+                }
                 let mut place = vec![u32::MAX; sketches.len()];
                 for (at, &(_, page)) in keys.iter().enumerate() {
                     place[page as usize] = at as u32;
                 }
                 let (keys, pages) = keys.into_iter().unzip();
-                (keys, pages, place)
+                ((keys, pages, place), big)
             })
-            .collect();
+            .unzip();
         let min_shared = self.min_shared.max(1);
-        (0..sketches.len())
+        let pairs = (0..sketches.len())
             .into_par_iter()
             .flat_map_iter(|p| {
                 let mut later: Vec<u32> = Vec::new();
@@ -194,7 +224,8 @@ impl Banding {
                     .collect();
                 pairs
             })
-            .collect()
+            .collect();
+        (pairs, big.into_iter().flatten().collect())
     }
 }
 

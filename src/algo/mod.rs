@@ -814,7 +814,7 @@ impl<D: Detector> Algorithm for D {
 
 /// [`Algorithm::run_within`], components of more than `big_component`
 /// distinct signatures sampled (tests lower it).
-fn run_detector<D: Detector>(
+pub(crate) fn run_detector<D: Detector>(
     detector: &mut D,
     docs: &[Document],
     variant: &str,

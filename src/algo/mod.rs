@@ -347,14 +347,17 @@ pub trait Detector: Send + Sync {
     fn candidates(&self, signatures: &[Option<Self::Signature>]) -> Vec<(u32, u32)>;
     /// [`Detector::candidates`] from a search that puts pages into buckets
     /// (LSH bands), with every bucket of more than `max_bucket` pages left
-    /// out of the pairs and given as its pages instead, to be joined into
-    /// components (see [`SampledComponent`]). By default no bucket is big.
+    /// out of the pairs and handed to `join` as its pages, which joins them
+    /// into components (see [`SampledComponent`]) and returns each
+    /// signature's component (`u32::MAX` for none): no pair inside one
+    /// component is listed. By default no bucket is big.
     fn bucketed_candidates(
         &self,
         signatures: &[Option<Self::Signature>],
         _max_bucket: usize,
-    ) -> (Vec<(u32, u32)>, Vec<Vec<u32>>) {
-        (self.candidates(signatures), Vec::new())
+        _join: &mut dyn FnMut(&[Vec<u32>]) -> Vec<u32>,
+    ) -> Vec<(u32, u32)> {
+        self.candidates(signatures)
     }
     fn score(&self, a: &Self::Signature, b: &Self::Signature) -> f32;
     /// [`Detector::score`] when it passes `scale`'s floor, `None` when it
@@ -849,8 +852,12 @@ pub(crate) fn run_detector<D: Detector>(
     drop(keys);
     // A sample carries no gate scores: gated detectors stay exact.
     let max_bucket = if gated { usize::MAX } else { big_component };
-    let mut candidates = Candidates::search(this, &signatures, max_bucket);
-    let joined = Joined::new(this, &signatures, &mut candidates, &scale, big_component);
+    let mut joined = Joined::default();
+    let mut candidates = Candidates::search(this, &signatures, max_bucket, &mut |buckets| {
+        joined = Joined::new(this, &signatures, buckets, &scale, big_component);
+        joined.big_of.clone()
+    });
+    joined.add_candidates(&mut candidates);
     clock.stop(started, Stage::Candidates, &who);
     let candidate_pairs = candidate_page_pairs(&collapsed, docs, &candidates);
     let mut candidate_count = candidate_count(&collapsed, &candidates);
@@ -902,27 +909,25 @@ struct Joined {
     /// The links inside big components, `(i, j)`, `i < j`: candidates
     /// scored and stored like any other.
     links: std::collections::HashSet<(u32, u32)>,
+    /// Every pair inside the components of at most the limit.
+    small_pairs: Vec<(u32, u32)>,
 }
 
 impl Joined {
-    /// Joins `candidates`' big buckets. A component of at most
-    /// `big_component` signatures has all its pairs added to the candidates
-    /// (exact); within a bigger one only the links stay candidates.
+    /// Joins the candidate search's big buckets. A component of at most
+    /// `big_component` signatures will have all its pairs added to the
+    /// candidates (exact); within a bigger one only the links.
     fn new<D: Detector>(
         this: &D,
         signatures: &[Option<D::Signature>],
-        candidates: &mut Candidates,
+        buckets: &[Vec<u32>],
         scale: &ScoreScale,
         big_component: usize,
     ) -> Self {
-        let buckets = std::mem::take(&mut candidates.buckets);
-        if buckets.is_empty() {
-            return Joined::default();
-        }
         let n = signatures.len();
         let mut sets = crate::util::unionfind::UnionFind::new(n);
         let mut links: Vec<(u32, u32)> = Vec::new();
-        for bucket in &buckets {
+        for bucket in buckets {
             let mut leaders: Vec<u32> = Vec::new();
             for &p in bucket {
                 let root = sets.find(p);
@@ -956,8 +961,9 @@ impl Joined {
             big: Vec::new(),
             big_of: vec![NO_GROUP; n],
             links: Default::default(),
+            small_pairs: Vec::new(),
         };
-        let unscored = &mut candidates.unscored;
+        let unscored = &mut joined.small_pairs;
         for component in members.chunk_by(|x, y| x.0 == y.0) {
             if component.len() > big_component {
                 for m in component {
@@ -971,15 +977,26 @@ impl Joined {
             }
         }
         let big_of = &joined.big_of;
-        let inside_big = |&(i, j): &(u32, u32)| {
-            big_of[i as usize] != NO_GROUP && big_of[i as usize] == big_of[j as usize]
-        };
-        unscored.retain(|pair| !inside_big(pair));
-        joined.links = links.into_iter().filter(inside_big).collect();
-        unscored.extend(joined.links.iter().copied());
+        joined.links = links
+            .into_iter()
+            .filter(|&(i, j)| {
+                big_of[i as usize] != NO_GROUP && big_of[i as usize] == big_of[j as usize]
+            })
+            .collect();
+        joined
+    }
+
+    /// Adds the pairs of the small components and the big ones' links to
+    /// the candidates (which list no pair inside a big component).
+    fn add_candidates(&mut self, candidates: &mut Candidates) {
+        if self.big_of.is_empty() {
+            return;
+        }
+        let unscored = &mut candidates.unscored;
+        unscored.append(&mut self.small_pairs);
+        unscored.extend(self.links.iter().copied());
         unscored.par_sort_unstable();
         unscored.dedup();
-        joined
     }
 
     /// Each big component with its pairs counted and a sample of them
@@ -1084,27 +1101,23 @@ struct Candidates {
     /// Pairs still to score; empty when the search scored them (those are
     /// read in place, not copied into a list).
     unscored: Vec<(u32, u32)>,
-    /// Buckets of more pages than the search pairs one by one, for
-    /// [`Joined::new`].
-    buckets: Vec<Vec<u32>>,
 }
 
 impl Candidates {
+    /// `join` joins the buckets of more than `max_bucket` pages (see
+    /// [`Detector::bucketed_candidates`]).
     fn search<D: Detector>(
         detector: &D,
         signatures: &[Option<D::Signature>],
         max_bucket: usize,
+        join: &mut dyn FnMut(&[Vec<u32>]) -> Vec<u32>,
     ) -> Self {
         let scored = detector.scored_candidates(signatures);
-        let (unscored, buckets) = match &scored {
-            Some(_) => (Vec::new(), Vec::new()),
-            None => detector.bucketed_candidates(signatures, max_bucket),
+        let unscored = match &scored {
+            Some(_) => Vec::new(),
+            None => detector.bucketed_candidates(signatures, max_bucket, join),
         };
-        Candidates {
-            scored,
-            unscored,
-            buckets,
-        }
+        Candidates { scored, unscored }
     }
 
     fn each(&self) -> impl Iterator<Item = (u32, u32)> + '_ {

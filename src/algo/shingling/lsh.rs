@@ -135,19 +135,24 @@ impl Banding {
     /// `min_shared` bands, sorted. Sketches shorter than bands*rows (and
     /// pages without one) take no part.
     pub fn candidates(&self, sketches: &[Option<&[u32]>]) -> Vec<(u32, u32)> {
-        self.candidates_within(sketches, usize::MAX).0
+        self.candidates_joined(sketches, usize::MAX, |_| Vec::new())
     }
 
     /// [`Banding::candidates`] with every bucket of more than `max_bucket`
-    /// pages left out of the pairs and returned on its own, its pages
-    /// ascending, buckets in band order: a bucket of n pages holds C(n, 2)
-    /// pairs (450 million for 30,000 near-identical pages), which the
-    /// caller joins into components instead of listing.
-    pub fn candidates_within(
+    /// pages left out of the pairs and handed to `join`, each bucket's
+    /// pages ascending, buckets in band order: a bucket of n pages holds
+    /// C(n, 2) pairs (450 million for 30,000 near-identical pages), which
+    /// `join` joins into components instead. It returns each sketch's
+    /// component (`u32::MAX` for none, or an empty list when it joined
+    /// nothing), and no pair inside one component is listed: the smaller
+    /// buckets of such a cluster (pages whose edits moved a band's minimum
+    /// to the same next shingle) hold millions of those pairs too.
+    pub fn candidates_joined(
         &self,
         sketches: &[Option<&[u32]>],
         max_bucket: usize,
-    ) -> (Vec<(u32, u32)>, Vec<Vec<u32>>) {
+        join: impl FnOnce(&[Vec<u32>]) -> Vec<u32>,
+    ) -> Vec<(u32, u32)> {
         let rows = self.rows;
         let band_of = |s: &[u32], band: usize| {
             let (lo, hi) = (band * rows, (band + 1) * rows);
@@ -196,8 +201,18 @@ impl Banding {
                 ((keys, pages, place), big)
             })
             .unzip();
+        let big: Vec<Vec<u32>> = big.into_iter().flatten().collect();
+        let component = if big.is_empty() {
+            Vec::new()
+        } else {
+            join(&big)
+        };
+        let apart = |p: u32, o: u32| match component.get(p as usize) {
+            Some(&c) => c == u32::MAX || c != component[o as usize],
+            None => true,
+        };
         let min_shared = self.min_shared.max(1);
-        let pairs = (0..sketches.len())
+        (0..sketches.len())
             .into_par_iter()
             .flat_map_iter(|p| {
                 let mut later: Vec<u32> = Vec::new();
@@ -219,13 +234,12 @@ impl Banding {
                 let p = p as u32;
                 let pairs: Vec<(u32, u32)> = later
                     .chunk_by(|x, y| x == y)
-                    .filter(|run| run.len() >= min_shared)
+                    .filter(|run| run.len() >= min_shared && apart(p, run[0]))
                     .map(|run| (p, run[0]))
                     .collect();
                 pairs
             })
-            .collect();
-        (pairs, big.into_iter().flatten().collect())
+            .collect()
     }
 }
 

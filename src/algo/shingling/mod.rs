@@ -870,7 +870,8 @@ impl Detector for MinHash {
         &self,
         signatures: &[Option<MinHashSketch>],
         max_bucket: usize,
-    ) -> (Vec<(u32, u32)>, Vec<Vec<u32>>) {
+        join: &mut dyn FnMut(&[Vec<u32>]) -> Vec<u32>,
+    ) -> Vec<(u32, u32)> {
         match self.search {
             // Super-shingles pair pages sharing several bands: one shared
             // bucket says too little to join them.
@@ -879,9 +880,9 @@ impl Detector for MinHash {
                     .iter()
                     .map(|s| s.as_ref().map(|s| &s.values[..]))
                     .collect();
-                banding.candidates_within(&sketches, max_bucket)
+                banding.candidates_joined(&sketches, max_bucket, join)
             }
-            _ => (self.candidates(signatures), Vec::new()),
+            _ => self.candidates(signatures),
         }
     }
 

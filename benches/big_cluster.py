@@ -5,10 +5,14 @@ algorithm of experiments/demo.yaml over them.
 
     python3 benches/big_cluster.py /tmp/big            # 30,000 + 2,000 pages
     python3 benches/big_cluster.py /tmp/big --copies 3000 --unique 200
+    python3 benches/big_cluster.py /tmp/near --edits 3   # near-identical copies
     for e in /tmp/big/*.yaml; do /usr/bin/time -v target/release/neardup run "$e" -o /tmp/big/out; done
 
 Each experiment must finish in seconds and a few hundred MB: the pairs
-inside the cluster are counted, never listed.
+inside the cluster are counted, never listed. With `--edits K` each copy
+gets K small word edits of its own (a word replaced, inserted or deleted at
+a random place, fixed seed), so the copies are near-identical rather than
+identical: signatures differ and the cluster cannot be one group.
 """
 
 import argparse
@@ -57,13 +61,39 @@ def own_words(rng, zh, n=300):
     return ["".join(rng.choice(SYLLABLES) for _ in range(3)) for _ in range(n)]
 
 
-def paragraphs(rng, zh, words=None):
+def sentence_words(rng, zh, words=None):
+    """Six paragraphs of four sentences, each sentence a list of words."""
     words = words or (ZH if zh else EN)
-    joiner, end = ("", "。") if zh else (" ", ".")
     return [
-        joiner.join(text(rng, words, rng.randint(8, 16), joiner) + end for _ in range(4))
+        [[rng.choice(words) for _ in range(rng.randint(8, 16))] for _ in range(4)]
         for _ in range(6)
     ]
+
+
+def render(zh, story):
+    joiner, end = ("", "。") if zh else (" ", ".")
+    return [joiner.join(joiner.join(s) + end for s in para) for para in story]
+
+
+def paragraphs(rng, zh, words=None):
+    return render(zh, sentence_words(rng, zh, words))
+
+
+def edited(rng, story, edits, words):
+    """A copy of `story` with `edits` words replaced, inserted or deleted,
+    each at a random sentence and position."""
+    story = [[list(s) for s in para] for para in story]
+    sentences = [s for para in story for s in para]
+    for _ in range(edits):
+        s = rng.choice(sentences)
+        op = rng.choice(("replace", "insert", "delete"))
+        if op == "delete" and len(s) > 1:
+            del s[rng.randrange(len(s))]
+        elif op == "insert":
+            s.insert(rng.randrange(len(s) + 1), rng.choice(words))
+        else:
+            s[rng.randrange(len(s))] = rng.choice(words)
+    return story
 
 
 def algorithm_blocks():
@@ -85,14 +115,24 @@ def main():
     ap.add_argument("--copies", type=int, default=30_000)
     ap.add_argument("--unique", type=int, default=2_000)
     ap.add_argument("--seed", type=int, default=18)
+    ap.add_argument("--edits", type=int, default=0,
+                    help="small word edits in each copy (0: identical copies)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
 
-    mirrored = page_html("农村公路建设会议召开", paragraphs(rng, True))
+    title = "农村公路建设会议召开"
+    story = sentence_words(rng, True)
+    mirrored = page_html(title, render(True, story))
+    # The edits draw from a generator of their own, so that the unique
+    # pages stay the same whatever --edits says.
+    edit_rng = random.Random(args.seed * 1_000_003 + args.edits)
     with open(args.out / "corpus.jsonl", "w", encoding="utf-8") as f:
         for i in range(args.copies):
-            f.write(json.dumps({"id": f"m{i}", "cluster": "mirror", "html": mirrored},
+            html = mirrored
+            if args.edits:
+                html = page_html(title, render(True, edited(edit_rng, story, args.edits, ZH)))
+            f.write(json.dumps({"id": f"m{i}", "cluster": "mirror", "html": html},
                                ensure_ascii=False) + "\n")
         for i in range(args.unique):
             zh = i % 2 == 0

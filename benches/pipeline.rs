@@ -109,6 +109,7 @@ fn bench_tui_threshold_move(c: &mut Criterion) {
         gates: Vec::new(),
         gate_scores: Vec::new(),
         banding: None,
+        sampled: Vec::new(),
     };
     let result = ExperimentResult {
         name: "synthetic".into(),

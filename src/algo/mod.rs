@@ -200,6 +200,79 @@ impl PageGroup {
     }
 }
 
+/// Most distinct signatures one predicted component may hold and still
+/// have every pair of them scored. An LSH bucket of more pages than this is
+/// not paired one by one: its pages are joined into components, each page
+/// scored against a component's representative, and a component past this
+/// many signatures has its pairs counted from its size and their scores
+/// estimated from a sample ([`SampledComponent`]). Ordinary corpora never
+/// reach it, so their results are exact.
+pub const BIG_COMPONENT: usize = 2_000;
+
+/// Pairs scored in each sampled component: the share of its pairs passing
+/// a threshold is then within 1.06% of the sample's (95%, Hoeffding).
+pub const COMPONENT_SAMPLE: usize = 16_384;
+
+/// Representatives of components a page of a big bucket is tried against
+/// before it is left alone: a bucket of unrelated pages (shared
+/// boilerplate) costs this many scores per page at most.
+const BUCKET_LEADERS: usize = 16;
+
+/// The confidence of [`SampledComponent::error_bound`].
+pub const SAMPLE_CONFIDENCE: f64 = 0.95;
+
+/// A predicted component too big to score pair by pair (more than
+/// [`BIG_COMPONENT`] distinct signatures): 30,000 copies of one story with
+/// small edits hold 450 million pairs. The links that joined it are stored
+/// pairs of the run, as are the pairs inside its groups of identical pages;
+/// every other pair among its pages is counted from its size, and what
+/// share of them passes a threshold is estimated from `sample`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampledComponent {
+    /// Page indices, ascending.
+    pub pages: Vec<u32>,
+    /// The pairs the sample stands for: those among `pages` neither
+    /// inside a group nor stored.
+    pub pairs: u64,
+    /// Pairs drawn uniformly (with replacement, fixed seed) among those
+    /// `pairs`, with their scores; the k-th stands for
+    /// [`SampledComponent::weight`]`(k)` of them.
+    pub sample: Vec<ScoredPair>,
+}
+
+impl SampledComponent {
+    /// How many of the component's pairs sampled pair `k` stands for:
+    /// `pairs / m` rounded so that the weights sum to `pairs` exactly.
+    pub fn weight(&self, k: usize) -> u64 {
+        let (n, m) = (u128::from(self.pairs), self.sample.len() as u128);
+        let upto = |k: usize| (k as u128 * n / m) as u64;
+        upto(k + 1) - upto(k)
+    }
+
+    /// Half-width, as a share of `pairs`, within which the share of them
+    /// passing any one threshold lies with probability
+    /// [`SAMPLE_CONFIDENCE`] (Hoeffding: sqrt(ln(2/delta) / 2m)).
+    pub fn error_bound(&self) -> f64 {
+        let m = self.sample.len().max(1) as f64;
+        ((2.0 / (1.0 - SAMPLE_CONFIDENCE)).ln() / (2.0 * m)).sqrt()
+    }
+
+    /// The note printed under an algorithm holding this component.
+    pub fn note(&self) -> String {
+        format!(
+            "pairwise counts estimated: a component of {} pages holds {} pairs counted from its size, \
+             scored through a sample of {} (seed fixed); the share passing any threshold is within \
+             ±{:.2}% of the sample's, ±{} pairs ({:.0}% confidence, Hoeffding)",
+            self.pages.len(),
+            self.pairs,
+            self.sample.len(),
+            100.0 * self.error_bound(),
+            (self.error_bound() * self.pairs as f64).ceil() as u64,
+            100.0 * SAMPLE_CONFIDENCE
+        )
+    }
+}
+
 /// Memory the stored pairs of one algorithm may take unless configured
 /// otherwise (`pair_budget_mb`): past it the best-scoring pairs are kept
 /// and the floor rises.
@@ -272,6 +345,20 @@ pub trait Detector: Send + Sync {
     /// Index pairs `(i, j)`, `i < j`, into `signatures`, each at most once,
     /// that may score within the floor.
     fn candidates(&self, signatures: &[Option<Self::Signature>]) -> Vec<(u32, u32)>;
+    /// [`Detector::candidates`] from a search that puts pages into buckets
+    /// (LSH bands), with every bucket of more than `max_bucket` pages left
+    /// out of the pairs and handed to `join` as its pages, which joins them
+    /// into components (see [`SampledComponent`]) and returns each
+    /// signature's component (`u32::MAX` for none): no pair inside one
+    /// component is listed. By default no bucket is big.
+    fn bucketed_candidates(
+        &self,
+        signatures: &[Option<Self::Signature>],
+        _max_bucket: usize,
+        _join: &mut dyn FnMut(&[Vec<u32>]) -> Vec<u32>,
+    ) -> Vec<(u32, u32)> {
+        self.candidates(signatures)
+    }
     fn score(&self, a: &Self::Signature, b: &Self::Signature) -> f32;
     /// [`Detector::score`] when it passes `scale`'s floor, `None` when it
     /// does not: a detector whose score is costly (an exact Jaccard of
@@ -363,6 +450,10 @@ pub struct AlgorithmRun {
     pub gate_scores: Vec<GateScores>,
     /// The candidate search's banding, for the S-curve in reports.
     pub banding: Option<shingling::lsh::Banding>,
+    /// Components too big to score pair by pair, whose pairs (all but
+    /// those in `pairs` and `groups`) are counted from their size and
+    /// scored through a sample; empty on ordinary corpora.
+    pub sampled: Vec<SampledComponent>,
 }
 
 impl AlgorithmRun {
@@ -720,61 +811,285 @@ impl<D: Detector> Algorithm for D {
         clock: &mut StageClock,
         pair_budget: usize,
     ) -> AlgorithmRun {
-        // The label, not the name: two MinHash set-ups must not share a row.
-        let who = format!("{} [{variant}]", Detector::label(self));
-        let started = clock.start();
-        if self.fit(docs) {
-            clock.stop(started, Stage::Fit, &who);
+        run_detector(self, docs, variant, clock, pair_budget, BIG_COMPONENT)
+    }
+}
+
+/// [`Algorithm::run_within`], components of more than `big_component`
+/// distinct signatures sampled (tests lower it).
+pub(crate) fn run_detector<D: Detector>(
+    detector: &mut D,
+    docs: &[Document],
+    variant: &str,
+    clock: &mut StageClock,
+    pair_budget: usize,
+    big_component: usize,
+) -> AlgorithmRun {
+    // The label, not the name: two MinHash set-ups must not share a row.
+    let who = format!("{} [{variant}]", Detector::label(detector));
+    let started = clock.start();
+    if detector.fit(docs) {
+        clock.stop(started, Stage::Fit, &who);
+    }
+    let this = &*detector;
+    let ticker = clock.begin(&format!("sign {who}"), docs.len() as u64);
+    let started = clock.start();
+    let (mut signatures, keys, unsigned) = sign_distinct(this, docs, &ticker);
+    detector.signed();
+    let this = &*detector;
+    clock.stop(started, Stage::Signature, &who);
+
+    let _ = clock.begin(&format!("candidates {who}"), 0);
+    let started = clock.start();
+    let mut scale = this.scale();
+    let gates = this.gates();
+    assert!(
+        gates.len() <= MAX_GATES,
+        "a detector has at most {MAX_GATES} gates"
+    );
+    let gated = !gates.is_empty();
+    let collapsed = Collapsed::new(&keys, &mut signatures);
+    drop(keys);
+    // A sample carries no gate scores: gated detectors stay exact.
+    let max_bucket = if gated { usize::MAX } else { big_component };
+    let mut joined = Joined::default();
+    let mut candidates = Candidates::search(this, &signatures, max_bucket, &mut |buckets| {
+        joined = Joined::new(this, &signatures, buckets, &scale, big_component);
+        joined.big_of.clone()
+    });
+    joined.add_candidates(&mut candidates);
+    clock.stop(started, Stage::Candidates, &who);
+    let candidate_pairs = candidate_page_pairs(&collapsed, docs, &candidates);
+    let mut candidate_count = candidate_count(&collapsed, &candidates);
+
+    let ticker = clock.begin(&format!("verify {who}"), candidates.to_score() as u64);
+    let started = clock.start();
+    let mut kept = verify(this, &signatures, &candidates, &scale, gated, &ticker);
+    drop(candidates);
+    let mut notes = this.describe();
+    if let Some(note) = fit_pair_budget(&mut kept, &collapsed, &mut scale, pair_budget, gated) {
+        notes.push(note);
+    }
+    let sampled = joined.sample(this, &signatures, &collapsed, docs, &scale);
+    candidate_count += sampled.iter().map(|c| c.pairs).sum::<u64>();
+    notes.extend(sampled.iter().map(SampledComponent::note));
+    let (pairs, gate_scores) = expand_pairs(kept, &collapsed, docs, gated);
+    let groups = page_groups(this, &collapsed, &signatures, docs, gated);
+    clock.stop(started, Stage::Verify, &who);
+
+    AlgorithmRun {
+        name: this.name(),
+        label: this.label(),
+        scale,
+        pairs,
+        groups,
+        candidates: candidate_count,
+        candidate_pairs,
+        notes,
+        unsigned,
+        gates,
+        gate_scores,
+        banding: this.banding(),
+        sampled,
+    }
+}
+
+/// Components joined from the candidate search's big buckets, before any
+/// of their pairs is scored: each page of a bucket is scored against the
+/// representatives of the bucket's components until one is within the
+/// floor (the link that joins it), and pages already together are not
+/// scored again, so a bucket of n near-identical pages costs about n
+/// scores instead of C(n, 2).
+#[derive(Default)]
+struct Joined {
+    /// Per component past the limit, its representatives (doc indices).
+    big: Vec<Vec<u32>>,
+    /// Per doc, its index in `big`, or [`NO_GROUP`].
+    big_of: Vec<u32>,
+    /// The links inside big components, `(i, j)`, `i < j`: candidates
+    /// scored and stored like any other.
+    links: std::collections::HashSet<(u32, u32)>,
+    /// Every pair inside the components of at most the limit.
+    small_pairs: Vec<(u32, u32)>,
+}
+
+impl Joined {
+    /// Joins the candidate search's big buckets. A component of at most
+    /// `big_component` signatures will have all its pairs added to the
+    /// candidates (exact); within a bigger one only the links.
+    fn new<D: Detector>(
+        this: &D,
+        signatures: &[Option<D::Signature>],
+        buckets: &[Vec<u32>],
+        scale: &ScoreScale,
+        big_component: usize,
+    ) -> Self {
+        let n = signatures.len();
+        let mut sets = crate::util::unionfind::UnionFind::new(n);
+        let mut links: Vec<(u32, u32)> = Vec::new();
+        for bucket in buckets {
+            let mut leaders: Vec<u32> = Vec::new();
+            for &p in bucket {
+                let root = sets.find(p);
+                if leaders.iter().any(|&l| sets.find(l) == root) {
+                    continue;
+                }
+                let Some(sp) = signatures[p as usize].as_ref() else {
+                    continue;
+                };
+                let leader = leaders.iter().copied().find(|&l| {
+                    signatures[l as usize]
+                        .as_ref()
+                        .is_some_and(|sl| this.score_within(sp, sl, scale).is_some())
+                });
+                match leader {
+                    Some(l) => {
+                        sets.union(p, l);
+                        links.push((p.min(l), p.max(l)));
+                    }
+                    None if leaders.len() < BUCKET_LEADERS => leaders.push(p),
+                    None => {}
+                }
+            }
         }
-        let this = &*self;
-        let ticker = clock.begin(&format!("sign {who}"), docs.len() as u64);
-        let started = clock.start();
-        let (mut signatures, keys, unsigned) = sign_distinct(this, docs, &ticker);
-        self.signed();
-        let this = &*self;
-        clock.stop(started, Stage::Signature, &who);
-
-        let _ = clock.begin(&format!("candidates {who}"), 0);
-        let started = clock.start();
-        let collapsed = Collapsed::new(&keys, &mut signatures);
-        drop(keys);
-        let candidates = Candidates::search(this, &signatures);
-        clock.stop(started, Stage::Candidates, &who);
-        let candidate_pairs = candidate_page_pairs(&collapsed, docs, &candidates);
-        let candidate_count = candidate_count(&collapsed, &candidates);
-
-        let ticker = clock.begin(&format!("verify {who}"), candidates.to_score() as u64);
-        let started = clock.start();
-        let mut scale = this.scale();
-        let gates = this.gates();
-        assert!(
-            gates.len() <= MAX_GATES,
-            "a detector has at most {MAX_GATES} gates"
-        );
-        let gated = !gates.is_empty();
-        let mut kept = verify(this, &signatures, &candidates, &scale, gated, &ticker);
-        drop(candidates);
-        let mut notes = this.describe();
-        if let Some(note) = fit_pair_budget(&mut kept, &collapsed, &mut scale, pair_budget, gated) {
-            notes.push(note);
+        let mut members: Vec<(u32, u32)> = (0..n as u32)
+            .filter(|&p| signatures[p as usize].is_some())
+            .map(|p| (sets.find(p), p))
+            .collect();
+        members.sort_unstable();
+        let mut joined = Joined {
+            big: Vec::new(),
+            big_of: vec![NO_GROUP; n],
+            links: Default::default(),
+            small_pairs: Vec::new(),
+        };
+        let unscored = &mut joined.small_pairs;
+        for component in members.chunk_by(|x, y| x.0 == y.0) {
+            if component.len() > big_component {
+                for m in component {
+                    joined.big_of[m.1 as usize] = joined.big.len() as u32;
+                }
+                joined.big.push(component.iter().map(|m| m.1).collect());
+            } else {
+                for (k, x) in component.iter().enumerate() {
+                    unscored.extend(component[k + 1..].iter().map(|y| (x.1, y.1)));
+                }
+            }
         }
-        let (pairs, gate_scores) = expand_pairs(kept, &collapsed, docs, gated);
-        let groups = page_groups(this, &collapsed, &signatures, docs, gated);
-        clock.stop(started, Stage::Verify, &who);
+        let big_of = &joined.big_of;
+        joined.links = links
+            .into_iter()
+            .filter(|&(i, j)| {
+                big_of[i as usize] != NO_GROUP && big_of[i as usize] == big_of[j as usize]
+            })
+            .collect();
+        joined
+    }
 
-        AlgorithmRun {
-            name: this.name(),
-            label: this.label(),
-            scale,
+    /// Adds the pairs of the small components and the big ones' links to
+    /// the candidates (which list no pair inside a big component).
+    fn add_candidates(&mut self, candidates: &mut Candidates) {
+        if self.big_of.is_empty() {
+            return;
+        }
+        let unscored = &mut candidates.unscored;
+        unscored.append(&mut self.small_pairs);
+        unscored.extend(self.links.iter().copied());
+        unscored.par_sort_unstable();
+        unscored.dedup();
+    }
+
+    /// Each big component with its pairs counted and a sample of them
+    /// scored within `scale`'s floor (NaN past it).
+    fn sample<D: Detector>(
+        &self,
+        this: &D,
+        signatures: &[Option<D::Signature>],
+        collapsed: &Collapsed,
+        docs: &[Document],
+        scale: &ScoreScale,
+    ) -> Vec<SampledComponent> {
+        self.big
+            .iter()
+            .map(|reps| self.sample_one(this, signatures, collapsed, docs, scale, reps))
+            .collect()
+    }
+
+    fn sample_one<D: Detector>(
+        &self,
+        this: &D,
+        signatures: &[Option<D::Signature>],
+        collapsed: &Collapsed,
+        docs: &[Document],
+        scale: &ScoreScale,
+        reps: &[u32],
+    ) -> SampledComponent {
+        // (doc, its representative) for every page of the component.
+        let members: Vec<(u32, u32)> = reps
+            .iter()
+            .flat_map(|&r| collapsed.members(r).map(move |m| (m, r)))
+            .collect();
+        let n = members.len() as u64;
+        let weight = |r: u32| collapsed.weight(r);
+        let inside_groups: u64 = reps.iter().map(|&r| weight(r) * (weight(r) - 1) / 2).sum();
+        let linked: u64 = self
+            .links
+            .iter()
+            .filter(|&&(i, _)| self.big_of[i as usize] == self.big_of[reps[0] as usize])
+            .map(|&(i, j)| weight(i) * weight(j))
+            .sum();
+        let pairs = n * (n - 1) / 2 - inside_groups - linked;
+        let mut pages: Vec<u32> = members
+            .iter()
+            .map(|&(m, _)| docs[m as usize].page)
+            .collect();
+        pages.sort_unstable();
+        // Pairs inside a group or stored are drawn again; past this many
+        // draws the sample is what it is (a component nearly all one group).
+        let mut rng = crate::util::rng::SplitMix64::murmur(0x5a4d_504c_4500 ^ u64::from(pages[0]));
+        let mut drawn: Vec<(u32, u32)> = Vec::with_capacity(COMPONENT_SAMPLE);
+        let mut draws = 0usize;
+        while pairs > 0 && drawn.len() < COMPONENT_SAMPLE && draws < 4096 * COMPONENT_SAMPLE {
+            draws += 1;
+            let (x, y) = (
+                members[rng.below(members.len())],
+                members[rng.below(members.len())],
+            );
+            let key = (x.1.min(y.1), x.1.max(y.1));
+            if x.1 != y.1 && !self.links.contains(&key) {
+                drawn.push((x.0, y.0));
+            }
+        }
+        let sample = drawn
+            .par_iter()
+            .map(|&(x, y)| {
+                let rep = |d: u32| {
+                    let g = collapsed.group_of[d as usize];
+                    if g == NO_GROUP {
+                        d
+                    } else {
+                        collapsed.groups[g as usize][0]
+                    }
+                };
+                let score = match (
+                    signatures[rep(x) as usize].as_ref(),
+                    signatures[rep(y) as usize].as_ref(),
+                ) {
+                    (Some(sx), Some(sy)) => this.score_within(sx, sy, scale).unwrap_or(f32::NAN),
+                    _ => f32::NAN,
+                };
+                let (a, b) = (docs[x as usize].page, docs[y as usize].page);
+                ScoredPair {
+                    a: a.min(b),
+                    b: a.max(b),
+                    score,
+                }
+            })
+            .collect();
+        SampledComponent {
+            pages,
             pairs,
-            groups,
-            candidates: candidate_count,
-            candidate_pairs,
-            notes,
-            unsigned,
-            gates,
-            gate_scores,
-            banding: this.banding(),
+            sample,
         }
     }
 }
@@ -789,11 +1104,18 @@ struct Candidates {
 }
 
 impl Candidates {
-    fn search<D: Detector>(detector: &D, signatures: &[Option<D::Signature>]) -> Self {
+    /// `join` joins the buckets of more than `max_bucket` pages (see
+    /// [`Detector::bucketed_candidates`]).
+    fn search<D: Detector>(
+        detector: &D,
+        signatures: &[Option<D::Signature>],
+        max_bucket: usize,
+        join: &mut dyn FnMut(&[Vec<u32>]) -> Vec<u32>,
+    ) -> Self {
         let scored = detector.scored_candidates(signatures);
         let unscored = match &scored {
             Some(_) => Vec::new(),
-            None => detector.candidates(signatures),
+            None => detector.bucketed_candidates(signatures, max_bucket, join),
         };
         Candidates { scored, unscored }
     }

@@ -696,6 +696,7 @@ impl Scoring<'_> {
                 gates: Vec::new(),
                 gate_scores: Vec::new(),
                 banding,
+                sampled: Vec::new(),
             },
             threshold,
             evaluations,

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use super::{
     add_group_pairs, group_members, Counts, Evaluation, LargestCluster, LevelMetrics, Truth,
 };
-use crate::algo::{passes_gates, Direction, PageGroup, ScoreScale, ScoredPair};
+use crate::algo::{passes_gates, Direction, PageGroup, SampledComponent, ScoreScale, ScoredPair};
 use crate::util::unionfind::UnionFind;
 
 /// Items (stored pairs or groups) between two saved states: a lookup
@@ -352,12 +352,17 @@ impl CurveBuilder<'_> {
 /// ranks them: a group's index carries this bit.
 const GROUP: u32 = 1 << 31;
 
+/// A sampled pair of a sampled component carries this bit, and its index
+/// among all the components' sampled pairs.
+const SAMPLE: u32 = 1 << 30;
+
 /// The stored pairs and groups that pass the gates, as (score, index),
 /// best first; NaN, which passes no threshold, last.
 fn ranked_items(
     pairs: &[ScoredPair],
     gate_scores: &[crate::algo::GateScores],
     groups: &[PageGroup],
+    samples: &[ScoredPair],
     gate_thresholds: &[f64],
     scale: &ScoreScale,
 ) -> Vec<(f32, u32)> {
@@ -378,6 +383,12 @@ fn ranked_items(
             .enumerate()
             .filter(|(_, g)| passes_gates(&g.gate_scores, gate_thresholds))
             .map(|(k, g)| (g.score, GROUP | k as u32)),
+    );
+    items.extend(
+        samples
+            .iter()
+            .enumerate()
+            .map(|(k, p)| (p.score, SAMPLE | k as u32)),
     );
     // Best first; NaN, which passes no threshold, last.
     let key = |s: f32| match scale.direction {
@@ -408,24 +419,34 @@ impl ThresholdCurve {
             truth,
             pairs,
             gate_scores,
-            groups,
+            (groups, &[]),
             gate_thresholds,
             scale,
             MAX_RUNS,
         )
     }
 
+    /// `counted` are the groups and the sampled components.
     fn build(
         truth: &Truth,
         pairs: &[ScoredPair],
         gate_scores: &[crate::algo::GateScores],
-        groups: &[PageGroup],
+        counted: (&[PageGroup], &[SampledComponent]),
         gate_thresholds: &[f64],
         scale: &ScoreScale,
         max_runs: usize,
     ) -> Self {
-        assert!(pairs.len() < GROUP as usize, "fewer than 2^31 stored pairs");
-        let items = ranked_items(pairs, gate_scores, groups, gate_thresholds, scale);
+        let (groups, sampled) = counted;
+        assert!(
+            pairs.len() < SAMPLE as usize,
+            "fewer than 2^30 stored pairs"
+        );
+        // Each sampled pair with the pairs of its component it stands for.
+        let (samples, weights): (Vec<ScoredPair>, Vec<u64>) = sampled
+            .iter()
+            .flat_map(|c| (0..c.sample.len()).map(move |k| (c.sample[k], c.weight(k))))
+            .unzip();
+        let items = ranked_items(pairs, gate_scores, groups, &samples, gate_thresholds, scale);
 
         let slices = truth.slice_names.len();
         let n = truth.pages();
@@ -474,7 +495,14 @@ impl ThresholdCurve {
                 });
             }
             scores.push(score);
-            if id & GROUP == 0 {
+            if id & GROUP == 0 && id & SAMPLE != 0 {
+                let k = (id & !SAMPLE) as usize;
+                let (pair, weight) = (samples[k], weights[k] as i64);
+                let same = truth.cluster[pair.a as usize] == truth.cluster[pair.b as usize];
+                codes.push(IN_EVENTS);
+                let slice = truth.pair_slice(pair.a, pair.b);
+                builder.add(PAIRWISE, slice, weight, if same { weight } else { 0 });
+            } else if id & GROUP == 0 {
                 let pair = pairs[id as usize];
                 let slice = truth.pair_slice(pair.a, pair.b);
                 let same = truth.cluster[pair.a as usize] == truth.cluster[pair.b as usize];
@@ -537,13 +565,14 @@ impl ThresholdCurve {
         } else {
             &run.gate_scores[..]
         };
-        ThresholdCurve::new(
+        ThresholdCurve::build(
             truth,
             &run.pairs,
             gate_scores,
-            &run.groups,
+            (&run.groups, &run.sampled),
             gate_thresholds,
             &run.scale,
+            MAX_RUNS,
         )
     }
 
@@ -673,6 +702,153 @@ mod tests {
     use crate::eval::choose::reachable_thresholds;
     use crate::eval::evaluate_grouped;
     use crate::util::rng::SplitMix64;
+
+    /// `copies` of one 300-word story, each with one to three words
+    /// replaced, inserted or deleted, then `unique` pages of their own
+    /// words; with the truth saying so.
+    fn near_identical(copies: usize, unique: usize) -> (Vec<crate::algo::Document>, Truth) {
+        let mut rng = SplitMix64::new(49);
+        let word = |rng: &mut SplitMix64| format!("w{}", rng.below(5000));
+        let story: Vec<String> = (0..300).map(|_| word(&mut rng)).collect();
+        let mut texts: Vec<String> = (0..copies)
+            .map(|_| {
+                let mut words = story.clone();
+                for _ in 0..1 + rng.below(3) {
+                    let at = rng.below(words.len());
+                    match rng.below(3) {
+                        0 => words[at] = word(&mut rng),
+                        1 => words.insert(at, word(&mut rng)),
+                        _ => drop(words.remove(at)),
+                    }
+                }
+                words.join(" ")
+            })
+            .collect();
+        texts.extend((0..unique).map(|_| {
+            (0..200)
+                .map(|_| word(&mut rng))
+                .collect::<Vec<_>>()
+                .join(" ")
+        }));
+        let pages: Vec<Page> = (0..texts.len())
+            .map(|i| {
+                let cluster = if i < copies {
+                    "story".into()
+                } else {
+                    format!("u{i}")
+                };
+                Page::new(format!("p{i}"), cluster, Content::Text(texts[i].clone()))
+            })
+            .collect();
+        let truth = Truth::new(&pages, &vec![1; pages.len()]);
+        let docs = crate::algo::Document::many(texts.len(), &Default::default(), |i| {
+            (texts[i].clone(), Some(crate::text::Lang::En))
+        });
+        (docs, truth)
+    }
+
+    /// The demo's MinHash (LSH 26x4 for 0.5) over `docs`, components of
+    /// more than `big_component` signatures sampled.
+    fn minhash_run(
+        docs: &[crate::algo::Document],
+        big_component: usize,
+    ) -> crate::algo::AlgorithmRun {
+        let mut detector = crate::algo::shingling::config::MinhashConfig::default().detector();
+        let mut clock = crate::util::stage::StageClock::new(docs.len(), 0);
+        let budget = crate::algo::DEFAULT_PAIR_BUDGET_BYTES;
+        crate::algo::run_detector(
+            &mut detector,
+            docs,
+            "test",
+            &mut clock,
+            budget,
+            big_component,
+        )
+    }
+
+    #[test]
+    fn a_sampled_component_is_within_its_bound_of_the_exact_counts() {
+        let (docs, truth) = near_identical(400, 40);
+        let exact = minhash_run(&docs, usize::MAX);
+        let sampled = minhash_run(&docs, 50);
+        assert!(exact.sampled.is_empty());
+        let [component] = &sampled.sampled[..] else {
+            panic!("one sampled component, not {}", sampled.sampled.len());
+        };
+        assert_eq!(component.pages, (0..400).collect::<Vec<u32>>());
+        // The links and the unique pages' few pairs are listed, not the
+        // component's 79,800 pairs.
+        assert!(exact.pairs.len() > 70_000, "{}", exact.pairs.len());
+        assert!(sampled.pairs.len() < 1_000, "{}", sampled.pairs.len());
+        assert_eq!(
+            component.pairs + sampled.pairs.len() as u64,
+            exact.pairs.len() as u64
+        );
+        assert!(sampled.notes.iter().any(|n| n.contains("±1.06%")));
+        let bound = (component.error_bound() * component.pairs as f64).ceil() as u64;
+        let curve = ThresholdCurve::of_run(&truth, &sampled, &[]);
+        let thresholds: Vec<f64> = exact.pairs.iter().map(|p| f64::from(p.score)).collect();
+        let (lowest, highest) = (
+            thresholds.iter().copied().fold(1.0, f64::min),
+            thresholds.iter().copied().fold(0.0, f64::max),
+        );
+        assert!(
+            highest - lowest > 0.05,
+            "scores {lowest}..{highest} must spread"
+        );
+        let mut split = 0;
+        for step in 0..=10 {
+            let t = lowest + (highest - lowest) * f64::from(step) / 10.0;
+            let want = evaluate_grouped(&truth, &exact.pairs, &exact.groups, &[], &exact.scale, t);
+            let got = crate::eval::evaluate_sampled(
+                &truth,
+                &sampled.pairs,
+                &sampled.groups,
+                &sampled.sampled,
+                &[],
+                &sampled.scale,
+                t,
+            );
+            assert_eq!(curve.at(t), got, "the curve at {t}");
+            let (w, g) = (want.pairwise.overall, got.pairwise.overall);
+            assert!(
+                w.detected.abs_diff(g.detected) <= bound,
+                "{t}: {w:?} vs {g:?} ± {bound}"
+            );
+            assert!(
+                w.correct.abs_diff(g.correct) <= bound,
+                "{t}: {w:?} vs {g:?} ± {bound}"
+            );
+            split += usize::from(w.detected > 0 && w.detected < 79_000);
+        }
+        assert!(
+            split >= 3,
+            "thresholds inside the component's scores: {split}"
+        );
+    }
+
+    #[test]
+    fn ordinary_inputs_are_scored_exactly() {
+        // Buckets of at most 40 copies: under the limit, nothing changes.
+        let (docs, _) = near_identical(40, 60);
+        let exact = minhash_run(&docs, usize::MAX);
+        let run = minhash_run(&docs, crate::algo::BIG_COMPONENT);
+        assert!(run.sampled.is_empty());
+        assert_eq!(run.pairs, exact.pairs);
+        let groups = |r: &crate::algo::AlgorithmRun| {
+            let g = r.groups.iter().map(|g| (g.pages.clone(), g.score));
+            g.collect::<Vec<_>>()
+        };
+        assert_eq!(groups(&run), groups(&exact));
+        assert_eq!(run.candidates, exact.candidates);
+        assert_eq!(run.candidate_pairs, exact.candidate_pairs);
+        assert_eq!(run.notes, exact.notes);
+        assert!(
+            exact.pairs.len() >= 40 * 39 / 2 - 10,
+            "{}",
+            exact.pairs.len()
+        );
+    }
 
     /// Pages in a few true clusters and slices, some published, with
     /// text lengths that tie, so that retention reaches every rule.
@@ -808,7 +984,7 @@ mod tests {
                 &truth,
                 &pairs,
                 &gate_scores,
-                &groups,
+                (&groups, &[]),
                 &gate_thresholds,
                 &scale,
                 max_runs,
@@ -854,7 +1030,7 @@ mod tests {
             .collect();
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
         pairs.dedup_by_key(|p| (p.a, p.b));
-        let curve = ThresholdCurve::build(&truth, &pairs, &[], &[], &[], &scale, 4);
+        let curve = ThresholdCurve::build(&truth, &pairs, &[], (&[], &[]), &[], &scale, 4);
         assert!(curve.runs.is_none() && curve.checkpoints.len() > 2);
         for t in curve.distinct_scores() {
             let t = f64::from(t);

@@ -12,7 +12,7 @@ pub mod judged;
 
 use std::collections::HashMap;
 
-use crate::algo::{passes_gates, PageGroup, ScoreScale, ScoredPair};
+use crate::algo::{passes_gates, PageGroup, SampledComponent, ScoreScale, ScoredPair};
 use crate::corpus::{Page, Published};
 use crate::util::unionfind::UnionFind;
 
@@ -351,11 +351,57 @@ pub fn evaluate_grouped(
         truth,
         pairs,
         groups,
+        &[],
         gate_thresholds,
         scale,
         threshold,
         None,
     )
+}
+
+/// [`evaluate_grouped`] with the run's sampled components too: each
+/// sampled pair passing the threshold adds the pairs it stands for.
+pub fn evaluate_sampled(
+    truth: &Truth,
+    pairs: &[ScoredPair],
+    groups: &[PageGroup],
+    sampled: &[SampledComponent],
+    gate_thresholds: &[f64],
+    scale: &ScoreScale,
+    threshold: f64,
+) -> Evaluation {
+    evaluate_full(
+        truth,
+        pairs,
+        groups,
+        sampled,
+        gate_thresholds,
+        scale,
+        threshold,
+        None,
+    )
+}
+
+/// Adds the pairs a sampled pair stands for to `pairwise`, per slice.
+fn add_sampled_pairs(
+    truth: &Truth,
+    sampled: &[SampledComponent],
+    passes: impl Fn(f32) -> bool,
+    pairwise: &mut [Counts],
+) {
+    for component in sampled {
+        for (k, pair) in component.sample.iter().enumerate() {
+            if !passes(pair.score) {
+                continue;
+            }
+            let weight = component.weight(k);
+            let c = &mut pairwise[truth.pair_slice(pair.a, pair.b) as usize];
+            c.detected += weight;
+            if truth.cluster[pair.a as usize] == truth.cluster[pair.b as usize] {
+                c.correct += weight;
+            }
+        }
+    }
 }
 
 /// [`evaluate_at`], with the clustered and page levels read from
@@ -369,13 +415,15 @@ pub fn evaluate_with_clusters(
     threshold: f64,
     clusters: Option<&[u32]>,
 ) -> Evaluation {
-    evaluate_full(truth, pairs, &[], &[], scale, threshold, clusters)
+    evaluate_full(truth, pairs, &[], &[], &[], scale, threshold, clusters)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn evaluate_full(
     truth: &Truth,
     pairs: &[ScoredPair],
     groups: &[PageGroup],
+    sampled: &[SampledComponent],
     gate_thresholds: &[f64],
     scale: &ScoreScale,
     threshold: f64,
@@ -413,6 +461,13 @@ fn evaluate_full(
             sets.union(w[0], w[1]);
         }
     }
+    // A sampled component's pages are joined by its links, stored pairs.
+    add_sampled_pairs(
+        truth,
+        sampled,
+        |score| scale.passes(score, threshold),
+        &mut pairwise,
+    );
     for (s, c) in pairwise.iter_mut().enumerate() {
         c.actual = truth.actual_pairs[s];
         c.detected += group_detected[s];
@@ -573,6 +628,27 @@ pub fn grouped_pair_recall(
         detected,
         correct,
     }
+}
+
+/// The pairs sampled components stand for, and the true ones among them,
+/// as their samples estimate them: all of them (`scale` `None`: the
+/// candidate stage joined every pair of a component), or those within
+/// `scale`'s floor. `actual` is left 0, for adding to other counts.
+pub fn sampled_counts(
+    truth: &Truth,
+    sampled: &[SampledComponent],
+    scale: Option<&ScoreScale>,
+) -> Counts {
+    let mut pairwise = vec![Counts::default(); truth.slice_names.len()];
+    add_sampled_pairs(
+        truth,
+        sampled,
+        |score| scale.is_none_or(|s| s.passes(score, s.floor)),
+        &mut pairwise,
+    );
+    let mut total = Counts::default();
+    pairwise.iter().for_each(|c| total.add(c));
+    total
 }
 
 /// True pairs stored at all (within the floor), groups' pairs included.

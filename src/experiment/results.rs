@@ -282,7 +282,32 @@ pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
     columns.push(Column::new("stored_recall".into(), stored_recall));
     // Pages of the slice that got no signature (I-Match's short pages).
     columns.push(Column::new("unsigned_pages".into(), unsigned));
+    // Only when a run sampled a big component, so that exact results keep
+    // their columns: how far pair_detected and pair_correct may be from
+    // the exact counts (95%, Hoeffding), per algorithm, 0 where exact.
+    if result.algorithms.iter().any(|a| !a.run.sampled.is_empty()) {
+        let error: Vec<u64> = result
+            .algorithms
+            .iter()
+            .flat_map(|a| {
+                let rows = a.evaluations.len() * (1 + result.truth.slice_names.len());
+                std::iter::repeat_n(sampling_error(a), rows)
+            })
+            .collect();
+        columns.push(Column::new("pair_sampling_error".into(), error));
+    }
     DataFrame::new_infer_height(columns)
+}
+
+/// The pairs either side of an algorithm's pairwise counts within which
+/// the exact counts lie with 95% confidence: the sum of its sampled
+/// components' bounds, 0 when it sampled none.
+fn sampling_error(a: &AlgorithmResult) -> u64 {
+    a.run
+        .sampled
+        .iter()
+        .map(|c| (c.error_bound() * c.pairs as f64).ceil() as u64)
+        .sum()
 }
 
 fn level_metrics(e: &Evaluation) -> [&LevelMetrics; 3] {

@@ -10,7 +10,7 @@ use crate::corpus::{Content, Corpus, Lang, Page};
 use crate::eval::choose::{choose, reachable_thresholds, Objective};
 use crate::eval::curve::ThresholdCurve;
 use crate::eval::{
-    evaluate_grouped, grouped_pair_recall, stored_recall, Counts, Evaluation, Truth,
+    evaluate_sampled, grouped_pair_recall, sampled_counts, stored_recall, Counts, Evaluation, Truth,
 };
 use crate::util::stage::{
     peak_memory_bytes, process_cpu_seconds, release_freed_memory, Progress, Stage, StageClock,
@@ -1171,8 +1171,12 @@ fn run_algorithm(
     for &page in &run.unsigned {
         unsigned_by_slice[truth.slice[page as usize] as usize] += 1;
     }
-    let candidate_stage =
+    let mut candidate_stage =
         grouped_pair_recall(truth, run.candidate_pairs.iter().copied(), &run.groups);
+    add_counts(
+        &mut candidate_stage,
+        sampled_counts(truth, &run.sampled, None),
+    );
     run.compact_candidates();
     let started = clock.start();
     let gate_thresholds = run.gate_thresholds();
@@ -1185,7 +1189,18 @@ fn run_algorithm(
         prepared
             .grid
             .iter()
-            .map(|&t| evaluate_grouped(truth, &gated, &run.groups, &gate_thresholds, &run.scale, t))
+            .map(|&t| {
+                let (groups, sampled) = (&run.groups, &run.sampled);
+                evaluate_sampled(
+                    truth,
+                    &gated,
+                    groups,
+                    sampled,
+                    &gate_thresholds,
+                    &run.scale,
+                    t,
+                )
+            })
             .collect()
     };
     clock.stop(
@@ -1194,11 +1209,16 @@ fn run_algorithm(
         &format!("{} [{variant}]", run.label),
     );
     let fitted = (run.name == "learned").then(|| FittedAlgorithm(Arc::from(algorithm)));
+    let mut candidates = stored_recall(truth, &run.pairs, &run.groups, &run.scale);
+    add_counts(
+        &mut candidates,
+        sampled_counts(truth, &run.sampled, Some(&run.scale)),
+    );
     AlgorithmResult {
         entry: prepared.entry,
         extraction,
         fitted,
-        candidates: stored_recall(truth, &run.pairs, &run.groups, &run.scale),
+        candidates,
         candidate_stage,
         unsigned_by_slice,
         end_to_end: EndToEnd::default(),
@@ -1206,4 +1226,11 @@ fn run_algorithm(
         evaluations,
         run,
     }
+}
+
+/// Adds the detected and correct pairs of `more` (its `actual` aside: the
+/// same true pairs) to `counts`.
+fn add_counts(counts: &mut Counts, more: Counts) {
+    counts.detected += more.detected;
+    counts.correct += more.correct;
 }

@@ -155,7 +155,11 @@ pub fn render_summary_table(result: &ExperimentResult) -> String {
     let names: Vec<String> = result
         .algorithms
         .iter()
-        .map(|a| format!("{} [{}]", a.run.label, a.extraction.name()))
+        .map(|a| {
+            // `~`: the pairwise figures rest on a sample (see below).
+            let sampled = if a.run.sampled.is_empty() { "" } else { " ~" };
+            format!("{} [{}]{sampled}", a.run.label, a.extraction.name())
+        })
         .collect();
     let width = names
         .iter()
@@ -218,6 +222,11 @@ pub fn render_summary_table(result: &ExperimentResult) -> String {
                 rate(r.pages_per_wall_second)
             ),
         );
+    }
+    for (a, name) in result.algorithms.iter().zip(&names) {
+        for component in &a.run.sampled {
+            let _ = writeln!(out, "{name}: {}", component.note());
+        }
     }
     let _ = writeln!(
         out,

@@ -135,6 +135,24 @@ impl Banding {
     /// `min_shared` bands, sorted. Sketches shorter than bands*rows (and
     /// pages without one) take no part.
     pub fn candidates(&self, sketches: &[Option<&[u32]>]) -> Vec<(u32, u32)> {
+        self.candidates_joined(sketches, usize::MAX, |_| Vec::new())
+    }
+
+    /// [`Banding::candidates`] with every bucket of more than `max_bucket`
+    /// pages left out of the pairs and handed to `join`, each bucket's
+    /// pages ascending, buckets in band order: a bucket of n pages holds
+    /// C(n, 2) pairs (450 million for 30,000 near-identical pages), which
+    /// `join` joins into components instead. It returns each sketch's
+    /// component (`u32::MAX` for none, or an empty list when it joined
+    /// nothing), and no pair inside one component is listed: the smaller
+    /// buckets of such a cluster (pages whose edits moved a band's minimum
+    /// to the same next shingle) hold millions of those pairs too.
+    pub fn candidates_joined(
+        &self,
+        sketches: &[Option<&[u32]>],
+        max_bucket: usize,
+        join: impl FnOnce(&[Vec<u32>]) -> Vec<u32>,
+    ) -> Vec<(u32, u32)> {
         let rows = self.rows;
         let band_of = |s: &[u32], band: usize| {
             let (lo, hi) = (band * rows, (band + 1) * rows);
@@ -149,7 +167,9 @@ impl Banding {
         // bucket there instead of by binary search, whose probes miss the
         // caches once the tables outgrow them (the search grew as n^1.5
         // between 30,000 and 100,000 pages).
-        let tables: Vec<(Vec<u64>, Vec<u32>, Vec<u32>)> = (0..self.bands)
+        #[allow(clippy::type_complexity)]
+        let (tables, big): (Vec<(Vec<u64>, Vec<u32>, Vec<u32>)>, Vec<Vec<Vec<u32>>>) = (0..self
+            .bands)
             .into_par_iter()
             .map(|band| {
                 let mut keys: Vec<(u64, u32)> = sketches
@@ -158,14 +178,39 @@ impl Banding {
                     .filter_map(|(i, s)| Some((band_of((*s)?, band)?, i as u32)))
                     .collect();
                 keys.sort_unstable();
+                let mut big = Vec::new();
+                if keys
+                    .chunk_by(|x, y| x.0 == y.0)
+                    .any(|b| b.len() > max_bucket)
+                {
+                    let mut within = Vec::with_capacity(keys.len());
+                    for bucket in keys.chunk_by(|x, y| x.0 == y.0) {
+                        if bucket.len() > max_bucket {
+                            big.push(bucket.iter().map(|k| k.1).collect());
+                        } else {
+                            within.extend_from_slice(bucket);
+                        }
+                    }
+                    keys = within;
+                }
                 let mut place = vec![u32::MAX; sketches.len()];
                 for (at, &(_, page)) in keys.iter().enumerate() {
                     place[page as usize] = at as u32;
                 }
                 let (keys, pages) = keys.into_iter().unzip();
-                (keys, pages, place)
+                ((keys, pages, place), big)
             })
-            .collect();
+            .unzip();
+        let big: Vec<Vec<u32>> = big.into_iter().flatten().collect();
+        let component = if big.is_empty() {
+            Vec::new()
+        } else {
+            join(&big)
+        };
+        let apart = |p: u32, o: u32| match component.get(p as usize) {
+            Some(&c) => c == u32::MAX || c != component[o as usize],
+            None => true,
+        };
         let min_shared = self.min_shared.max(1);
         (0..sketches.len())
             .into_par_iter()
@@ -189,7 +234,7 @@ impl Banding {
                 let p = p as u32;
                 let pairs: Vec<(u32, u32)> = later
                     .chunk_by(|x, y| x == y)
-                    .filter(|run| run.len() >= min_shared)
+                    .filter(|run| run.len() >= min_shared && apart(p, run[0]))
                     .map(|run| (p, run[0]))
                     .collect();
                 pairs

@@ -866,6 +866,26 @@ impl Detector for MinHash {
         }
     }
 
+    fn bucketed_candidates(
+        &self,
+        signatures: &[Option<MinHashSketch>],
+        max_bucket: usize,
+        join: &mut dyn FnMut(&[Vec<u32>]) -> Vec<u32>,
+    ) -> Vec<(u32, u32)> {
+        match self.search {
+            // Super-shingles pair pages sharing several bands: one shared
+            // bucket says too little to join them.
+            CandidateSearch::Bands { banding, .. } if banding.min_shared <= 1 => {
+                let sketches: Vec<Option<&[u32]>> = signatures
+                    .iter()
+                    .map(|s| s.as_ref().map(|s| &s.values[..]))
+                    .collect();
+                banding.candidates_joined(&sketches, max_bucket, join)
+            }
+            _ => self.candidates(signatures),
+        }
+    }
+
     fn banding(&self) -> Option<Banding> {
         match self.search {
             CandidateSearch::Bands { banding, .. } => Some(banding),

@@ -215,7 +215,7 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     ),
     (
         "m",
-        "clusters by: connected, center, merge_center, star, pivot",
+        "clustering: connected center merge star pivot",
         "tuning",
     ),
     ("f  o  c", "FP/FN; sort by score; filter by slice", "errors"),

@@ -188,11 +188,14 @@ fn centers(pages: usize, edges: &[(u32, u32)], merge: bool) -> Vec<u32> {
             }
             (_, UNPLACED) if is_center(&center, u) => center[v as usize] = u,
             (UNPLACED, _) if is_center(&center, v) => center[u as usize] = v,
-            (cu, cv) if merge && cu != UNPLACED && cv != UNPLACED => {
-                // A page paired with another cluster's centre: one cluster.
-                if is_center(&center, u) || is_center(&center, v) {
-                    merged.union(cu, cv);
-                }
+            // A page paired with another cluster's centre: one cluster.
+            (cu, cv)
+                if merge
+                    && cu != UNPLACED
+                    && cv != UNPLACED
+                    && (is_center(&center, u) || is_center(&center, v)) =>
+            {
+                merged.union(cu, cv);
             }
             _ => {}
         }

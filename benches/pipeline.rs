@@ -125,6 +125,7 @@ fn bench_tui_threshold_move(c: &mut Criterion) {
             extraction: Extraction::Main,
             run,
             threshold: 3.0,
+            clustering: Default::default(),
             evaluations: vec![evaluation],
             candidates: Default::default(),
             candidate_stage: Default::default(),

@@ -678,11 +678,20 @@ fn run_prints_one_summary_line_per_algorithm_and_json_on_request() {
     let o = neardup(&["run", "-o", "out", "s.yaml"], dir.path());
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    let rows: Vec<&str> = out
-        .lines()
-        .filter(|l| l.starts_with("simhash(") || l.starts_with("minhash("))
-        .collect();
-    assert_eq!(rows.len(), 4, "one line per algorithm x extraction:\n{out}");
+    let (summary, by_method) = out
+        .split_once("clustered F1 by clustering method")
+        .expect("the table per clustering method");
+    let rows = |text: &str| {
+        text.lines()
+            .filter(|l| l.starts_with("simhash(") || l.starts_with("minhash("))
+            .count()
+    };
+    assert_eq!(
+        rows(summary),
+        4,
+        "one line per algorithm x extraction:\n{out}"
+    );
+    assert_eq!(rows(by_method), 4, "and one per method below:\n{out}");
     assert!(
         !out.contains("news/partial"),
         "per-slice tables need --verbose:\n{out}"
@@ -793,6 +802,45 @@ fn tune_then_run_on_another_corpus_prints_the_transfer_table() {
         assert!(own + 1e-12 >= applied, "{row}");
         assert!(row["tuned_value"].as_f64().is_some(), "{row}");
     }
+    assert!(
+        out.contains("Transfer gap per level and clustering method"),
+        "{out}"
+    );
+    let by_method: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("on-part/transfer_by_method.json")).unwrap(),
+    )
+    .unwrap();
+    let by_method = by_method.as_array().unwrap();
+    // Two runs, five methods each, three levels with a gap each.
+    assert_eq!(by_method.len(), 10, "{by_method:?}");
+    for row in by_method {
+        for level in ["pairwise", "clustered", "page"] {
+            let own = row[level]["own"].as_f64().unwrap();
+            let here = row[level]["here"].as_f64().unwrap_or(0.0);
+            assert!(own + 1e-12 >= here, "{level}: {row}");
+        }
+    }
+    // Tuned for clustered F1, the file names the method chosen per entry.
+    let o = neardup(
+        &[
+            "tune",
+            "t.yaml",
+            "--objective",
+            "clustered_f1",
+            "-o",
+            "tuned/c.yaml",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tuned =
+        neardup::experiment::ExperimentConfig::load(&dir.path().join("tuned/c.yaml")).unwrap();
+    assert!(
+        tuned.algorithms.iter().all(|e| e.clustering.is_some()),
+        "{:?}",
+        tuned.algorithms
+    );
+    assert!(stdout(&o).contains("clustering "), "{}", stdout(&o));
     // A bad objective is a usage error naming the flag.
     let o = neardup(
         &["tune", "t.yaml", "--objective", "f2", "-o", "x.yaml"],

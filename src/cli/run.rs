@@ -204,8 +204,12 @@ fn run_transfer(
     let report = options.report;
     let (dir, result) = run_experiment_file(&config, path, options)?;
     let rows = experiment::tune::transfer_table(config.tuned.as_ref(), &result);
-    let table =
-        experiment::tune::render_transfer(config.tuned.as_ref(), &rows, &result.corpus_source);
+    let by_method = experiment::tune::transfer_by_method(&result);
+    let table = format!(
+        "{}\n{}",
+        experiment::tune::render_transfer(config.tuned.as_ref(), &rows, &result.corpus_source),
+        experiment::tune::render_transfer_by_method(&by_method)
+    );
     let write = |file: &str, text: &str| {
         let p = dir.join(file);
         crate::util::io::write_atomic(&p, text.as_bytes()).map_err(|e| CliError::Io {
@@ -217,6 +221,10 @@ fn run_transfer(
     write(
         "transfer.json",
         &serde_json::to_string_pretty(&rows).expect("rows serialise"),
+    )?;
+    write(
+        "transfer_by_method.json",
+        &serde_json::to_string_pretty(&by_method).expect("rows serialise"),
     )?;
     if report {
         // The report opens with what the carried thresholds lost.

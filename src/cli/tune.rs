@@ -76,10 +76,12 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
     println!("thresholds for {objective}{over} on {}:", on.corpus);
     for f in &on.runs {
         println!(
-            "  {} [{}]: {} ({} {}){}",
+            "  {} [{}]: {}{} ({} {}){}",
             f.algorithm,
             f.extract.name(),
             f.threshold,
+            f.clustering
+                .map_or(String::new(), |c| format!(", clustering {c}")),
             objective,
             f.value
                 .map_or("not reached".into(), |v| format!("{:.2}%", 100.0 * v)),

@@ -678,6 +678,8 @@ impl Scoring<'_> {
         let candidates = candidate_recall(truth, pairs);
         Ok(AlgorithmResult {
             entry,
+            // Clusters computed elsewhere are scored as they are.
+            clustering: Default::default(),
             end_to_end: Default::default(),
             extraction,
             fitted: None,

@@ -7,6 +7,7 @@
 //! number plus the number of pages, without touching signatures.
 
 pub mod choose;
+pub mod clustering;
 pub mod curve;
 pub mod judged;
 

@@ -66,6 +66,10 @@ pub struct ExperimentConfig {
     /// `experiment::seeds`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seeds: Option<super::seeds::SeedsConfig>,
+    /// How passing pairs become clusters for every algorithm that names
+    /// none of its own (`connected` when absent; see `eval::clustering`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clustering: Option<crate::eval::clustering::Clustering>,
 }
 
 /// Accepts `extract: main` as well as `extract: [main, full_text]`.
@@ -159,6 +163,10 @@ pub struct AlgorithmEntry {
     pub config: AlgorithmConfig,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extract: Option<Extraction>,
+    /// How this algorithm's passing pairs become clusters (overrides the
+    /// experiment's `clustering`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clustering: Option<crate::eval::clustering::Clustering>,
 }
 
 impl From<AlgorithmConfig> for AlgorithmEntry {
@@ -166,6 +174,7 @@ impl From<AlgorithmConfig> for AlgorithmEntry {
         AlgorithmEntry {
             config,
             extract: None,
+            clustering: None,
         }
     }
 }
@@ -192,6 +201,8 @@ pub struct PreparedAlgorithm {
     pub tokenizer: Option<TokenizerConfig>,
     pub threshold: f64,
     pub grid: Vec<f64>,
+    /// How its passing pairs become clusters.
+    pub clustering: crate::eval::clustering::Clustering,
 }
 
 pub use crate::util::yaml::{parse_yaml, read_yaml, ConfigError};
@@ -462,9 +473,16 @@ impl ExperimentConfig {
                     tokenizer: self.tokens_of(settings.tokens()),
                     threshold: settings.threshold(),
                     grid: settings.grid(),
+                    clustering: self.clustering_of(entry),
                 }
             })
             .collect()
+    }
+
+    /// The entry's `clustering`, else the experiment's, else connected
+    /// components.
+    pub fn clustering_of(&self, entry: &AlgorithmEntry) -> crate::eval::clustering::Clustering {
+        entry.clustering.or(self.clustering).unwrap_or_default()
     }
 
     /// This experiment with every knob the runs derived written out (see

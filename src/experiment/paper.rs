@@ -249,6 +249,29 @@ pub enum Measure {
     /// Pairwise recall of `algorithm` as a share of `of`'s (Henzinger's
     /// "79% of the recall").
     RecallRatio { algorithm: String, of: String },
+    /// Clustered F1 of `algorithm` with clusters made by `clustering`, at
+    /// `threshold` (default: the best over every threshold).
+    ClusteredF {
+        algorithm: String,
+        clustering: crate::eval::clustering::Clustering,
+        threshold: Option<f64>,
+    },
+    /// The lowest clustered F1 of `algorithm` under `clustering` over the
+    /// thresholds from `from` to `to`.
+    ClusteredWorst {
+        algorithm: String,
+        clustering: crate::eval::clustering::Clustering,
+        from: f64,
+        to: f64,
+    },
+    /// The highest minus the lowest clustered F1 there: how far the
+    /// method's figure moves with the threshold.
+    ClusteredDrop {
+        algorithm: String,
+        clustering: crate::eval::clustering::Clustering,
+        from: f64,
+        to: f64,
+    },
     /// Page-level F of `algorithm` (on `extraction`, default the first)
     /// in one slice at its configured threshold (seed 001's tables).
     PageF {

@@ -212,6 +212,7 @@ pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
     let mut extract = Vec::new();
     let mut label = Vec::new();
     let mut score = Vec::new();
+    let mut clustering = Vec::new();
     let mut threshold = Vec::new();
     let mut default = Vec::new();
     let mut slice = Vec::new();
@@ -237,6 +238,7 @@ pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
                 extract.push(a.extraction.name());
                 label.push(a.run.label.clone());
                 score.push(a.run.scale.name.to_string());
+                clustering.push(a.clustering.name());
                 threshold.push(e.threshold);
                 default.push(e.threshold == a.threshold);
                 slice.push(name);
@@ -263,6 +265,8 @@ pub fn results_frame(result: &ExperimentResult) -> PolarsResult<DataFrame> {
         Column::new("extract".into(), extract),
         Column::new("label".into(), label),
         Column::new("score".into(), score),
+        // How the cluster_* and page_* columns' clusters were made.
+        Column::new("clustering".into(), clustering),
         Column::new("threshold".into(), threshold),
         Column::new("is_default".into(), default),
         Column::new("slice".into(), slice),

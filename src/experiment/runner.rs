@@ -8,7 +8,7 @@ use super::References;
 use crate::algo::{stand_in_structures, AlgorithmRun, Document};
 use crate::corpus::{Content, Corpus, Lang, Page};
 use crate::eval::choose::{choose, reachable_thresholds, Objective};
-use crate::eval::curve::ThresholdCurve;
+use crate::eval::clustering::{run_curve, Clustering};
 use crate::eval::{
     evaluate_sampled, grouped_pair_recall, sampled_counts, stored_recall, Counts, Evaluation, Truth,
 };
@@ -37,6 +37,9 @@ pub struct AlgorithmResult {
     pub run: AlgorithmRun,
     /// The threshold the table is printed at.
     pub threshold: f64,
+    /// How its passing pairs become clusters, for the clustered and page
+    /// levels of `evaluations`, [`Self::full_curve`] and [`Self::best`].
+    pub clustering: Clustering,
     /// One evaluation per threshold of the grid, in grid order.
     pub evaluations: Vec<Evaluation>,
     /// True pairs among all stored pairs (scored within the floor).
@@ -87,9 +90,19 @@ impl AlgorithmResult {
     /// `run`, `tune`, the reports and the workbench agree. The grid only
     /// places points on plots.
     pub fn full_curve(&self, truth: &Truth) -> Vec<Evaluation> {
+        self.curve_clustered_by(truth, self.clustering)
+    }
+
+    /// [`Self::full_curve`] with clusters made by `method` instead.
+    pub fn curve_clustered_by(&self, truth: &Truth, method: Clustering) -> Vec<Evaluation> {
         let run = &self.run;
-        ThresholdCurve::of_run(truth, run, &run.gate_thresholds())
-            .at_each(&reachable_thresholds(&run.scale))
+        run_curve(
+            truth,
+            run,
+            &run.gate_thresholds(),
+            method,
+            &reachable_thresholds(&run.scale),
+        )
     }
 
     /// Where `objective` is best over [`Self::full_curve`].
@@ -1182,8 +1195,14 @@ fn run_algorithm(
     let gate_thresholds = run.gate_thresholds();
     // One sorted pass answers any number of thresholds; a single one is
     // cheaper evaluated directly.
-    let evaluations = if prepared.grid.len() > 1 {
-        ThresholdCurve::of_run(truth, &run, &gate_thresholds).at_each(&prepared.grid)
+    let evaluations = if prepared.grid.len() > 1 || prepared.clustering != Clustering::Connected {
+        run_curve(
+            truth,
+            &run,
+            &gate_thresholds,
+            prepared.clustering,
+            &prepared.grid,
+        )
     } else {
         let gated = run.gated_pairs(&gate_thresholds);
         prepared
@@ -1223,6 +1242,7 @@ fn run_algorithm(
         unsigned_by_slice,
         end_to_end: EndToEnd::default(),
         threshold: prepared.threshold,
+        clustering: prepared.clustering,
         evaluations,
         run,
     }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::paper::Paper;
 use crate::algo::{Direction, ScoreScale};
 use crate::eval::choose::Objective;
+use crate::eval::clustering::Clustering;
 use crate::eval::judged::{JudgedEvaluation, JudgedTruth};
 use crate::eval::{grouped_pair_recall, Counts, Evaluation, LevelMetrics, Truth};
 use crate::experiment::{AlgorithmResult, ExperimentResult};
@@ -117,6 +118,16 @@ pub struct StoredAlgorithm {
     /// was stored: reports then fall back to the grid and say so).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub best_f: Option<StoredEvaluation>,
+    /// How passing pairs became clusters for the clustered and page
+    /// levels (connected components in files written before it was
+    /// stored).
+    #[serde(default)]
+    pub clustering: Clustering,
+    /// Clustered F1 under every clustering method at every threshold the
+    /// stored pairs answer (absent in files written before it was
+    /// stored).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_clustering: Vec<StoredClusteredCurve>,
     /// Width of the histogram's bins.
     pub bin_width: f64,
     pub histogram: Vec<ScoreBin>,
@@ -124,6 +135,32 @@ pub struct StoredAlgorithm {
     /// run has judged pairs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judged: Vec<JudgedEvaluation>,
+}
+
+/// One clustering method's clustered F1 against the threshold (`None`
+/// where it is undefined: nothing predicted).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredClusteredCurve {
+    pub clustering: Clustering,
+    pub thresholds: Vec<f64>,
+    pub clustered_f1: Vec<Option<f64>>,
+}
+
+fn clustered_curves(a: &AlgorithmResult, truth: &Truth) -> Vec<StoredClusteredCurve> {
+    Clustering::ALL
+        .iter()
+        .map(|&method| {
+            let curve = a.curve_clustered_by(truth, method);
+            StoredClusteredCurve {
+                clustering: method,
+                thresholds: curve.iter().map(|e| e.threshold).collect(),
+                clustered_f1: curve
+                    .iter()
+                    .map(|e| Some(e.clustered.overall.f1()).filter(|f| f.is_finite()))
+                    .collect(),
+            }
+        })
+        .collect()
 }
 
 impl StoredAlgorithm {
@@ -292,6 +329,8 @@ impl StoredRun {
                             .best(&result.truth, Objective::PairwiseF1)
                             .as_ref()
                             .map(stored_evaluation),
+                        clustering: a.clustering,
+                        by_clustering: clustered_curves(a, &result.truth),
                         bin_width,
                         histogram,
                         judged: Vec::new(),

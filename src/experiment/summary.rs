@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::config::format_threshold;
 use super::runner::{AlgorithmResult, ExperimentResult};
 use crate::eval::choose::{choose, Objective};
+use crate::eval::clustering::Clustering;
 use crate::eval::Truth;
 use crate::util::fmt::{percent, threshold};
 
@@ -45,12 +46,50 @@ pub struct Best {
     pub value: Option<f64>,
 }
 
+/// Clustered F1 with clusters made by one method.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClusteringFigure {
+    pub clustering: Clustering,
+    /// At the run's threshold.
+    pub clustered_f1: f64,
+    /// The best over every threshold the stored pairs answer, and where.
+    pub best_threshold: Option<f64>,
+    pub best_clustered_f1: Option<f64>,
+}
+
+/// Clustered F1 per clustering method for one algorithm run, at its
+/// threshold and at each method's best threshold: what `run` prints and
+/// `tune --objective clustered_f1` chooses among.
+pub fn clustering_figures(a: &AlgorithmResult, truth: &Truth) -> Vec<ClusteringFigure> {
+    Clustering::ALL
+        .iter()
+        .map(|&method| {
+            let curve = a.curve_clustered_by(truth, method);
+            let at = curve
+                .iter()
+                .find(|e| e.threshold == a.threshold)
+                .map_or(f64::NAN, |e| e.clustered.overall.f1());
+            let best = choose(&curve, &a.run.scale, Objective::ClusteredF1);
+            ClusteringFigure {
+                clustering: method,
+                clustered_f1: at,
+                best_threshold: best.map(|e| e.threshold),
+                best_clustered_f1: best.and_then(|e| Objective::ClusteredF1.value(e)),
+            }
+        })
+        .collect()
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct SummaryRow {
     pub algorithm: String,
     pub extract: String,
     pub score: String,
     pub threshold: f64,
+    /// How clusters were made for `clustered_f1`, `page_f1` and `best`.
+    pub clustering: Clustering,
+    /// Clustered F1 under every clustering method.
+    pub by_clustering: Vec<ClusteringFigure>,
     pub pairwise: Scores,
     pub clustered_f1: f64,
     pub page_f1: f64,
@@ -95,6 +134,8 @@ fn row(a: &AlgorithmResult, truth: &Truth, pages: usize) -> SummaryRow {
         extract: a.extraction.name().to_string(),
         score: a.run.scale.name.to_string(),
         threshold: a.threshold,
+        clustering: a.clustering,
+        by_clustering: clustering_figures(a, truth),
         pairwise: Scores::from(&e.pairwise.overall),
         clustered_f1: e.clustered.overall.f1(),
         page_f1: e.page.overall.f1(),
@@ -130,6 +171,36 @@ pub fn summarize(result: &ExperimentResult) -> Summary {
         wall_seconds: result.wall_seconds,
         cpu_seconds: result.cpu_seconds,
         peak_memory_bytes: result.peak_memory_bytes,
+    }
+}
+
+/// Clustered F1 per clustering method: at the threshold, then the best
+/// over every threshold @ where; `*` marks the method the run uses.
+fn clustering_table(out: &mut String, summary: &Summary, names: &[String], width: usize) {
+    let _ = write!(
+        out,
+        "\nclustered F1 by clustering method: at the threshold | best @ its threshold (* in use)\n{:<width$}",
+        "algorithm"
+    );
+    for method in Clustering::ALL {
+        let _ = write!(out, " {:>19}", method.name());
+    }
+    out.push('\n');
+    for (r, name) in summary.algorithms.iter().zip(names) {
+        let _ = write!(out, "{name:<width$}");
+        for f in &r.by_clustering {
+            let best = match (f.best_threshold, f.best_clustered_f1) {
+                (Some(t), Some(v)) => format!("{}@{}", percent(v), threshold(t)),
+                _ => "-".into(),
+            };
+            let mark = if f.clustering == r.clustering {
+                "*"
+            } else {
+                " "
+            };
+            let _ = write!(out, " {mark}{:>6}|{:>11}", percent(f.clustered_f1), best);
+        }
+        out.push('\n');
     }
 }
 
@@ -223,6 +294,7 @@ pub fn render_summary_table(result: &ExperimentResult) -> String {
             ),
         );
     }
+    clustering_table(&mut out, &summary, &names, width);
     for (a, name) in result.algorithms.iter().zip(&names) {
         for component in &a.run.sampled {
             let _ = writeln!(out, "{name}: {}", component.note());

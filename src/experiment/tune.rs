@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::config::{AlgorithmEntry, ExperimentConfig};
 use super::runner::ExperimentResult;
 use crate::eval::choose::{choose, reachable_thresholds, Objective};
+use crate::eval::clustering::Clustering;
 use crate::eval::judged::{choose_judged, JudgedCurve, JudgedTruth};
 use crate::extract::Extraction;
 
@@ -39,6 +40,9 @@ pub struct TunedRun {
     pub threshold: f64,
     /// Gate thresholds in the detector's order.
     pub gates: Vec<f64>,
+    /// The clustering method to write into the entry; `None` keeps what
+    /// the experiment says.
+    pub clustering: Option<Clustering>,
 }
 
 /// The experiment with every derived knob pinned and each run's tuned
@@ -62,7 +66,7 @@ pub fn tuned_config(
         let mine: Vec<usize> = (0..runs.len()).filter(|&k| runs[k].entry == i).collect();
         let agree = mine.windows(2).all(|w| {
             let (a, b) = (&runs[w[0]], &runs[w[1]]);
-            a.threshold == b.threshold && a.gates == b.gates
+            a.threshold == b.threshold && a.gates == b.gates && a.clustering == b.clustering
         });
         let tune = |extract: Option<Extraction>, run: &TunedRun| {
             let mut e: AlgorithmEntry = entry.clone();
@@ -70,6 +74,9 @@ pub fn tuned_config(
                 e.extract = extract;
             }
             e.config.settings_mut().tune(run.threshold, &run.gates);
+            if run.clustering.is_some() {
+                e.clustering = run.clustering;
+            }
             e
         };
         match mine.first() {
@@ -125,6 +132,10 @@ pub struct TunedFigure {
     /// F1 over the judged pairs there, when the corpus has them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judged_f1: Option<f64>,
+    /// The clustering method the figures were made with, when tuning
+    /// chose it (`clustered_f1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clustering: Option<Clustering>,
 }
 
 /// `neardup tune`: per run, the threshold where `objective` is best on the
@@ -146,7 +157,26 @@ pub fn tune_experiment(
     let mut runs = Vec::new();
     let mut figures = Vec::new();
     for a in &result.algorithms {
-        let curve = a.full_curve(&result.truth);
+        // Clustered F1 depends on how clusters are made: the method is
+        // chosen with the threshold, the first of equals in
+        // `Clustering::ALL` order (connected components first).
+        let (clustering, curve) = if objective == Objective::ClusteredF1 && judged.is_none() {
+            let best_of = |curve: &[crate::eval::Evaluation]| {
+                choose(curve, &a.run.scale, objective).and_then(|e| objective.value(e))
+            };
+            let mut chosen: Option<(Clustering, Vec<crate::eval::Evaluation>, f64)> = None;
+            for method in Clustering::ALL {
+                let curve = a.curve_clustered_by(&result.truth, method);
+                let value = best_of(&curve).unwrap_or(f64::NEG_INFINITY);
+                if chosen.as_ref().is_none_or(|c| value > c.2) {
+                    chosen = Some((method, curve, value));
+                }
+            }
+            let (method, curve, _) = chosen.expect("at least one method");
+            (Some(method), curve)
+        } else {
+            (None, a.full_curve(&result.truth))
+        };
         let (threshold, value, judged_f1) = match judged {
             Some(truth) => {
                 let run = &a.run;
@@ -178,6 +208,7 @@ pub fn tune_experiment(
             extraction: a.extraction,
             threshold,
             gates: a.run.gate_thresholds(),
+            clustering,
         });
         figures.push(TunedFigure {
             entry: 0,
@@ -194,6 +225,7 @@ pub fn tune_experiment(
                     && (threshold - scale.floor).abs() < 1e-9
             },
             judged_f1,
+            clustering,
         });
     }
     let (mut tuned, placed) = tuned_config(config, &format!("{}-tuned", result.name), &runs);
@@ -302,6 +334,130 @@ pub fn render_transfer(tuned: Option<&TunedOn>, rows: &[Transfer], corpus: &str)
     out
 }
 
+/// One level's F1 at the carried threshold beside this corpus's own best.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct LevelGap {
+    /// F1 here at the carried threshold.
+    pub here: f64,
+    /// The best F1 here over every threshold, and where.
+    pub own: Option<f64>,
+    pub own_threshold: Option<f64>,
+}
+
+impl LevelGap {
+    /// What the carried threshold loses against this corpus's own best.
+    pub fn gap(&self) -> Option<f64> {
+        Some(self.own? - if self.here.is_nan() { 0.0 } else { self.here })
+    }
+}
+
+/// The transfer gap of one run with clusters made by one method, per
+/// level (pairwise, clustered, page).
+#[derive(Debug, Clone, Serialize)]
+pub struct MethodTransfer {
+    pub algorithm: String,
+    pub extract: String,
+    pub clustering: Clustering,
+    /// The method the tuned file names for this run.
+    pub in_use: bool,
+    pub threshold: f64,
+    pub pairwise: LevelGap,
+    pub clustered: LevelGap,
+    pub page: LevelGap,
+}
+
+/// Per run and clustering method, F1 at the carried threshold and at this
+/// corpus's own best, per level; each level's best is chosen over every
+/// threshold the stored pairs answer, like `neardup tune`.
+pub fn transfer_by_method(result: &ExperimentResult) -> Vec<MethodTransfer> {
+    let mut rows = Vec::new();
+    for a in &result.algorithms {
+        for method in Clustering::ALL {
+            let curve = a.curve_clustered_by(&result.truth, method);
+            let level = |f: fn(&crate::eval::Evaluation) -> f64| {
+                let here = curve
+                    .iter()
+                    .find(|e| e.threshold == a.threshold)
+                    .map_or(f64::NAN, f);
+                let best = crate::eval::choose::best_by(
+                    &curve,
+                    &a.run.scale,
+                    |e| e.threshold,
+                    |e| Some(f(e)).filter(|v| v.is_finite()),
+                );
+                LevelGap {
+                    here,
+                    own: best.map(f),
+                    own_threshold: best.map(|e| e.threshold),
+                }
+            };
+            rows.push(MethodTransfer {
+                algorithm: a.run.label.clone(),
+                extract: a.extraction.name().to_string(),
+                clustering: method,
+                in_use: method == a.clustering,
+                threshold: a.threshold,
+                pairwise: level(|e| e.pairwise.overall.f1()),
+                clustered: level(|e| e.clustered.overall.f1()),
+                page: level(|e| e.page.overall.f1()),
+            });
+        }
+    }
+    rows
+}
+
+/// [`transfer_by_method`] as Markdown: per level, F1 here at the carried
+/// threshold / at this corpus's own best (its threshold) and the gap;
+/// `**` marks each run's best method by clustered F1 here.
+pub fn render_transfer_by_method(rows: &[MethodTransfer]) -> String {
+    let pct = |x: Option<f64>| match x {
+        Some(v) if v.is_finite() => format!("{:.2}", 100.0 * v),
+        _ => "-".to_string(),
+    };
+    let cell = |g: &LevelGap| {
+        format!(
+            "{} / {} ({}) / {}",
+            pct(Some(g.here)),
+            pct(g.own),
+            g.own_threshold.map_or("-".into(), |t| t.to_string()),
+            pct(g.gap())
+        )
+    };
+    let mut out = String::from(
+        "Transfer gap per level and clustering method: F1 here at the carried threshold / \
+         at this corpus's own best (its threshold) / gap; * the method in use, ** the best \
+         method here at the carried threshold:\n\n\
+         | algorithm [text] | clustering | threshold | pairwise | clustered | page |\n\
+         |---|---|---|---|---|---|\n",
+    );
+    for run in rows.chunk_by(|x, y| x.algorithm == y.algorithm && x.extract == y.extract) {
+        let nan_low = |v: f64| if v.is_nan() { f64::NEG_INFINITY } else { v };
+        let best = run
+            .iter()
+            .max_by(|x, y| nan_low(x.clustered.here).total_cmp(&nan_low(y.clustered.here)))
+            .map(|r| r.clustering);
+        for r in run {
+            let mark = match (r.in_use, Some(r.clustering) == best) {
+                (true, true) => " * **",
+                (true, false) => " *",
+                (false, true) => " **",
+                (false, false) => "",
+            };
+            out.push_str(&format!(
+                "| {} [{}] | {}{mark} | {} | {} | {} | {} |\n",
+                r.algorithm,
+                r.extract,
+                r.clustering,
+                r.threshold,
+                cell(&r.pairwise),
+                cell(&r.clustered),
+                cell(&r.page),
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,6 +476,7 @@ mod tests {
             extraction: Extraction::Main,
             threshold: 0.4,
             gates: Vec::new(),
+            clustering: None,
         }];
         let (tuned, placed) = tuned_config(&config, "x-tuned", &runs);
         assert!(tuned.seeds.is_none(), "{:?}", tuned.seeds);

@@ -4,6 +4,7 @@
 //! per algorithm kept across every chart.
 
 pub mod charts;
+mod clustered;
 pub mod seeds;
 
 use crate::util::fmt::percent_sign_finite as pct;
@@ -1312,6 +1313,40 @@ pub(crate) fn measure_value(run: &StoredRun, m: &Measure) -> Figure {
             extraction,
         } => page_precision(run, algorithm, slice, extraction),
         Measure::RecallRatio { algorithm, of } => recall_ratio(run, algorithm, of),
+        Measure::ClusteredF {
+            algorithm,
+            clustering,
+            threshold,
+        } => clustered::clustered_f(
+            find(run, algorithm).first().copied(),
+            algorithm,
+            *clustering,
+            *threshold,
+        ),
+        Measure::ClusteredWorst {
+            algorithm,
+            clustering,
+            from,
+            to,
+        } => clustered::over_range(
+            find(run, algorithm).first().copied(),
+            algorithm,
+            *clustering,
+            (*from, *to),
+            false,
+        ),
+        Measure::ClusteredDrop {
+            algorithm,
+            clustering,
+            from,
+            to,
+        } => clustered::over_range(
+            find(run, algorithm).first().copied(),
+            algorithm,
+            *clustering,
+            (*from, *to),
+            true,
+        ),
     }
 }
 

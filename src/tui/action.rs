@@ -51,6 +51,8 @@ pub enum Action {
     /// into the tuning's objectives: best F, best clustered F, most recall
     /// at the least precision).
     Jump(usize),
+    /// The next clustering method for the focused algorithm's clusters.
+    NextClustering,
     /// Type the least precision of the most-recall jump, then jump.
     StartTypingPrecision,
     /// Yes to a question.
@@ -112,6 +114,7 @@ pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
             KeyCode::Char('b') => Some(Action::Jump(0)),
             KeyCode::Char('c') => Some(Action::Jump(1)),
             KeyCode::Char('p') => Some(Action::StartTypingPrecision),
+            KeyCode::Char('m') => Some(Action::NextClustering),
             KeyCode::Enter | KeyCode::Char('t') => Some(Action::StartTyping),
             _ => None,
         },
@@ -210,6 +213,11 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     (
         "p",
         "jump to the most recall at precision >= P (typed)",
+        "tuning",
+    ),
+    (
+        "m",
+        "clustering: connected center merge star pivot",
         "tuning",
     ),
     ("f  o  c", "FP/FN; sort by score; filter by slice", "errors"),

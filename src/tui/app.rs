@@ -714,6 +714,7 @@ impl App {
                 self.status = format!("focused: {}", self.knob_name());
             }
             (Screen::Tuning, Action::Jump(objective)) => self.jump(objective),
+            (Screen::Tuning, Action::NextClustering) => self.next_clustering(),
             (Screen::Tuning, Action::StartTypingPrecision) => {
                 let p = self.bench.as_ref().expect("loaded").tunings[self.focus].least_precision;
                 self.typing_precision = true;
@@ -850,7 +851,7 @@ impl App {
         let tuning = &mut bench.tunings[self.focus];
         let before = (tuning.threshold, tuning.gates.clone());
         let outcome = match self.knob {
-            0 => tuning.set_threshold(value, result),
+            0 => tuning.set_threshold(value, result, &bench.result.truth),
             k => {
                 tuning.set_gate(k - 1, value, result, &bench.result.truth);
                 Ok(())
@@ -868,6 +869,33 @@ impl App {
             ),
             Err(refused) => refused,
         };
+    }
+
+    /// Makes the focused algorithm's clusters by the next method, as
+    /// `run` and `tune` do with `clustering:`.
+    fn next_clustering(&mut self) {
+        let bench = self.bench.as_mut().expect("loaded");
+        let result = &bench.result.algorithms[self.focus];
+        let tuning = &mut bench.tunings[self.focus];
+        let method = tuning.clustering.next();
+        tuning.set_clustering(method, result, &bench.result.truth);
+        self.unsaved = true;
+        self.errors.stale = true;
+        self.status = format!(
+            "clusters by {method}: clustered F1 {} at the threshold, best {}",
+            crate::util::fmt::percent(tuning.evaluation.clustered.overall.f1()),
+            tuning
+                .choices
+                .iter()
+                .find(|(o, _)| *o == Objective::ClusteredF1)
+                .and_then(|(_, t)| *t)
+                .and_then(|t| tuning.curve.iter().find(|e| e.threshold == t))
+                .map_or("-".into(), |e| format!(
+                    "{}@{}",
+                    crate::util::fmt::percent(e.clustered.overall.f1()),
+                    e.threshold
+                ))
+        );
     }
 
     /// Moves the focused threshold to where `objective` (an index into

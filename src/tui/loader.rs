@@ -163,6 +163,7 @@ fn load_external(
         pair_budget_mb: None,
         boilerplate: None,
         judged: None,
+        clustering: None,
     };
     Ok(Workbench::new(
         source.clone(),

@@ -27,6 +27,8 @@ pub fn tuned(bench: &Workbench) -> ExperimentConfig {
             extraction: r.extraction,
             threshold: t.threshold,
             gates: t.gates.clone(),
+            // Written only when the workbench moved it off the configured one.
+            clustering: (t.clustering != r.clustering).then_some(t.clustering),
         })
         // Runs still going keep the experiment's threshold and gates (no
         // gates given keeps the configured ones), on their extraction
@@ -40,6 +42,7 @@ pub fn tuned(bench: &Workbench) -> ExperimentConfig {
                     .settings()
                     .threshold(),
                 gates: Vec::new(),
+                clustering: None,
             }
         }))
         .collect();

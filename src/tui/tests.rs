@@ -794,7 +794,7 @@ fn move_every_knob(bench: &mut Workbench, rng: &mut Lcg) {
         let thresholds: Vec<f64> = bench.tunings[i].curve.iter().map(|e| e.threshold).collect();
         let t = rng.pick(&thresholds);
         bench.tunings[i]
-            .set_threshold(t, result)
+            .set_threshold(t, result, &bench.result.truth)
             .expect("a reachable threshold");
         for g in 0..bench.tunings[i].gates.len() {
             let v = rng.pick(&[0.0, 0.2, 0.35, 0.4, 0.6, 0.75, 0.9]);
@@ -1156,7 +1156,9 @@ fn pairs_computed_elsewhere_tune_like_neardup_evaluate_and_cannot_be_saved() {
     assert_eq!(&tuning.evaluation, expected.at_threshold());
     assert!(tuning.evaluation.pairwise.overall.correct > 0);
     for e in &expected.evaluations {
-        tuning.set_threshold(e.threshold, result).unwrap();
+        tuning
+            .set_threshold(e.threshold, result, &bench.result.truth)
+            .unwrap();
         assert_eq!(&tuning.evaluation, e, "at {}", e.threshold);
     }
 
@@ -1712,4 +1714,45 @@ fn pictures_keep_the_grid_and_escape_the_text() {
         "{svg}"
     );
     assert_eq!(svg, super::screenshot::to_svg(&buffer));
+}
+
+#[test]
+fn m_makes_clusters_by_the_next_method_as_run_does() {
+    use crate::eval::clustering::Clustering;
+    let bench = demo();
+    let jaccard = algorithm(&bench, "jaccard", Extraction::Main);
+    let mut app = App::with_workbench(bench);
+    focus(&mut app, jaccard);
+    for expected in [
+        Clustering::Center,
+        Clustering::MergeCenter,
+        Clustering::Star,
+    ] {
+        key(&mut app, KeyCode::Char('m'));
+        let bench = app.bench.as_ref().unwrap();
+        let (t, result) = (&bench.tunings[jaccard], &bench.result.algorithms[jaccard]);
+        assert_eq!(t.clustering, expected, "{}", app.status);
+        assert!(app.status.contains(expected.name()), "{}", app.status);
+        // The workbench's curve is what `run` and `tune` compute.
+        assert_eq!(
+            t.curve,
+            result.curve_clustered_by(&bench.result.truth, expected),
+            "{expected}"
+        );
+        let at = t.curve.iter().find(|e| e.threshold == t.threshold).unwrap();
+        assert_eq!(&t.evaluation, at, "{expected}");
+    }
+    // A threshold move keeps the method.
+    key(&mut app, KeyCode::Right);
+    let bench = app.bench.as_ref().unwrap();
+    let t = &bench.tunings[jaccard];
+    let at = t.curve.iter().find(|e| e.threshold == t.threshold).unwrap();
+    assert_eq!(&t.evaluation, at);
+    assert!(screen(&app, 120, 40).contains("clusters by star"));
+    // Saved, the entry names the method.
+    let saved = crate::tui::save::tuned(bench);
+    assert!(saved
+        .algorithms
+        .iter()
+        .any(|e| e.clustering == Some(Clustering::Star)));
 }

@@ -12,6 +12,7 @@ use crate::corpus::Corpus;
 use crate::eval::choose::{
     choose, reachable_range, reachable_thresholds, round4, threshold_step, within_floor, Objective,
 };
+use crate::eval::clustering::{evaluate_clustering, run_curve, Clustering};
 use crate::eval::curve::ThresholdCurve;
 use crate::eval::judged::{choose_judged, JudgedCurve, JudgedEvaluation, JudgedTruth};
 use crate::eval::{reachable_recall, Evaluation, LevelMetrics, Truth};
@@ -120,6 +121,8 @@ pub struct Tuning {
     pub judged_evaluation: Option<JudgedEvaluation>,
     /// [`ceilings`], computed once: the candidates never change.
     ceilings: [f64; 3],
+    /// How passing pairs become clusters for `evaluation` and `curve`.
+    pub clustering: Clustering,
 }
 
 /// Recall no threshold or gate can pass at each level (in
@@ -158,8 +161,9 @@ impl Tuning {
             judged: None,
             judged_evaluation: None,
             ceilings: ceilings(result, truth),
+            clustering: result.clustering,
         };
-        tuning.refilter_with(result, None);
+        tuning.refilter_with(result, truth, false);
         tuning
     }
 
@@ -187,20 +191,37 @@ impl Tuning {
     }
 
     /// After a gate moved: filter the stored pairs again, rebuild the
-    /// lookup (when `truth` is given), then evaluate the threshold and the
-    /// whole curve.
-    fn refilter_with(&mut self, result: &AlgorithmResult, truth: Option<&Truth>) {
+    /// lookup (with `rebuild`), then evaluate the threshold and the whole
+    /// curve.
+    fn refilter_with(&mut self, result: &AlgorithmResult, truth: &Truth, rebuild: bool) {
         let run = &result.run;
         self.gated = (!run.gates.is_empty()).then(|| run.gated_pairs(&self.gates).into_owned());
-        if let Some(truth) = truth {
+        if rebuild {
             self.lookup = ThresholdCurve::of_run(truth, run, &self.gates);
             if let Some((judged, table)) = &mut self.judged {
                 *table = JudgedCurve::of_run(judged, run, &self.gates);
             }
         }
-        self.curve = self.lookup.at_each(&reachable_thresholds(&run.scale));
+        self.recluster(result, truth);
+    }
+
+    /// The curve, the choices and the evaluation with clusters made by
+    /// `self.clustering`, through the function `run` and `tune` use.
+    fn recluster(&mut self, result: &AlgorithmResult, truth: &Truth) {
+        let run = &result.run;
+        let thresholds = reachable_thresholds(&run.scale);
+        self.curve = match self.clustering {
+            Clustering::Connected => self.lookup.at_each(&thresholds),
+            method => run_curve(truth, run, &self.gates, method, &thresholds),
+        };
         self.choose(&run.scale);
-        self.evaluate();
+        self.evaluate_with(result, truth);
+    }
+
+    /// Makes clusters by `method` from now on.
+    pub fn set_clustering(&mut self, method: Clustering, result: &AlgorithmResult, truth: &Truth) {
+        self.clustering = method;
+        self.recluster(result, truth);
     }
 
     /// With judged pairs the jumps choose over them, as `neardup tune`
@@ -236,9 +257,29 @@ impl Tuning {
         self.choose(scale);
     }
 
+    /// Re-reads the judged pairs, and the evaluation when clusters are
+    /// connected components (a lookup); other methods' clusters need the
+    /// truth: see [`Self::evaluate_with`].
     fn evaluate(&mut self) {
-        self.evaluation = self.lookup.at(self.threshold);
+        if self.clustering == Clustering::Connected {
+            self.evaluation = self.lookup.at(self.threshold);
+        }
         self.judged_evaluation = self.judged.as_ref().map(|(_, t)| t.at(self.threshold));
+    }
+
+    fn evaluate_with(&mut self, result: &AlgorithmResult, truth: &Truth) {
+        self.evaluate();
+        if self.clustering != Clustering::Connected {
+            self.evaluation = evaluate_clustering(
+                truth,
+                self.pairs(result),
+                &result.run.groups,
+                &self.gates,
+                &result.run.scale,
+                self.threshold,
+                self.clustering,
+            );
+        }
     }
 
     /// The judged pairs at each threshold, when there are judged pairs.
@@ -257,7 +298,12 @@ impl Tuning {
     /// Sets the threshold and re-evaluates. A threshold past the floor is
     /// refused (the stored pairs cannot answer it): the threshold stops at
     /// the floor and the message says which key reaches further.
-    pub fn set_threshold(&mut self, value: f64, result: &AlgorithmResult) -> Result<(), String> {
+    pub fn set_threshold(
+        &mut self,
+        value: f64,
+        result: &AlgorithmResult,
+        truth: &Truth,
+    ) -> Result<(), String> {
         let scale = &result.run.scale;
         let (lo, hi) = reachable_range(scale);
         let refused = (!within_floor(scale, value)).then(|| {
@@ -285,7 +331,7 @@ impl Tuning {
             }
         });
         self.threshold = round4(value.clamp(lo, hi));
-        self.evaluate();
+        self.evaluate_with(result, truth);
         match refused {
             Some(message) => Err(message),
             None => Ok(()),
@@ -295,7 +341,7 @@ impl Tuning {
     pub fn set_gate(&mut self, gate: usize, value: f64, result: &AlgorithmResult, truth: &Truth) {
         if let Some(g) = self.gates.get_mut(gate) {
             *g = round4(value.clamp(0.0, 1.0));
-            self.refilter_with(result, Some(truth));
+            self.refilter_with(result, truth, true);
         }
     }
 

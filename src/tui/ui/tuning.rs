@@ -267,11 +267,16 @@ fn render_algorithms(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect
     let selected = (!bench.tunings.is_empty()).then_some(app.focus);
     let table = match labels.get(app.focus) {
         // The focused row's whole label, however narrow its column.
+        // The clustering method shows once moved off connected components.
         Some(label) => table.block(block.title_bottom(format!(
-            " {}/{} {label} [{}] ",
+            " {}/{} {label} [{}]{} ",
             app.focus + 1,
             labels.len(),
-            bench.result.algorithms[app.focus].extraction.name()
+            bench.result.algorithms[app.focus].extraction.name(),
+            match bench.tunings[app.focus].clustering {
+                crate::eval::clustering::Clustering::Connected => String::new(),
+                method => format!(", clusters by {method}"),
+            }
         ))),
         None => table.block(block),
     };

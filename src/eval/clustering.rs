@@ -1,0 +1,381 @@
+//! From the pairs that pass a threshold to predicted clusters, by one of
+//! several methods (Hassanzadeh, Chiang, Lee and Miller, "Framework for
+//! evaluating clustering algorithms in duplicate detection", VLDB 2009).
+//!
+//! Connected components, the default, join two stories as soon as one false
+//! pair links them; the other methods keep a cluster around a centre page,
+//! so a stray pair costs one page rather than a merge. Every method sees a
+//! group of identical signatures ([`PageGroup`]) as one node, never as its
+//! pairs, and runs in time near-linear in the passing pairs (one sort).
+//!
+//! [`cluster_pages`] is the one entry point: the evaluation, `neardup run`,
+//! `tune`, the report and the workbench all score clusters through
+//! [`evaluate_clustering`], which calls it.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::{evaluate_full, evaluate_grouped, Evaluation, Truth};
+use crate::algo::{passes_gates, AlgorithmRun, Direction, PageGroup, ScoreScale, ScoredPair};
+use crate::util::rng::SplitMix64;
+use crate::util::unionfind::UnionFind;
+
+/// How the pairs passing a threshold become clusters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Clustering {
+    /// Connected components (the transitive closure of the pairs).
+    #[default]
+    Connected,
+    /// CENTER: pairs taken closest first; the first time a page appears it
+    /// becomes a centre, and a page paired with a centre joins it.
+    Center,
+    /// CENTER, and two clusters merge when a page of one is paired with
+    /// the centre of the other.
+    MergeCenter,
+    /// Star: the page with the most neighbours not yet placed is a centre
+    /// and takes those neighbours, then the next.
+    Star,
+    /// Pivot (Ailon, Charikar and Newman's KwikCluster): pages in a seeded
+    /// random order; each one not yet placed is a pivot and takes its
+    /// neighbours not yet placed.
+    Pivot,
+}
+
+/// The seed of pivot's page order, fixed so that runs repeat.
+pub const PIVOT_SEED: u64 = 0x6b77_6963_6b00_0001;
+
+impl Clustering {
+    pub const ALL: [Clustering; 5] = [
+        Clustering::Connected,
+        Clustering::Center,
+        Clustering::MergeCenter,
+        Clustering::Star,
+        Clustering::Pivot,
+    ];
+
+    /// The YAML name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Clustering::Connected => "connected",
+            Clustering::Center => "center",
+            Clustering::MergeCenter => "merge_center",
+            Clustering::Star => "star",
+            Clustering::Pivot => "pivot",
+        }
+    }
+
+    /// The next method, for the workbench's key.
+    pub fn next(self) -> Clustering {
+        let i = Self::ALL.iter().position(|&c| c == self).unwrap_or(0);
+        Self::ALL[(i + 1) % Self::ALL.len()]
+    }
+}
+
+impl fmt::Display for Clustering {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Clustering {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| {
+                format!("`{s}` is not a clustering: connected, center, merge_center, star or pivot")
+            })
+    }
+}
+
+/// Clusters of `pages` pages from the pairs that passed a threshold and the
+/// groups of identical signatures that passed it (disjoint, as an
+/// algorithm's groups are). `direction` says which way scores point:
+/// centre methods take the closest pairs first. `seed` orders pivot's
+/// pages (use [`PIVOT_SEED`] to match the evaluation).
+///
+/// Returns, per page, the smallest page index of its cluster: a page in no
+/// passing pair or group is its own label. Ties in score go to the lower
+/// page indices, so the answer depends on the input alone (not on its
+/// order, nor on threads).
+pub fn cluster_pages(
+    pages: usize,
+    pairs: &[ScoredPair],
+    groups: &[&PageGroup],
+    direction: Direction,
+    method: Clustering,
+    seed: u64,
+) -> Vec<u32> {
+    let mut node_of: Vec<u32> = (0..pages as u32).collect();
+    for group in groups {
+        let head = group.pages[0];
+        for &p in &group.pages {
+            node_of[p as usize] = head;
+        }
+    }
+    let edges = closest_first(pairs, &node_of, direction);
+    let head = match method {
+        Clustering::Connected => connected(pages, &edges),
+        Clustering::Center => centers(pages, &edges, false),
+        Clustering::MergeCenter => centers(pages, &edges, true),
+        Clustering::Star => {
+            let graph = Adjacency::new(pages, &edges);
+            let mut order = graph.nodes();
+            // Stable: equal degrees keep ascending page order.
+            order.sort_by_key(|&u| std::cmp::Reverse(graph.degree(u)));
+            graph.take_neighbours(&order)
+        }
+        Clustering::Pivot => {
+            let graph = Adjacency::new(pages, &edges);
+            let mut order = graph.nodes();
+            SplitMix64::new(seed).shuffle(&mut order);
+            graph.take_neighbours(&order)
+        }
+    };
+    least_labels(&node_of, &head)
+}
+
+/// Distinct node pairs `(u, v)`, `u < v`, closest first (ties by `u`, then
+/// `v`), each at its closest score; pairs inside one group are dropped.
+fn closest_first(pairs: &[ScoredPair], node_of: &[u32], direction: Direction) -> Vec<(u32, u32)> {
+    let closeness = |s: f32| match direction {
+        Direction::AtLeast => s,
+        Direction::AtMost => -s,
+    };
+    let mut keyed: Vec<(f32, u32, u32)> = pairs
+        .iter()
+        .filter_map(|p| {
+            let (a, b) = (node_of[p.a as usize], node_of[p.b as usize]);
+            (a != b).then(|| (closeness(p.score), a.min(b), a.max(b)))
+        })
+        .collect();
+    keyed.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+    let mut seen = std::collections::HashSet::with_capacity(keyed.len());
+    keyed
+        .into_iter()
+        .filter(|&(_, u, v)| seen.insert((u, v)))
+        .map(|(_, u, v)| (u, v))
+        .collect()
+}
+
+fn connected(pages: usize, edges: &[(u32, u32)]) -> Vec<u32> {
+    let mut sets = UnionFind::new(pages);
+    for &(u, v) in edges {
+        sets.union(u, v);
+    }
+    (0..pages as u32).map(|p| sets.find(p)).collect()
+}
+
+const UNPLACED: u32 = u32::MAX;
+
+/// CENTER, and with `merge` MERGE-CENTER, over edges closest first.
+fn centers(pages: usize, edges: &[(u32, u32)], merge: bool) -> Vec<u32> {
+    // The centre each node was placed with.
+    let mut center = vec![UNPLACED; pages];
+    let mut merged = UnionFind::new(if merge { pages } else { 0 });
+    let is_center = |center: &[u32], x: u32| center[x as usize] == x;
+    for &(u, v) in edges {
+        match (center[u as usize], center[v as usize]) {
+            // Both new: the lower index is the centre.
+            (UNPLACED, UNPLACED) => {
+                center[u as usize] = u;
+                center[v as usize] = u;
+            }
+            (_, UNPLACED) if is_center(&center, u) => center[v as usize] = u,
+            (UNPLACED, _) if is_center(&center, v) => center[u as usize] = v,
+            // A page paired with another cluster's centre: one cluster.
+            (cu, cv)
+                if merge
+                    && cu != UNPLACED
+                    && cv != UNPLACED
+                    && (is_center(&center, u) || is_center(&center, v)) =>
+            {
+                merged.union(cu, cv);
+            }
+            _ => {}
+        }
+    }
+    (0..pages as u32)
+        .map(|p| match center[p as usize] {
+            UNPLACED => p,
+            c if merge => merged.find(c),
+            c => c,
+        })
+        .collect()
+}
+
+/// The passing pairs as adjacency lists over nodes (compressed rows).
+struct Adjacency {
+    start: Vec<u32>,
+    neighbours: Vec<u32>,
+}
+
+impl Adjacency {
+    fn new(pages: usize, edges: &[(u32, u32)]) -> Self {
+        let mut start = vec![0u32; pages + 1];
+        for &(u, v) in edges {
+            start[u as usize + 1] += 1;
+            start[v as usize + 1] += 1;
+        }
+        for i in 0..pages {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut neighbours = vec![0u32; start[pages] as usize];
+        for &(u, v) in edges {
+            neighbours[fill[u as usize] as usize] = v;
+            fill[u as usize] += 1;
+            neighbours[fill[v as usize] as usize] = u;
+            fill[v as usize] += 1;
+        }
+        Adjacency { start, neighbours }
+    }
+
+    fn degree(&self, u: u32) -> u32 {
+        self.start[u as usize + 1] - self.start[u as usize]
+    }
+
+    fn of(&self, u: u32) -> &[u32] {
+        &self.neighbours[self.start[u as usize] as usize..self.start[u as usize + 1] as usize]
+    }
+
+    /// Nodes with at least one neighbour, ascending.
+    fn nodes(&self) -> Vec<u32> {
+        let pages = self.start.len() - 1;
+        (0..pages as u32).filter(|&u| self.degree(u) > 0).collect()
+    }
+
+    /// Star and pivot: in `order`, each node not yet placed becomes a
+    /// centre and takes its neighbours not yet placed.
+    fn take_neighbours(&self, order: &[u32]) -> Vec<u32> {
+        let pages = self.start.len() - 1;
+        let mut head: Vec<u32> = vec![UNPLACED; pages];
+        for &u in order {
+            if head[u as usize] != UNPLACED {
+                continue;
+            }
+            head[u as usize] = u;
+            for &v in self.of(u) {
+                if head[v as usize] == UNPLACED {
+                    head[v as usize] = u;
+                }
+            }
+        }
+        head.iter()
+            .enumerate()
+            .map(|(p, &h)| if h == UNPLACED { p as u32 } else { h })
+            .collect()
+    }
+}
+
+/// Per page, the smallest page of its cluster; `head` names each node's
+/// cluster by any node of it.
+fn least_labels(node_of: &[u32], head: &[u32]) -> Vec<u32> {
+    let mut least = vec![UNPLACED; head.len()];
+    (0..node_of.len())
+        .map(|p| {
+            let h = head[node_of[p] as usize] as usize;
+            if least[h] == UNPLACED {
+                // Pages come in ascending order: the first one is least.
+                least[h] = p as u32;
+            }
+            least[h]
+        })
+        .collect()
+}
+
+/// Scores one algorithm at one threshold with clusters made by `method`:
+/// [`evaluate_grouped`] for connected components, otherwise the pairwise
+/// level as there and the clustered and page levels read from
+/// [`cluster_pages`]. `pairs` are the stored pairs through the gates.
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_clustering(
+    truth: &Truth,
+    pairs: &[ScoredPair],
+    groups: &[PageGroup],
+    gate_thresholds: &[f64],
+    scale: &ScoreScale,
+    threshold: f64,
+    method: Clustering,
+) -> Evaluation {
+    if method == Clustering::Connected {
+        return evaluate_grouped(truth, pairs, groups, gate_thresholds, scale, threshold);
+    }
+    let passing: Vec<ScoredPair> = pairs
+        .iter()
+        .filter(|p| scale.passes(p.score, threshold))
+        .copied()
+        .collect();
+    let passing_groups: Vec<&PageGroup> = groups
+        .iter()
+        .filter(|g| {
+            scale.passes(g.score, threshold) && passes_gates(&g.gate_scores, gate_thresholds)
+        })
+        .collect();
+    let labels = cluster_pages(
+        truth.pages(),
+        &passing,
+        &passing_groups,
+        scale.direction,
+        method,
+        PIVOT_SEED,
+    );
+    evaluate_full(
+        truth,
+        &passing,
+        groups,
+        gate_thresholds,
+        scale,
+        threshold,
+        Some(&labels),
+    )
+}
+
+/// One algorithm run's evaluations at `thresholds` with clusters made by
+/// `method`: for connected components through the incremental
+/// [`super::curve::ThresholdCurve`], otherwise one clustering per
+/// threshold.
+pub fn run_curve(
+    truth: &Truth,
+    run: &AlgorithmRun,
+    gate_thresholds: &[f64],
+    method: Clustering,
+    thresholds: &[f64],
+) -> Vec<Evaluation> {
+    if method == Clustering::Connected {
+        return super::curve::ThresholdCurve::of_run(truth, run, gate_thresholds)
+            .at_each(thresholds);
+    }
+    let gated = run.gated_pairs(gate_thresholds);
+    // Sorted closest first once, each threshold's passing pairs are a
+    // prefix: no threshold scans the pairs it does not judge.
+    let mut sorted: Vec<ScoredPair> = gated.to_vec();
+    let closeness = |s: f32| match run.scale.direction {
+        Direction::AtLeast => -s,
+        Direction::AtMost => s,
+    };
+    sorted.sort_unstable_by(|x, y| closeness(x.score).total_cmp(&closeness(y.score)));
+    thresholds
+        .iter()
+        .map(|&t| {
+            let judged = sorted.partition_point(|p| run.scale.passes(p.score, t));
+            evaluate_clustering(
+                truth,
+                &sorted[..judged],
+                &run.groups,
+                gate_thresholds,
+                &run.scale,
+                t,
+                method,
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

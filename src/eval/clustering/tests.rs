@@ -1,0 +1,190 @@
+use super::*;
+use crate::algo::GateScores;
+use crate::corpus::{Content, Page};
+
+fn pair(a: u32, b: u32, score: f32) -> ScoredPair {
+    ScoredPair { a, b, score }
+}
+
+fn clusters(pages: usize, pairs: &[ScoredPair], method: Clustering) -> Vec<u32> {
+    cluster_pages(pages, pairs, &[], Direction::AtLeast, method, PIVOT_SEED)
+}
+
+/// Two stories of five pages: a clique of four with a fifth page hanging
+/// on its first, and one false pair between the stories' third pages.
+fn two_stories() -> Vec<ScoredPair> {
+    let mut pairs = Vec::new();
+    for base in [0u32, 5] {
+        for i in 0..4 {
+            for j in i + 1..4 {
+                pairs.push(pair(base + i, base + j, 0.9));
+            }
+        }
+        pairs.push(pair(base, base + 4, 0.8));
+    }
+    pairs.push(pair(3, 7, 0.95));
+    pairs
+}
+
+#[test]
+fn connected_components_chain_two_stories_and_star_and_pivot_do_not() {
+    let pairs = two_stories();
+    let connected = clusters(10, &pairs, Clustering::Connected);
+    assert_eq!(connected, vec![0; 10], "one false pair joins the stories");
+    // Star: pages 0, 3, 5 and 7 have four neighbours; 0 comes first and
+    // takes its story, 3 with it, so 7 stays with its own.
+    let star = clusters(10, &pairs, Clustering::Star);
+    assert_eq!(star, vec![0, 0, 0, 0, 0, 5, 5, 5, 5, 5]);
+    // Pivot, in any order: a pivot takes only its own neighbours, and the
+    // stories share one pair, so no cluster holds two pages of each.
+    for seed in [PIVOT_SEED, 1, 2, 3, 4, 5, 6, 7] {
+        let pivot = cluster_pages(10, &pairs, &[], Direction::AtLeast, Clustering::Pivot, seed);
+        for label in 0..10 {
+            let story = |s: u32| {
+                (s * 5..s * 5 + 5)
+                    .filter(|&p| pivot[p as usize] == label)
+                    .count()
+            };
+            assert!(story(0) < 2 || story(1) < 2, "seed {seed}: {pivot:?}");
+        }
+    }
+}
+
+#[test]
+fn center_takes_pages_paired_with_a_centre_and_merge_center_joins_centres() {
+    // 0-1 first: 0 is the centre and 1 joins; 2-3: 2 is a centre; 1-2:
+    // 1 (in 0's cluster) is paired with the centre 2.
+    let pairs = [pair(1, 2, 0.7), pair(0, 1, 0.9), pair(2, 3, 0.8)];
+    assert_eq!(clusters(4, &pairs, Clustering::Center), vec![0, 0, 2, 2]);
+    assert_eq!(clusters(4, &pairs, Clustering::MergeCenter), vec![0; 4]);
+    assert_eq!(clusters(4, &pairs, Clustering::Connected), vec![0; 4]);
+    // A chain: 0-1 makes 0 a centre; 1-2 pairs two non-centres (skipped);
+    // 2-3 makes 2 a centre; 3-4 is skipped again and 4 stays alone.
+    let chain = [
+        pair(0, 1, 0.9),
+        pair(1, 2, 0.8),
+        pair(2, 3, 0.7),
+        pair(3, 4, 0.6),
+    ];
+    assert_eq!(clusters(5, &chain, Clustering::Center), vec![0, 0, 2, 2, 4]);
+    assert_eq!(
+        clusters(5, &chain, Clustering::MergeCenter),
+        vec![0, 0, 2, 2, 4]
+    );
+}
+
+#[test]
+fn centre_methods_take_the_closest_pairs_first_on_a_distance() {
+    // Hamming distances: 1-2 at 0 comes before 0-1 at 1, so 1 is the
+    // centre and takes both.
+    let pairs = [pair(0, 1, 1.0), pair(1, 2, 0.0)];
+    let at_most = cluster_pages(3, &pairs, &[], Direction::AtMost, Clustering::Center, 0);
+    assert_eq!(at_most, vec![0, 0, 0]);
+    // Read as similarities, 0-1 comes first and 2 is left out.
+    assert_eq!(clusters(3, &pairs, Clustering::Center), vec![0, 0, 2]);
+}
+
+#[test]
+fn star_starts_from_the_page_with_most_neighbours() {
+    // 0 has three neighbours and takes 1, 2 and 3; 4 hangs on 3 and is left.
+    let pairs = [
+        pair(0, 1, 0.5),
+        pair(0, 2, 0.5),
+        pair(0, 3, 0.5),
+        pair(3, 4, 0.9),
+    ];
+    assert_eq!(clusters(5, &pairs, Clustering::Star), vec![0, 0, 0, 0, 4]);
+    // Centre would start from the closest pair, 3-4.
+    assert_eq!(clusters(5, &pairs, Clustering::Center), vec![0, 0, 0, 3, 3]);
+}
+
+#[test]
+fn a_group_is_one_node_whatever_its_size() {
+    let group = PageGroup {
+        pages: vec![2, 3, 4],
+        score: 1.0,
+        gate_scores: GateScores::default(),
+    };
+    // Page 0 is paired with one page of the group, page 1 with another:
+    // the group is one node with two neighbours and takes both.
+    let pairs = [pair(0, 2, 0.6), pair(1, 3, 0.6), pair(2, 4, 1.0)];
+    for method in Clustering::ALL {
+        let labels = cluster_pages(6, &pairs, &[&group], Direction::AtLeast, method, 9);
+        assert!(
+            labels[2] == labels[3] && labels[3] == labels[4],
+            "{method}: {labels:?}"
+        );
+        assert_eq!(labels[5], 5, "{method}: a page in no pair is alone");
+        let expected = match method {
+            // 0-2 first: 0 is the centre and the group joins it; 1 is then
+            // paired with the group, which is no centre.
+            Clustering::Center | Clustering::MergeCenter => vec![0, 1, 0, 0, 0, 5],
+            // The pivot's order decides whether 0 or 1 comes first.
+            Clustering::Pivot => continue,
+            Clustering::Connected | Clustering::Star => vec![0, 0, 0, 0, 0, 5],
+        };
+        assert_eq!(labels, expected, "{method}");
+    }
+}
+
+#[test]
+fn answers_do_not_depend_on_the_order_of_the_pairs() {
+    let pairs = two_stories();
+    let mut reversed = pairs.clone();
+    reversed.reverse();
+    // Repeated pairs count once.
+    reversed.extend_from_slice(&pairs[..3]);
+    for method in Clustering::ALL {
+        assert_eq!(
+            clusters(10, &pairs, method),
+            clusters(10, &reversed, method),
+            "{method}"
+        );
+    }
+}
+
+#[test]
+fn names_parse_and_print() {
+    for method in Clustering::ALL {
+        assert_eq!(method.name().parse::<Clustering>(), Ok(method));
+        let yaml = serde_yaml::to_string(&method).unwrap();
+        assert_eq!(yaml.trim(), method.name());
+    }
+    assert_eq!(Clustering::default(), Clustering::Connected);
+    assert!("components".parse::<Clustering>().is_err());
+}
+
+fn truth(clusters: &[&str]) -> Truth {
+    let pages: Vec<Page> = clusters
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Page::new(format!("p{i}"), c.to_string(), Content::Text("x".into())))
+        .collect();
+    Truth::new(&pages, &vec![1; pages.len()])
+}
+
+#[test]
+fn star_scores_two_stories_better_than_connected_components() {
+    let truth = truth(&["a", "a", "a", "a", "a", "b", "b", "b", "b", "b"]);
+    let scale = ScoreScale {
+        name: "jaccard",
+        direction: Direction::AtLeast,
+        min: 0.0,
+        max: 1.0,
+        floor: 0.3,
+    };
+    let pairs = two_stories();
+    let f = |method| {
+        evaluate_clustering(&truth, &pairs, &[], &[], &scale, 0.5, method)
+            .clustered
+            .overall
+            .f1()
+    };
+    // Connected: 45 pairs predicted, the 20 true ones among them.
+    assert!((f(Clustering::Connected) - 2.0 * 20.0 / 65.0).abs() < 1e-12);
+    assert_eq!(f(Clustering::Star), 1.0);
+    // The pairwise level does not depend on the clustering.
+    let pairwise =
+        |method| evaluate_clustering(&truth, &pairs, &[], &[], &scale, 0.5, method).pairwise;
+    assert_eq!(pairwise(Clustering::Star), pairwise(Clustering::Connected));
+}

@@ -137,7 +137,13 @@ fn run_clusters(tuned: &Path, label: &str) -> (BTreeSet<BTreeSet<String>>, u64, 
         .find(|a| format!("{} [{}]", a.run.label, a.extraction.name()) == label)
         .unwrap();
     let (pairs, groups) = passing(&ran.run, ran.threshold);
-    let labels = cluster_labels(corpus.pages.len(), &pairs, &groups);
+    let labels = cluster_labels(
+        corpus.pages.len(),
+        &pairs,
+        &groups,
+        ran.run.scale.direction,
+        ran.clustering,
+    );
     let ids = corpus.pages.iter().map(|p| p.id.clone());
     let at = ran.at_threshold();
     (

@@ -17,8 +17,10 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::{evaluate_full, evaluate_grouped, Evaluation, Truth};
-use crate::algo::{passes_gates, AlgorithmRun, Direction, PageGroup, ScoreScale, ScoredPair};
+use super::{evaluate_full, evaluate_sampled, Evaluation, Truth};
+use crate::algo::{
+    passes_gates, AlgorithmRun, Direction, PageGroup, SampledComponent, ScoreScale, ScoredPair,
+};
 use crate::util::rng::SplitMix64;
 use crate::util::unionfind::UnionFind;
 
@@ -290,7 +292,7 @@ fn least_labels(node_of: &[u32], head: &[u32]) -> Vec<u32> {
 }
 
 /// Scores one algorithm at one threshold with clusters made by `method`:
-/// [`evaluate_grouped`] for connected components, otherwise the pairwise
+/// [`evaluate_sampled`] for connected components, otherwise the pairwise
 /// level as there and the clustered and page levels read from
 /// [`cluster_pages`]. `pairs` are the stored pairs through the gates.
 #[allow(clippy::too_many_arguments)]
@@ -298,13 +300,22 @@ pub fn evaluate_clustering(
     truth: &Truth,
     pairs: &[ScoredPair],
     groups: &[PageGroup],
+    sampled: &[SampledComponent],
     gate_thresholds: &[f64],
     scale: &ScoreScale,
     threshold: f64,
     method: Clustering,
 ) -> Evaluation {
     if method == Clustering::Connected {
-        return evaluate_grouped(truth, pairs, groups, gate_thresholds, scale, threshold);
+        return evaluate_sampled(
+            truth,
+            pairs,
+            groups,
+            sampled,
+            gate_thresholds,
+            scale,
+            threshold,
+        );
     }
     let passing: Vec<ScoredPair> = pairs
         .iter()
@@ -329,6 +340,7 @@ pub fn evaluate_clustering(
         truth,
         &passing,
         groups,
+        sampled,
         gate_thresholds,
         scale,
         threshold,
@@ -368,6 +380,7 @@ pub fn run_curve(
                 truth,
                 &sorted[..judged],
                 &run.groups,
+                &run.sampled,
                 gate_thresholds,
                 &run.scale,
                 t,

@@ -10,11 +10,11 @@ use serde::Serialize;
 
 use super::config::{AlgorithmEntry, ExperimentConfig};
 use super::{load_references, run_experiment_consuming, ExperimentError, Watchers};
-use crate::algo::{passes_gates, AlgorithmRun, PageGroup, ScoredPair};
+use crate::algo::{passes_gates, AlgorithmRun, Direction, PageGroup, ScoredPair};
 use crate::corpus::{read_corpus_counted, Corpus, Published, ReadCounter, ReadOptions};
+use crate::eval::clustering::{cluster_pages, Clustering, PIVOT_SEED};
 use crate::extract::Extraction;
 use crate::util::stage::Progress;
-use crate::util::unionfind::UnionFind;
 
 /// Which page of a cluster is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -122,6 +122,7 @@ pub fn narrowed(config: &ExperimentConfig, choice: &Choice, corpus: &Path) -> Ex
     one.algorithms = vec![AlgorithmEntry {
         config: entry.config.clone(),
         extract: Some(choice.extraction),
+        clustering: entry.clustering,
     }];
     one.extract = vec![choice.extraction];
     one.corpus = corpus.display().to_string();
@@ -132,20 +133,17 @@ pub fn narrowed(config: &ExperimentConfig, choice: &Choice, corpus: &Path) -> Ex
 }
 
 /// The clusters of a run at one threshold: per page, a label shared by the
-/// pages of its cluster (its least page index). Today these are the
-/// connected components of the passing pairs and groups, as the evaluator
-/// forms them; another clustering method changes this one function.
-pub fn cluster_labels(pages: usize, pairs: &[ScoredPair], groups: &[&PageGroup]) -> Vec<u32> {
-    let mut sets = UnionFind::new(pages);
-    for p in pairs {
-        sets.union(p.a, p.b);
-    }
-    for g in groups {
-        for w in g.pages.windows(2) {
-            sets.union(w[0], w[1]);
-        }
-    }
-    sets.least_labels()
+/// pages of its cluster (its least page index), made from the passing pairs
+/// and groups by the entry's clustering method, as the evaluator makes
+/// them (the same function and seed).
+pub fn cluster_labels(
+    pages: usize,
+    pairs: &[ScoredPair],
+    groups: &[&PageGroup],
+    direction: Direction,
+    method: Clustering,
+) -> Vec<u32> {
+    cluster_pages(pages, pairs, groups, direction, method, PIVOT_SEED)
 }
 
 /// The stored pairs and groups of `run` that pass `threshold` and the
@@ -251,8 +249,10 @@ pub fn mapping(
         seen[root as usize] = true;
         queue.push_back(root);
         while let Some(at) = queue.pop_front() {
+            // A walk stays inside its cluster: a method other than
+            // connected components can split a component of the pairs.
             let mut reach = |next: u32, score: f32, queue: &mut VecDeque<u32>| {
-                if !seen[next as usize] {
+                if !seen[next as usize] && labels[next as usize] == labels[at as usize] {
                     seen[next as usize] = true;
                     via[next as usize] = Some((at, score));
                     queue.push_back(next);
@@ -370,7 +370,13 @@ pub fn deduplicate_pages(
         .first()
         .expect("the narrowed experiment runs its one entry");
     let (pairs, groups) = passing(&ran.run, ran.threshold);
-    let labels = cluster_labels(facts.len(), &pairs, &groups);
+    let labels = cluster_labels(
+        facts.len(),
+        &pairs,
+        &groups,
+        ran.run.scale.direction,
+        ran.clustering,
+    );
     let kept = representatives(&labels, &facts, policy);
     let rows = mapping(&labels, &kept, &pairs, &groups);
     Ok(Deduplicated {
@@ -418,7 +424,13 @@ mod tests {
             score: 1.0,
             gate_scores: Default::default(),
         };
-        let labels = cluster_labels(6, &[pair(0, 1, 0.9), pair(1, 3, 0.8)], &[&group]);
+        let labels = cluster_labels(
+            6,
+            &[pair(0, 1, 0.9), pair(1, 3, 0.8)],
+            &[&group],
+            Direction::AtLeast,
+            Clustering::Connected,
+        );
         assert_eq!(labels, vec![0, 0, 2, 0, 4, 0]);
     }
 
@@ -448,7 +460,7 @@ mod tests {
     fn mapping_names_the_page_each_one_was_scored_against() {
         // 0-1-2 a chain, kept page 2: page 0 joined through page 1.
         let pairs = [pair(0, 1, 0.7), pair(1, 2, 0.9)];
-        let labels = cluster_labels(4, &pairs, &[]);
+        let labels = cluster_labels(4, &pairs, &[], Direction::AtLeast, Clustering::Connected);
         let kept = vec![2, 0, 0, 3];
         let rows = mapping(&labels, &kept, &pairs, &[]);
         assert_eq!(rows[2].joined_via, None);

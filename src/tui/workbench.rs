@@ -274,6 +274,7 @@ impl Tuning {
                 truth,
                 self.pairs(result),
                 &result.run.groups,
+                &result.run.sampled,
                 &self.gates,
                 &result.run.scale,
                 self.threshold,

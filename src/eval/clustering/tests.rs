@@ -175,7 +175,7 @@ fn star_scores_two_stories_better_than_connected_components() {
     };
     let pairs = two_stories();
     let f = |method| {
-        evaluate_clustering(&truth, &pairs, &[], &[], &scale, 0.5, method)
+        evaluate_clustering(&truth, &pairs, &[], &[], &[], &scale, 0.5, method)
             .clustered
             .overall
             .f1()
@@ -185,6 +185,6 @@ fn star_scores_two_stories_better_than_connected_components() {
     assert_eq!(f(Clustering::Star), 1.0);
     // The pairwise level does not depend on the clustering.
     let pairwise =
-        |method| evaluate_clustering(&truth, &pairs, &[], &[], &scale, 0.5, method).pairwise;
+        |method| evaluate_clustering(&truth, &pairs, &[], &[], &[], &scale, 0.5, method).pairwise;
     assert_eq!(pairwise(Clustering::Star), pairwise(Clustering::Connected));
 }

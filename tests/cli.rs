@@ -909,6 +909,129 @@ fn train_writes_a_model_that_an_experiment_runs_and_a_bad_one_is_named() {
 }
 
 #[test]
+fn train_folds_prints_out_of_fold_figures_the_same_on_one_thread_and_many() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let experiment = repo.join("experiments/judged_demo.yaml");
+    let experiment = experiment.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let o = neardup(&["train", experiment, "--folds", "5"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for says in [
+        "labels from its judged pairs",
+        "5-fold cross-validation over pages: 351 pairs (148 duplicates)",
+        "(15 models)",
+        "out of fold, at 0.5",
+        "fold 4:",
+        "spread of fold F1",
+    ] {
+        assert!(text.contains(says), "{says}: {text}");
+    }
+    let one = neardup(
+        &["--threads", "1", "train", experiment, "--folds", "5"],
+        dir.path(),
+    );
+    assert_eq!(stdout(&one), text, "one thread or many, the same figures");
+    // The same judge in `run` scores each pair by the model that saw
+    // neither page: its figure at 0.5 is the one `train` printed.
+    let o = neardup(&["run", experiment, "-o", "out"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let half = text
+        .lines()
+        .find(|l| l.starts_with("out of fold, at 0.5"))
+        .unwrap();
+    let f1: f64 = half.rsplit(' ').next().unwrap().parse().unwrap();
+    let run = stdout(&o);
+    let judged = run
+        .lines()
+        .find(|l| {
+            l.starts_with("learned(minhash+simhash+jaccard; 5 folds) [main] probability >=0.5")
+        })
+        .unwrap_or_else(|| panic!("{run}"));
+    let run_f: f64 = judged
+        .split(" F ")
+        .nth(1)
+        .unwrap()
+        .split('%')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((run_f / 100.0 - f1).abs() < 0.0015, "{judged} vs {half}");
+
+    // Too few folds, and folds beside a model, are named errors.
+    std::fs::write(
+        dir.path().join("f.yaml"),
+        "corpus: demo\nalgorithms:\n  - {type: learned, folds: 2}\n",
+    )
+    .unwrap();
+    let o = neardup(&["train", "f.yaml", "--folds", "2"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("folds"), "{}", stderr(&o));
+    std::fs::write(
+        dir.path().join("g.yaml"),
+        "corpus: demo\nalgorithms:\n  - {type: learned, folds: 5, model: m.json}\n",
+    )
+    .unwrap();
+    let o = neardup(&["run", "g.yaml", "-o", "out"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("folds") && stderr(&o).contains("not both"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Every model an experiment names is shipped, loads, was fitted on the
+/// candidates that experiment takes in, and the demo model is what
+/// `neardup train` makes of its experiment today.
+#[test]
+fn the_shipped_models_load_match_their_experiments_and_the_demo_one_retrains_the_same() {
+    use neardup::experiment::config::AlgorithmConfig;
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut named = Vec::new();
+    for entry in std::fs::read_dir(repo.join("experiments")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let config = neardup::experiment::ExperimentConfig::load(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for a in &config.algorithms {
+            let AlgorithmConfig::Learned(learned) = &a.config else {
+                continue;
+            };
+            let Some(model) = &learned.loaded else {
+                assert!(learned.folds.is_some(), "{}", path.display());
+                continue;
+            };
+            assert_eq!(
+                model.candidates_from,
+                learned.candidates_from,
+                "{}: {:?}",
+                path.display(),
+                learned.model
+            );
+            named.push(learned.model.clone().unwrap());
+        }
+    }
+    named.sort();
+    assert_eq!(named, ["../models/demo.json", "../models/site.json"]);
+    let dir = tempfile::tempdir().unwrap();
+    let experiment = repo.join("experiments/learned_demo.yaml");
+    let o = neardup(
+        &["train", experiment.to_str().unwrap(), "-o", "demo.json"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("demo.json")).unwrap(),
+        std::fs::read_to_string(repo.join("models/demo.json")).unwrap(),
+        "models/demo.json is what training on experiments/learned_demo.yaml gives"
+    );
+}
+
+#[test]
 fn an_empty_corpus_is_exit_2_not_nan() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("empty.jsonl"), "").unwrap();

@@ -17,6 +17,8 @@
 //! trained where a feature was always present still judges pairs that
 //! lack it by the rest, instead of reading "missing" as "dissimilar".
 
+pub mod folds;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -187,6 +189,9 @@ pub struct LearnedSignature {
     semantic: Option<SemanticSignature>,
     sketch: Option<MinHashSketch>,
     host: Option<Arc<str>>,
+    /// The page, when the judge scores out of fold (the model depends on
+    /// the pages' folds).
+    page: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -198,6 +203,11 @@ pub struct Learned {
     pub model_name: Option<String>,
     pub sources: Vec<Source>,
     pub floor: f64,
+    /// Out-of-fold scoring: the fold count and the labels to fit on when
+    /// the run's documents arrive.
+    pub cross_validate: Option<(usize, Option<Arc<Labels>>)>,
+    /// Fitted by `fit` when cross-validating, or why not.
+    fold_models: Option<Result<Arc<folds::FoldModels>, String>>,
     minhash: MinHash,
     jaccard: ExactJaccard,
     simhash: SimHash,
@@ -219,6 +229,8 @@ impl Learned {
             model,
             model_name: None,
             floor,
+            cross_validate: None,
+            fold_models: None,
             minhash: MinhashConfig::default().detector(),
             jaccard: ExactJaccard::new(
                 WORD_WIDTH,
@@ -306,6 +318,40 @@ impl Learned {
     }
 }
 
+impl Learned {
+    /// The model that judges a pair: out of fold, the one that saw
+    /// neither page.
+    fn model_for(&self, a: &LearnedSignature, b: &LearnedSignature) -> Option<&Model> {
+        match (&self.fold_models, a.page, b.page) {
+            (Some(Ok(m)), Some(x), Some(y)) => Some(m.model_for(x, y)),
+            (Some(_), _, _) => None,
+            _ => self.model.as_deref(),
+        }
+    }
+
+    fn fit_folds(
+        &self,
+        docs: &[Document],
+        k: usize,
+        labels: Option<&Labels>,
+    ) -> Result<Arc<folds::FoldModels>, String> {
+        let labels = labels.ok_or("the run has no labels to fit on")?;
+        let pages = docs.iter().map(|d| d.page as usize + 1).max().unwrap_or(0);
+        let pages = match labels {
+            Labels::Clusters(c) => pages.max(c.len()),
+            Labels::Judged(_) => pages,
+        };
+        let rows = self.labelled_rows(docs, labels);
+        let config = LearnedConfig {
+            candidates_from: self.sources.clone(),
+            ..LearnedConfig::default()
+        };
+        folds::train_folds(&config, &rows, pages, k, "this corpus")
+            .map(Arc::new)
+            .map_err(|e| e.to_string())
+    }
+}
+
 /// A URL's host (lower-cased by the parser), for the same-host feature.
 pub fn host_of(url: &str) -> Option<Arc<str>> {
     url::Url::parse(url).ok()?.host_str().map(Arc::from)
@@ -359,9 +405,10 @@ impl Detector for Learned {
                 Source::Semantic => "semantic",
             })
             .collect();
-        match &self.model_name {
-            Some(model) => format!("learned({}; model {model})", sources.join("+")),
-            None => format!("learned({})", sources.join("+")),
+        match (&self.model_name, &self.cross_validate) {
+            (_, Some((k, _))) => format!("learned({}; {k} folds)", sources.join("+")),
+            (Some(model), None) => format!("learned({}; model {model})", sources.join("+")),
+            (None, None) => format!("learned({})", sources.join("+")),
         }
     }
 
@@ -386,6 +433,15 @@ impl Detector for Learned {
                 .cloned()
                 .collect();
             semantic.fit(&zh);
+        }
+        if let Some((k, labels)) = &self.cross_validate {
+            self.fold_models = Some(self.fit_folds(docs, *k, labels.as_deref()));
+            if let Some(Err(why)) = &self.fold_models {
+                eprintln!(
+                    "warning: {}: {why}; every pair scores 0",
+                    Detector::label(self)
+                );
+            }
         }
         true
     }
@@ -427,6 +483,7 @@ impl Detector for Learned {
             semantic,
             sketch,
             host: doc.host.clone(),
+            page: self.cross_validate.is_some().then_some(doc.page),
             words,
             chars,
         })
@@ -461,8 +518,7 @@ impl Detector for Learned {
 
     /// Without a model (training) every pair scores 0.
     fn score(&self, a: &LearnedSignature, b: &LearnedSignature) -> f32 {
-        self.model
-            .as_ref()
+        self.model_for(a, b)
             .map_or(0.0, |m| m.probability(&self.features(a, b)) as f32)
     }
 
@@ -489,10 +545,25 @@ impl Detector for Learned {
                 h.update(&sketch.key().to_le_bytes());
             }
             h.update(s.host.as_deref().unwrap_or("\u{0}").as_bytes());
+            // Out of fold, the model depends on the page's fold.
+            if let (Some(page), Some(Ok(m))) = (s.page, &self.fold_models) {
+                h.update(&[m.page_fold[page as usize]]);
+            }
         }))
     }
 
     fn describe(&self) -> Vec<String> {
+        if let Some((k, _)) = &self.cross_validate {
+            return vec![match &self.fold_models {
+                Some(Ok(m)) => format!(
+                    "logistic regression over {} features, scored out of fold: {k} folds of pages, each pair by the model that saw neither page ({} models)",
+                    FEATURES.len(),
+                    m.folds * (m.folds + 1) / 2
+                ),
+                Some(Err(why)) => format!("no model ({why}): every pair scores 0"),
+                None => "not fitted yet: every pair scores 0".into(),
+            }];
+        }
         match &self.model {
             Some(m) => vec![format!(
                 "logistic regression trained on {} ({} candidate pairs, {} duplicates) over {} features",
@@ -510,7 +581,7 @@ impl Detector for Learned {
     /// largest shares first; the smallest summed on the last line.
     fn explain(&self, a: &LearnedSignature, b: &LearnedSignature) -> Option<String> {
         const SHOWN: usize = 6;
-        let model = self.model.as_ref()?;
+        let model = self.model_for(a, b)?;
         let x = self.features(a, b);
         let c = model.contributions(&x);
         let mut order: Vec<usize> = (0..FEATURES.len()).collect();
@@ -548,9 +619,17 @@ pub struct LearnedConfig {
     pub grid: Option<Vec<f64>>,
     /// Least probability stored.
     pub floor: f64,
+    /// Instead of a model: fit on the run's own corpus by K-fold
+    /// cross-validation over its pages, each pair scored by a model that
+    /// saw neither of its pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folds: Option<usize>,
     /// The model read from `model` when the experiment loaded.
     #[serde(skip)]
     pub loaded: Option<Arc<Model>>,
+    /// The corpus's labels, for `folds`, given before the run.
+    #[serde(skip)]
+    pub labels: Option<Arc<Labels>>,
 }
 
 impl Default for LearnedConfig {
@@ -562,7 +641,9 @@ impl Default for LearnedConfig {
             threshold: 0.5,
             grid: None,
             floor: 0.01,
+            folds: None,
             loaded: None,
+            labels: None,
         }
     }
 }
@@ -575,7 +656,7 @@ impl LearnedConfig {
     }
 
     /// The detector without a model, for training.
-    fn untrained(&self) -> Learned {
+    pub fn untrained(&self) -> Learned {
         Learned::new(
             None,
             self.candidates_from.clone(),
@@ -606,12 +687,28 @@ impl AlgorithmSettings for LearnedConfig {
                 return Err(invalid(format!("candidates_from[{j}]"), "is listed twice"));
             }
         }
+        match (self.folds, &self.model) {
+            (Some(k), _) if k < 3 => {
+                return Err(invalid(
+                    "folds",
+                    "must be at least 3 (a pair across two folds is judged by a model trained without both)",
+                ))
+            }
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "folds",
+                    "fits its own models: give `folds` or `model`, not both",
+                ))
+            }
+            _ => {}
+        }
         similarity_thresholds(self.floor, self.threshold, &self.listed_grid())
     }
 
     fn build(&self, _reference: Option<Arc<Vec<Document>>>) -> Box<dyn Algorithm> {
         let mut learned = self.untrained();
         learned.model = self.loaded.clone();
+        learned.cross_validate = self.folds.map(|k| (k, self.labels.clone()));
         learned.model_name = self.model.as_ref().map(|named| {
             Path::new(named)
                 .file_stem()
@@ -633,48 +730,175 @@ impl AlgorithmSettings for LearnedConfig {
     }
 }
 
+/// What a model learns from: each page's cluster (every candidate pair of
+/// the sources is a row, a duplicate when its pages share a cluster), or
+/// judged page pairs (each judged pair is a row, whether or not a source
+/// finds it, a duplicate when judged so).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Labels {
+    /// Per page, a dense cluster id.
+    Clusters(Vec<u32>),
+    /// `(a, b, duplicate)` by page index.
+    Judged(Vec<(u32, u32, bool)>),
+}
+
+impl Labels {
+    /// Duplicate pairs of the truth whose pages both satisfy `keep`,
+    /// found by the sources or not: the recall's denominator.
+    pub fn positives_where(&self, keep: impl Fn(u32) -> bool) -> u64 {
+        match self {
+            Labels::Clusters(cluster) => {
+                let mut sizes: std::collections::HashMap<u32, u64> = Default::default();
+                for (page, c) in cluster.iter().enumerate() {
+                    if keep(page as u32) {
+                        *sizes.entry(*c).or_default() += 1;
+                    }
+                }
+                sizes.values().map(|n| n * n.saturating_sub(1) / 2).sum()
+            }
+            Labels::Judged(pairs) => pairs
+                .iter()
+                .filter(|&&(a, b, dup)| dup && keep(a) && keep(b))
+                .count() as u64,
+        }
+    }
+}
+
+impl Labels {
+    /// Duplicate pairs of the truth with at least one page satisfying
+    /// `touch`.
+    pub fn positives_touching(&self, touch: impl Fn(u32) -> bool) -> u64 {
+        match self {
+            // All pairs of each cluster, less those with neither page.
+            Labels::Clusters(_) => {
+                self.positives_where(|_| true) - self.positives_where(|p| !touch(p))
+            }
+            Labels::Judged(pairs) => pairs
+                .iter()
+                .filter(|&&(a, b, dup)| dup && (touch(a) || touch(b)))
+                .count() as u64,
+        }
+    }
+}
+
+/// The pairs a model is fitted on or judged by, with their features.
+#[derive(Debug, Clone, Default)]
+pub struct LabelledRows {
+    /// Page indices, `a < b`.
+    pub pages: Vec<(u32, u32)>,
+    pub features: Vec<Features>,
+    pub duplicate: Vec<bool>,
+}
+
+impl LabelledRows {
+    pub fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pages.is_empty()
+    }
+
+    pub fn positives(&self) -> u64 {
+        self.duplicate.iter().filter(|&&d| d).count() as u64
+    }
+}
+
+impl Learned {
+    /// Signs `docs` (after fitting on them) and describes every labelled
+    /// pair: the sources' candidates with clusters, the judged pairs
+    /// whose two pages have a signature with judged pairs.
+    pub fn labelled_rows(&self, docs: &[Document], labels: &Labels) -> LabelledRows {
+        let signatures: Vec<Option<LearnedSignature>> =
+            docs.par_iter().map(|d| self.sign(d)).collect();
+        let pairs: Vec<(usize, usize, bool)> = match labels {
+            Labels::Clusters(cluster) => self
+                .candidates(&signatures)
+                .into_iter()
+                .map(|(i, j)| {
+                    let (i, j) = (i as usize, j as usize);
+                    let same = cluster[docs[i].page as usize] == cluster[docs[j].page as usize];
+                    (i, j, same)
+                })
+                .collect(),
+            Labels::Judged(judged) => {
+                let mut doc_of =
+                    vec![usize::MAX; docs.iter().map(|d| d.page as usize + 1).max().unwrap_or(0)];
+                for (i, d) in docs.iter().enumerate() {
+                    doc_of[d.page as usize] = i;
+                }
+                let doc = |page: u32| {
+                    doc_of
+                        .get(page as usize)
+                        .copied()
+                        .filter(|&i| i != usize::MAX)
+                };
+                judged
+                    .iter()
+                    .filter_map(|&(a, b, dup)| Some((doc(a)?, doc(b)?, dup)))
+                    .collect()
+            }
+        };
+        let described: Vec<((u32, u32), Features, bool)> = pairs
+            .par_iter()
+            .filter_map(|&(i, j, dup)| {
+                let (a, b) = (signatures[i].as_ref()?, signatures[j].as_ref()?);
+                let (p, q) = (docs[i].page, docs[j].page);
+                Some(((p.min(q), p.max(q)), self.features(a, b), dup))
+            })
+            .collect();
+        let mut rows = LabelledRows::default();
+        for (pages, features, dup) in described {
+            rows.pages.push(pages);
+            rows.features.push(features);
+            rows.duplicate.push(dup);
+        }
+        rows
+    }
+}
+
 /// What `neardup train` fitted, with the figures it prints.
 pub struct Trained {
     pub model: Model,
-    /// Candidate pairs that are duplicates by the labels, of all.
+    /// Rows that are duplicates by the labels, of all the truth's
+    /// duplicate pairs.
     pub recall_of_candidates: (u64, u64),
 }
 
-/// Fits the judge's model on `docs` (one labelled corpus, `cluster[page]`
-/// its truth): every candidate pair of the named sources, labelled
-/// duplicate when both pages share a cluster.
+/// Fits the judge's model on `docs` (one labelled corpus): every
+/// labelled row (see [`Learned::labelled_rows`]).
 pub fn train(
     config: &LearnedConfig,
     docs: &[Document],
-    cluster: &[u32],
-    true_pairs: u64,
+    labels: &Labels,
     trained_on: &str,
 ) -> Result<Trained, LearnedError> {
+    let mut learned = config.untrained();
+    learned.fit(docs);
+    let rows = learned.labelled_rows(docs, labels);
+    let all: Vec<usize> = (0..rows.len()).collect();
+    let model = fit_model(config, &rows, &all, trained_on)?;
+    Ok(Trained {
+        recall_of_candidates: (model.positives, labels.positives_where(|_| true)),
+        model,
+    })
+}
+
+/// A logistic regression fitted on `rows[chosen]`.
+pub fn fit_model(
+    config: &LearnedConfig,
+    rows: &LabelledRows,
+    chosen: &[usize],
+    trained_on: &str,
+) -> Result<Model, LearnedError> {
     use linfa::prelude::*;
     use linfa_logistic::LogisticRegression;
 
-    let mut learned = config.untrained();
-    learned.fit(docs);
-    let signatures: Vec<Option<LearnedSignature>> =
-        docs.par_iter().map(|d| learned.sign(d)).collect();
-    let candidates = learned.candidates(&signatures);
-    let rows: Vec<(Features, bool)> = candidates
-        .par_iter()
-        .filter_map(|&(i, j)| {
-            let (a, b) = (
-                signatures[i as usize].as_ref()?,
-                signatures[j as usize].as_ref()?,
-            );
-            let same =
-                cluster[docs[i as usize].page as usize] == cluster[docs[j as usize].page as usize];
-            Some((learned.features(a, b), same))
-        })
-        .collect();
-    let positives = rows.iter().filter(|r| r.1).count() as u64;
-    if positives == 0 || positives == rows.len() as u64 {
+    let positives = chosen.iter().filter(|&&r| rows.duplicate[r]).count() as u64;
+    if positives == 0 || positives == chosen.len() as u64 {
         return Err(LearnedError::Train(format!(
-            "the {} candidate pairs are all {}: a model needs both duplicates and non-duplicates",
-            rows.len(),
+            "the {} pairs are all {}: a model needs both duplicates and non-duplicates",
+            chosen.len(),
             if positives == 0 {
                 "non-duplicates"
             } else {
@@ -687,9 +911,9 @@ pub fn train(
     let mut mean = vec![0.0; FEATURES.len()];
     let mut scale = vec![1.0; FEATURES.len()];
     for j in 0..FEATURES.len() {
-        let present: Vec<f64> = rows
+        let present: Vec<f64> = chosen
             .iter()
-            .map(|r| r.0[j])
+            .map(|&r| rows.features[r][j])
             .filter(|v| !v.is_nan())
             .collect();
         if present.is_empty() {
@@ -703,11 +927,13 @@ pub fn train(
         }
     }
     let records =
-        ndarray::Array2::from_shape_fn((rows.len(), FEATURES.len()), |(r, j)| match rows[r].0[j] {
-            v if v.is_nan() => 0.0,
-            v => (v - mean[j]) / scale[j],
+        ndarray::Array2::from_shape_fn((chosen.len(), FEATURES.len()), |(r, j)| {
+            match rows.features[chosen[r]][j] {
+                v if v.is_nan() => 0.0,
+                v => (v - mean[j]) / scale[j],
+            }
         });
-    let targets = ndarray::Array1::from_iter(rows.iter().map(|r| r.1));
+    let targets = ndarray::Array1::from_iter(chosen.iter().map(|&r| rows.duplicate[r]));
     let dataset = Dataset::new(records, targets);
     let fitted = LogisticRegression::default()
         .alpha(1.0)
@@ -717,7 +943,7 @@ pub fn train(
     // linfa orders the two labels itself; the probability it models is
     // that of its positive class.
     let sign = if fitted.labels().pos.class { 1.0 } else { -1.0 };
-    let model = Model {
+    Ok(Model {
         features: FEATURES.iter().map(|s| s.to_string()).collect(),
         mean,
         scale,
@@ -725,12 +951,8 @@ pub fn train(
         intercept: sign * fitted.intercept(),
         trained_on: trained_on.to_string(),
         candidates_from: config.candidates_from.clone(),
-        pairs: rows.len() as u64,
+        pairs: chosen.len() as u64,
         positives,
-    };
-    Ok(Trained {
-        model,
-        recall_of_candidates: (positives, true_pairs),
     })
 }
 
@@ -816,8 +1038,9 @@ mod tests {
             semantic: false,
             ..LearnedConfig::default()
         };
-        let once = train(&config, &d, &cluster, 4, "test").unwrap();
-        let again = train(&config, &d, &cluster, 4, "test").unwrap();
+        let labels = Labels::Clusters(cluster);
+        let once = train(&config, &d, &labels, "test").unwrap();
+        let again = train(&config, &d, &labels, "test").unwrap();
         assert_eq!(once.model, again.model);
         let jaccard = FEATURES.iter().position(|f| *f == "jaccard_words").unwrap();
         assert!(once.model.weights[jaccard] > 0.0, "{:?}", once.model);

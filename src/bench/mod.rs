@@ -6,6 +6,7 @@
 //! passed, so short inputs are measured as reliably as long ones. Figures
 //! go into notes and reports; nothing here asserts a speed.
 
+pub mod accuracy;
 pub mod scale;
 
 use std::fmt::Write as _;

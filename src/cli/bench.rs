@@ -56,6 +56,27 @@ pub struct BenchArgs {
 
 #[derive(Subcommand)]
 pub enum BenchCommand {
+    /// Bias and variance of the MinHash, one-permutation and SimHash
+    /// estimates against the exact value, over pairs of shingle sets made
+    /// at true Jaccard 0.1 to 0.95, compared with theory; prints a table
+    /// and draws a chart.
+    Accuracy {
+        /// Pairs per Jaccard value.
+        #[arg(long, default_value_t = 10_000)]
+        trials: usize,
+        /// Shingles in the union of each pair.
+        #[arg(long, default_value_t = 400)]
+        union: usize,
+        /// MinHash functions and one-permutation bins.
+        #[arg(long, default_value_t = 128)]
+        k: usize,
+        /// SimHash bits (64 or 128).
+        #[arg(long, default_value_t = 64)]
+        bits: u32,
+        /// Where to draw the chart (PNG).
+        #[arg(long, default_value = "reports/bench/accuracy.png")]
+        chart: PathBuf,
+    },
     /// How each stage grows with the corpus: a built corpus repeated (ids
     /// and clusters renamed, each copy's Chinese characters permuted) to
     /// each size, run through MinHash-LSH, SimHash tables, I-Match and the
@@ -87,6 +108,21 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             algorithms,
             dedup,
         }) => run_scale(corpus, pages, algorithms, dedup),
+        Some(BenchCommand::Accuracy {
+            trials,
+            union,
+            k,
+            bits,
+            chart,
+        }) => run_accuracy(
+            crate::bench::accuracy::AccuracySettings {
+                trials,
+                union,
+                k,
+                bits,
+            },
+            &chart,
+        ),
         None => run_stages(args),
     }
 }
@@ -196,5 +232,53 @@ fn run_stages(args: BenchArgs) -> Result<(), CliError> {
     if let Some(peak) = crate::util::stage::peak_memory_bytes() {
         println!("\npeak memory {:.1} MB", peak as f64 / 1e6);
     }
+    Ok(())
+}
+
+fn run_accuracy(
+    settings: crate::bench::accuracy::AccuracySettings,
+    chart: &Path,
+) -> Result<(), CliError> {
+    use crate::bench::accuracy;
+    if settings.trials < 10 {
+        return Err(CliError::Usage(format!(
+            "--trials: {} is too few for a variance (at least 10)",
+            settings.trials
+        )));
+    }
+    if !(20..=1_000_000).contains(&settings.union) {
+        return Err(CliError::Usage(format!(
+            "--union: {} is out of range 20..=1000000",
+            settings.union
+        )));
+    }
+    if !(1..=4096).contains(&settings.k) {
+        return Err(CliError::Usage(format!(
+            "--k: {} is out of range 1..=4096",
+            settings.k
+        )));
+    }
+    if ![64, 128].contains(&settings.bits) {
+        return Err(CliError::Usage(format!(
+            "--bits: {} must be 64 or 128",
+            settings.bits
+        )));
+    }
+    println!("{}", crate::bench::machine_line());
+    let started = std::time::Instant::now();
+    let rows = accuracy::measure(settings);
+    print!("{}", accuracy::render_table(settings, &rows));
+    if let Some(dir) = chart.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| CliError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    accuracy::write_chart(&rows, chart).map_err(CliError::Usage)?;
+    println!(
+        "{:.1} s; wrote {}",
+        started.elapsed().as_secs_f64(),
+        chart.display()
+    );
     Ok(())
 }

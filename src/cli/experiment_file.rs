@@ -119,7 +119,14 @@ pub(super) fn run_quietly(
         progress: crate::util::progress::terminal_progress(),
         results: None,
     };
-    let ids = corpus.pages.iter().map(|p| p.id.clone()).collect();
+    let ids: Vec<String> = corpus.pages.iter().map(|p| p.id.clone()).collect();
+    // A learned judge with `folds` fits on this corpus's labels.
+    let mut labelled = config.clone();
+    let judged = read_judged(config, path, &ids)?;
+    let config = match experiment::attach_learning_labels(&mut labelled, &corpus, judged.as_ref()) {
+        true => &labelled,
+        false => config,
+    };
     let result = experiment::run_experiment_consuming(&name, config, corpus, &references, watchers);
     for (extraction, cache) in &result.extract_cache {
         if let Some(warning) = &cache.warning {

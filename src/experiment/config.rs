@@ -306,11 +306,11 @@ impl ExperimentConfig {
                 continue;
             };
             let key = format!("algorithms[{i}].model");
-            if learned.model.is_none() {
+            if learned.model.is_none() && learned.folds.is_none() {
                 return Err(ConfigError::invalid(
                     path,
                     key,
-                    "a learned judge needs a model: fit one with `neardup train EXP -o MODEL.json` and name it here",
+                    "a learned judge needs a model: fit one with `neardup train EXP -o MODEL.json` and name it here, or give `folds: K` to fit one per fold on this corpus",
                 ));
             }
             learned

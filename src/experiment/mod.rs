@@ -179,3 +179,56 @@ pub fn experiment_name(config: &ExperimentConfig, experiment_path: &Path) -> Str
             .unwrap_or_else(|| "experiment".into())
     })
 }
+
+/// The labels a learned judge with `folds` fits on, from the corpus: its
+/// judged pairs when the experiment gives its truth so, else its clusters.
+pub fn learning_labels(
+    corpus: &Corpus,
+    judged: Option<&crate::eval::judged::JudgedTruth>,
+) -> crate::algo::learned::Labels {
+    use crate::algo::learned::Labels;
+    match judged {
+        Some(truth) => Labels::Judged(
+            truth
+                .pairs
+                .iter()
+                .map(|p| (p.a, p.b, p.grade >= truth.positive_from))
+                .collect(),
+        ),
+        None => {
+            let mut ids: std::collections::HashMap<&str, u32> = Default::default();
+            Labels::Clusters(
+                corpus
+                    .pages
+                    .iter()
+                    .map(|p| {
+                        let next = ids.len() as u32;
+                        *ids.entry(p.cluster.as_str()).or_insert(next)
+                    })
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// Gives every learned entry with `folds` the labels it fits on; false
+/// when there is none.
+pub fn attach_learning_labels(
+    config: &mut ExperimentConfig,
+    corpus: &Corpus,
+    judged: Option<&crate::eval::judged::JudgedTruth>,
+) -> bool {
+    let mut labels = None;
+    let mut any = false;
+    for entry in &mut config.algorithms {
+        if let config::AlgorithmConfig::Learned(learned) = &mut entry.config {
+            if learned.folds.is_some() {
+                let labels =
+                    labels.get_or_insert_with(|| Arc::new(learning_labels(corpus, judged)));
+                learned.labels = Some(labels.clone());
+                any = true;
+            }
+        }
+    }
+    any
+}

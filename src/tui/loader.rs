@@ -227,6 +227,8 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<(), String> {
         }
         None => None,
     };
+    let mut config = config;
+    experiment::attach_learning_labels(&mut config, &corpus, judged.as_deref());
     let _ = events.send(LoadEvent::Planned {
         runs: config.runs(),
         pages: corpus.len(),

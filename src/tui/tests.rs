@@ -769,8 +769,7 @@ fn write_demo_model(path: &std::path::Path) {
     let trained = train(
         &LearnedConfig::default(),
         &docs,
-        &truth.cluster,
-        truth.true_pairs(),
+        &crate::algo::learned::Labels::Clusters(truth.cluster.clone()),
         "demo",
     )
     .unwrap();

@@ -928,7 +928,7 @@ fn train_folds_prints_out_of_fold_figures_the_same_on_one_thread_and_many() {
         assert!(text.contains(says), "{says}: {text}");
     }
     let one = neardup(
-        &["--threads", "1", "train", experiment, "--folds", "5"],
+        &["train", experiment, "--folds", "5", "--threads", "1"],
         dir.path(),
     );
     assert_eq!(stdout(&one), text, "one thread or many, the same figures");

@@ -34,8 +34,10 @@ fn simhash_alone_signs_from_text_as_it_would_from_shared_tokens() {
     assert_eq!(a.unsigned_by_slice, b.unsigned_by_slice);
 
     // Two SimHash set-ups on the same tokens share them rather than each
-    // tokenising the text again.
-    let twice = demo_run(&format!("{simhash}  - type: simhash\n    threshold: 5\n"));
+    // tokenising the text again (two entries must print two labels).
+    let twice = demo_run(&format!(
+        "{simhash}  - type: simhash\n    bits: 128\n    threshold: 5\n"
+    ));
     assert!(tokenized(&twice));
     assert_eq!(twice.algorithms[0].run.pairs, a.run.pairs);
     // IDF weights read the collection's tokens.

@@ -1263,8 +1263,11 @@ fn judged_pairs_follow_the_threshold_and_saving_reproduces_them() {
     perform(&mut app, Request::Save(saved.clone()));
     assert!(app.status.starts_with("saved"), "{}", app.status);
     let bench = app.bench.as_ref().unwrap();
-    let config = ExperimentConfig::load(&saved).unwrap();
+    let mut config = ExperimentConfig::load(&saved).unwrap();
     let corpus = load_corpus(&config, &saved).unwrap();
+    // As `neardup run` does: the learned judge with `folds` fits on the
+    // judged pairs.
+    crate::experiment::attach_learning_labels(&mut config, &corpus, bench.judged.as_deref());
     let rerun = run_experiment("rerun", &config, &corpus, &Vec::new());
     let judged = judge(&rerun, bench.judged.as_ref().unwrap());
     for (shown, tuning) in bench.result.algorithms.iter().zip(&bench.tunings) {

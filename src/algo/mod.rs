@@ -474,6 +474,9 @@ pub trait Algorithm: Send + Sync {
     /// [`Detector::explain`] for two pages, signed afresh (for detectors
     /// that sign without fitting to the collection).
     fn explain_pair(&self, a: &Document, b: &Document) -> Option<String>;
+    /// [`Detector::score`] of two pages, signed afresh; `None` when one
+    /// of them has no signature (too short).
+    fn score_pair(&self, a: &Document, b: &Document) -> Option<f32>;
     /// [`Detector::shingle_widths`].
     fn shingle_widths(&self) -> Vec<usize>;
     /// [`Detector::reads_tokens`].
@@ -707,6 +710,10 @@ impl<D: Detector> Algorithm for D {
 
     fn explain_pair(&self, a: &Document, b: &Document) -> Option<String> {
         self.explain(&self.sign(a)?, &self.sign(b)?)
+    }
+
+    fn score_pair(&self, a: &Document, b: &Document) -> Option<f32> {
+        Some(self.score(&self.sign(a)?, &self.sign(b)?))
     }
 
     fn shingle_widths(&self) -> Vec<usize> {

@@ -8,6 +8,7 @@ pub mod action;
 pub mod app;
 pub mod inspect;
 pub mod loader;
+pub mod mapping;
 pub mod save;
 pub mod screenshot;
 pub mod ui;

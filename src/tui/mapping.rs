@@ -23,6 +23,11 @@ const COLUMNS: [&str; 6] = [
     "algorithm",
 ];
 
+/// Pages the detectors that learn from the collection (I-Match's lexicon,
+/// the semantic method's topics) are fitted on: the corpus's first ones,
+/// so that opening a million-page mapping stays quick.
+pub const FIT_PAGES: usize = 50_000;
+
 /// One line of `mapping.csv`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MappedPage {
@@ -191,6 +196,17 @@ pub struct Scorer {
     tokenizer: crate::text::TokenizerConfig,
 }
 
+impl Scorer {
+    /// Page `p` as this algorithm's run reads it.
+    fn document(&self, n: u32, p: &Page) -> Document {
+        let extracted = extract_page(p, self.extraction);
+        let mut d = Document::new(n, &extracted.text(), p.lang, &self.tokenizer);
+        d.host = p.url.as_deref().and_then(crate::algo::learned::host_of);
+        d.structure = Some(std::sync::Arc::new(extracted.structure));
+        d
+    }
+}
+
 impl std::fmt::Debug for Scorer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.label)
@@ -265,7 +281,7 @@ impl MappingView {
             .iter()
             .find(|c| c.label == mapping.algorithm)
             .map_or(Extraction::Main, |c| c.extraction);
-        let scorers = all
+        let mut scorers: Vec<Scorer> = all
             .into_iter()
             .filter_map(|c| {
                 // An entry's algorithm serves each of its extractions.
@@ -282,6 +298,18 @@ impl MappingView {
                 })
             })
             .collect();
+        let mut fit_pages: Vec<&Page> = pages.values().collect();
+        // File order is lost in the map; the ids give a fixed order.
+        fit_pages.sort_by(|a, b| a.id.cmp(&b.id));
+        fit_pages.truncate(FIT_PAGES);
+        for s in &mut scorers {
+            let docs: Vec<Document> = fit_pages
+                .iter()
+                .enumerate()
+                .map(|(n, p)| s.document(n as u32, p))
+                .collect();
+            s.algorithm.fit_collection(&docs);
+        }
         Ok(MappingView {
             mapping,
             corpus: corpus.to_path_buf(),
@@ -315,13 +343,7 @@ impl MappingView {
             .scorers
             .iter()
             .map(|s| {
-                let doc = |n: u32, p: &Page| {
-                    let extracted = extract_page(p, s.extraction);
-                    let mut d = Document::new(n, &extracted.text(), p.lang, &s.tokenizer);
-                    d.host = p.url.as_deref().and_then(crate::algo::learned::host_of);
-                    d.structure = Some(std::sync::Arc::new(extracted.structure));
-                    d
-                };
+                let doc = |n, p| s.document(n, p);
                 s.algorithm.score_pair(&doc(0, removed), &doc(1, kept))
             })
             .collect();

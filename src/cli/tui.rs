@@ -77,6 +77,13 @@ fn open_mapping(
     experiment: Option<PathBuf>,
     corpus: Option<PathBuf>,
 ) -> Result<(), CliError> {
+    let csv = dir.join("mapping.csv");
+    if !csv.is_file() {
+        return Err(CliError::Usage(format!(
+            "{}: not found; --mapping takes a folder `neardup dedup` wrote",
+            csv.display()
+        )));
+    }
     let summary_path = dir.join("summary.json");
     let summary: serde_json::Value = match std::fs::read_to_string(&summary_path) {
         Ok(text) => serde_json::from_str(&text)

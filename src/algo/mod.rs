@@ -565,6 +565,11 @@ pub trait Algorithm: Send + Sync {
     /// [`Detector::explain`] for two pages, signed afresh (for detectors
     /// that sign without fitting to the collection).
     fn explain_pair(&self, a: &Document, b: &Document) -> Option<String>;
+    /// [`Detector::score`] of two pages, signed afresh; `None` when one
+    /// of them has no signature (too short).
+    fn score_pair(&self, a: &Document, b: &Document) -> Option<f32>;
+    /// [`Detector::fit`], for [`Algorithm::score_pair`] outside a run.
+    fn fit_collection(&mut self, docs: &[Document]) -> bool;
     /// [`Detector::shingle_widths`].
     fn shingle_widths(&self) -> Vec<usize>;
     /// [`Detector::reads_tokens`].
@@ -798,6 +803,14 @@ impl<D: Detector> Algorithm for D {
 
     fn explain_pair(&self, a: &Document, b: &Document) -> Option<String> {
         self.explain(&self.sign(a)?, &self.sign(b)?)
+    }
+
+    fn score_pair(&self, a: &Document, b: &Document) -> Option<f32> {
+        Some(self.score(&self.sign(a)?, &self.sign(b)?))
+    }
+
+    fn fit_collection(&mut self, docs: &[Document]) -> bool {
+        Detector::fit(self, docs)
     }
 
     fn shingle_widths(&self) -> Vec<usize> {

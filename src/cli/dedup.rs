@@ -58,7 +58,7 @@ pub fn run(args: DedupArgs) -> Result<(), CliError> {
         DedupError::Experiment(e) => CliError::Experiment(e),
         DedupError::Choice(message) => CliError::Usage(message),
     })?;
-    let summary = mapping::summarize(&done, args.keep);
+    let summary = mapping::summarize(&done, args.keep).with_sources(&args.experiment, &args.corpus);
     if !args.dry_run {
         let kept: HashSet<&str> = done
             .rows

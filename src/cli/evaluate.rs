@@ -110,7 +110,9 @@ fn run_evaluate(
     if let (Some(pending), Some((out, keep, _))) = (pending, mapping) {
         let given = inputs[0].clusters.as_ref().map(|c| c.1.as_slice());
         let done = map_external(&corpus, &result, given, keep, started);
-        let summary = mapping::summarize(&done, keep);
+        let mut summary = mapping::summarize(&done, keep);
+        // No experiment here: the workbench takes one on its command line.
+        summary.corpus = std::fs::canonicalize(corpus_path).ok();
         mapping::write_mapping(&done, &pending.path).map_err(mapping_error)?;
         mapping::write_summary(&summary, &pending.path).map_err(mapping_error)?;
         pending.finish().map_err(mapping_error)?;

@@ -82,6 +82,12 @@ pub fn write_mapping(done: &Deduplicated, dir: &Path) -> Result<(), MappingError
 /// The summary of a deduplication.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
+    /// The experiment and corpus the run read, absolute when they exist,
+    /// so that `neardup tui --mapping OUT` can reopen them from anywhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corpus: Option<PathBuf>,
     pub algorithm: String,
     pub threshold: f64,
     pub keep: KeepPolicy,
@@ -141,6 +147,8 @@ pub fn summarize(done: &Deduplicated, keep: KeepPolicy) -> Summary {
     });
     let pages_in = done.rows.len();
     Summary {
+        experiment: None,
+        corpus: None,
         algorithm: done.label.clone(),
         threshold: done.threshold,
         keep,
@@ -153,6 +161,16 @@ pub fn summarize(done: &Deduplicated, keep: KeepPolicy) -> Summary {
         seconds: done.seconds,
         pages_per_second: pages_in as f64 / done.seconds.max(1e-9),
         peak_memory_bytes: done.peak_memory_bytes,
+    }
+}
+
+impl Summary {
+    /// The summary naming the experiment and corpus it came from.
+    pub fn with_sources(mut self, experiment: &Path, corpus: &Path) -> Summary {
+        let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        self.experiment = Some(absolute(experiment));
+        self.corpus = Some(absolute(corpus));
+        self
     }
 }
 

@@ -88,6 +88,9 @@ pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
             _ => None,
         };
     }
+    if app.mapping.is_some() {
+        return mapping_action(key.code);
+    }
     let shift = key.modifiers.contains(KeyModifiers::SHIFT);
     let common = match key.code {
         KeyCode::Char('q') => Some(Action::Quit),
@@ -138,6 +141,20 @@ pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
     screen.or(common)
 }
 
+/// The keys of a mapping opened with `--mapping`: its clusters and the
+/// removed-beside-kept inspector.
+fn mapping_action(code: KeyCode) -> Option<Action> {
+    match code {
+        KeyCode::Char('q') => Some(Action::Quit),
+        KeyCode::Char('?') => Some(Action::ToggleHelp),
+        KeyCode::Esc | KeyCode::Backspace => Some(Action::Back),
+        KeyCode::Enter => Some(Action::Confirm),
+        KeyCode::Left | KeyCode::Char('h') => Some(Action::PrevAlgorithm),
+        KeyCode::Right | KeyCode::Char('l') => Some(Action::NextAlgorithm),
+        code => moves(code),
+    }
+}
+
 /// The keys that move through a list, the same on every screen.
 fn moves(code: KeyCode) -> Option<Action> {
     match code {
@@ -161,7 +178,7 @@ pub fn action_for_mouse(app: &App, mouse: MouseEvent, area: Rect) -> Option<Acti
     match mouse.kind {
         MouseEventKind::ScrollUp => Some(Action::Up),
         MouseEventKind::ScrollDown => Some(Action::Down),
-        MouseEventKind::Down(MouseButton::Left) if !app.help => {
+        MouseEventKind::Down(MouseButton::Left) if !app.help && app.mapping.is_none() => {
             match super::ui::hit(app, area, mouse.column, mouse.row)? {
                 super::ui::Hit::Tab(screen) => Some(Action::Show(screen)),
                 super::ui::Hit::Row(row) => Some(Action::Select(row)),
@@ -225,4 +242,8 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     ("Enter", "open the selected pair", "errors"),
     ("Left/Right h/l", "select an algorithm's score", "inspector"),
     ("Backspace", "back to the errors", "inspector"),
+    ("Up/Down j/k", "select a cluster; scroll texts", "mapping"),
+    ("Enter", "a removed page beside its kept page", "mapping"),
+    ("Left/Right h/l", "previous / next removed page", "mapping"),
+    ("Esc, Backspace", "back to the clusters", "mapping"),
 ];

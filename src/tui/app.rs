@@ -391,6 +391,9 @@ pub struct App {
     pub help_row: usize,
     pub stage_row: usize,
     pub slice_row: usize,
+    /// A dedup mapping opened with `--mapping`: its screens replace the
+    /// experiment's.
+    pub mapping: Option<super::mapping::MappingView>,
 }
 
 impl App {
@@ -416,6 +419,65 @@ impl App {
             help_row: 0,
             stage_row: 0,
             slice_row: 0,
+            mapping: None,
+        }
+    }
+
+    /// The workbench on a dedup mapping (`neardup tui --mapping OUT`).
+    pub fn with_mapping(source: Source, view: super::mapping::MappingView) -> Self {
+        let mut app = App::new(source);
+        app.status = format!(
+            "{}: {} pages in {} clusters by {}; Enter opens a removed page",
+            view.mapping.path.display(),
+            view.mapping.pages.len(),
+            view.mapping.clusters.len(),
+            view.mapping.algorithm
+        );
+        app.mapping = Some(view);
+        app
+    }
+
+    /// [`App::update`] on a mapping's screens.
+    fn update_mapping(&mut self, action: Action) {
+        let Some(view) = &mut self.mapping else {
+            return;
+        };
+        let removed = view.removed_here();
+        match (&mut view.pair, action) {
+            (Some(_), Action::Back) => view.pair = None,
+            (Some(pair), Action::Up) => pair.scroll = pair.scroll.saturating_sub(1),
+            (Some(pair), Action::Down) => pair.scroll = pair.scroll.saturating_add(1),
+            (Some(pair), Action::PageUp) => pair.scroll = pair.scroll.saturating_sub(10),
+            (Some(pair), Action::PageDown) => pair.scroll = pair.scroll.saturating_add(10),
+            (Some(pair), Action::Home) => pair.scroll = 0,
+            (Some(pair), Action::End) => pair.scroll = u16::MAX,
+            (Some(_), Action::PrevAlgorithm) if view.member > 0 => {
+                view.member -= 1;
+                view.inspect();
+            }
+            (Some(_), Action::NextAlgorithm) if view.member + 1 < removed => {
+                view.member += 1;
+                view.inspect();
+            }
+            (None, Action::Confirm) => {
+                view.member = 0;
+                if !view.inspect() {
+                    self.status = "a cluster of one page: nothing was removed".into();
+                    return;
+                }
+            }
+            (None, action) => {
+                view.selected = moved(view.selected, &action, view.mapping.clusters.len());
+            }
+            _ => {}
+        }
+        if let Some(pair) = &view.pair {
+            self.status = format!(
+                "{} removed, {} kept ({}/{removed} of the cluster): marked runs are in both",
+                pair.removed,
+                pair.kept,
+                view.member + 1
+            );
         }
     }
 
@@ -571,6 +633,7 @@ impl App {
                 self.help_row = 0;
             }
             _ if self.help => self.help_row = moved(self.help_row, &action, KEYS.len()),
+            _ if self.mapping.is_some() => self.update_mapping(action),
             Action::Show(screen) => self.show(screen),
             Action::NextScreen => self.show(Screen::ALL[(self.screen.index() + 1) % 5]),
             Action::PrevScreen => self.show(Screen::ALL[(self.screen.index() + 4) % 5]),

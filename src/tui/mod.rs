@@ -8,6 +8,7 @@ pub mod action;
 pub mod app;
 pub mod inspect;
 pub mod loader;
+pub mod mapping;
 pub mod save;
 pub mod screenshot;
 pub mod ui;
@@ -92,6 +93,18 @@ impl Drop for TerminalGuard {
 
 /// Opens the workbench on `source` until the user quits.
 pub fn run(source: Source) -> Result<(), TuiError> {
+    let app = App::new(source.clone());
+    run_app(app, || loader::spawn(source))
+}
+
+/// Opens the workbench on a dedup mapping, already read, until the user
+/// quits; nothing loads in the background.
+pub fn run_mapping(source: Source, view: mapping::MappingView) -> Result<(), TuiError> {
+    let app = App::with_mapping(source, view);
+    run_app(app, || std::sync::mpsc::channel().1)
+}
+
+fn run_app(app: App, events: impl FnOnce() -> Receiver<LoadEvent>) -> Result<(), TuiError> {
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(TuiError::NotATerminal);
     }
@@ -108,11 +121,7 @@ pub fn run(source: Source) -> Result<(), TuiError> {
     let guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     terminal.clear()?;
-    let outcome = event_loop(
-        &mut terminal,
-        App::new(source.clone()),
-        loader::spawn(source),
-    );
+    let outcome = event_loop(&mut terminal, app, events());
     drop(guard);
     outcome
 }

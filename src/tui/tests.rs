@@ -1758,3 +1758,98 @@ fn m_makes_clusters_by_the_next_method_as_run_does() {
         .iter()
         .any(|e| e.clustering == Some(Clustering::Star)));
 }
+
+/// A mapping of four demo pages: two removed beside `zh-news-01-orig`, one
+/// beside `en-news-00-orig`, one page alone; read with the demo experiment.
+fn demo_mapping(lines: &str) -> Result<super::mapping::MappingView, String> {
+    use crate::corpus::demo::{DEMO_EXPERIMENT, DEMO_EXPERIMENT_NAME};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("mapping.csv"), lines).unwrap();
+    let path = std::path::PathBuf::from(DEMO_EXPERIMENT_NAME);
+    let config = ExperimentConfig::parse(&path, DEMO_EXPERIMENT).unwrap();
+    let corpus = std::path::Path::new("datasets/demo/demo.jsonl.gz");
+    let mut view = super::mapping::MappingView::load(dir.path(), &config, &path, corpus)?;
+    // The temporary folder's name changes from run to run.
+    view.mapping.path = "OUT/mapping.csv".into();
+    Ok(view)
+}
+
+const MAPPING_CSV: &str = "id,cluster,kept_id,score,joined_via,algorithm
+zh-news-02-orig,0,zh-news-02-orig,,,jaccard(w=3) [main]
+zh-news-01-orig,1,zh-news-01-orig,,,jaccard(w=3) [main]
+zh-news-01-full1,1,zh-news-01-orig,1.0,zh-news-01-orig,jaccard(w=3) [main]
+en-news-00-orig,2,en-news-00-orig,,,jaccard(w=3) [main]
+zh-news-01-part1,1,zh-news-01-orig,0.41,zh-news-01-full1,jaccard(w=3) [main]
+en-news-00-full1,2,en-news-00-orig,0.97,en-news-00-orig,jaccard(w=3) [main]
+";
+
+#[test]
+fn mapping_screen_lists_clusters_largest_first() {
+    let app = App::with_mapping(Source::Demo, demo_mapping(MAPPING_CSV).unwrap());
+    let clusters: Vec<(u32, usize)> = app
+        .mapping
+        .as_ref()
+        .unwrap()
+        .mapping
+        .clusters
+        .iter()
+        .map(|c| (c.cluster, c.size()))
+        .collect();
+    assert_eq!(clusters, vec![(1, 3), (2, 2), (0, 1)]);
+    insta::assert_snapshot!("mapping_80x24", screen(&app, 80, 24));
+    insta::assert_snapshot!("mapping_120x40", screen(&app, 120, 40));
+}
+
+#[test]
+fn mapping_inspector_shows_the_kept_page_of_a_removed_one() {
+    let mut app = App::with_mapping(Source::Demo, demo_mapping(MAPPING_CSV).unwrap());
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Enter);
+    let view = app.mapping.as_ref().unwrap();
+    let pair = view.pair.as_ref().expect("Enter opens the pair");
+    assert_eq!(
+        (pair.removed.as_str(), pair.kept.as_str()),
+        ("en-news-00-full1", "en-news-00-orig")
+    );
+    assert_eq!(pair.scores.len(), view.scorers.len());
+    let jaccard = view
+        .scorers
+        .iter()
+        .position(|s| s.label == "jaccard(w=3) [main]")
+        .unwrap();
+    assert!(
+        pair.scores[jaccard].is_some_and(|s| s > 0.5),
+        "{:?}",
+        pair.scores
+    );
+    let drawn = screen(&app, 120, 40);
+    assert!(drawn.contains("kept en-news-00-orig"), "{drawn}");
+    assert!(drawn.contains("removed en-news-00-full1"), "{drawn}");
+    // The next removed page of the largest cluster joined through another.
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('k'));
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Right);
+    let pair = app.mapping.as_ref().unwrap().pair.clone().unwrap();
+    assert_eq!(pair.removed, "zh-news-01-part1");
+    assert_eq!(pair.kept, "zh-news-01-orig");
+    assert_eq!(pair.joined_via.as_deref(), Some("zh-news-01-full1"));
+}
+
+#[test]
+fn a_bad_mapping_line_is_named() {
+    let bad = MAPPING_CSV.replace("zh-news-01-full1,1,", "zh-news-01-full1,one,");
+    let e = demo_mapping(&bad).unwrap_err();
+    assert!(e.contains("mapping.csv: line 4: cluster: `one`"), "{e}");
+    let e = demo_mapping("id,cluster\n").unwrap_err();
+    assert!(e.contains("mapping.csv: line 1: the header"), "{e}");
+    let orphan = MAPPING_CSV.replace(
+        "zh-news-02-orig,0,zh-news-02-orig",
+        "zh-news-02-orig,0,nowhere",
+    );
+    let e = demo_mapping(&orphan).unwrap_err();
+    assert!(e.contains("line 2: kept_id: `nowhere`"), "{e}");
+    let unknown = MAPPING_CSV.replace("en-news-00-full1,", "not-a-page,");
+    let e = demo_mapping(&unknown).unwrap_err();
+    assert!(e.contains("line 7: id: `not-a-page` is not in"), "{e}");
+}

@@ -14,7 +14,7 @@ use crate::tui::inspect::Highlighted;
 use crate::tui::workbench::Workbench;
 use crate::util::fmt::threshold_as_typed;
 
-fn text_lines(h: &Highlighted) -> Vec<Line<'static>> {
+pub(super) fn text_lines(h: &Highlighted) -> Vec<Line<'static>> {
     let mut lines = vec![Line::default()];
     for (piece, shared) in &h.pieces {
         for (k, part) in piece.split('\n').enumerate() {

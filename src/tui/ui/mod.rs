@@ -6,6 +6,7 @@ mod help;
 mod inspector;
 pub mod label;
 pub mod loading;
+mod mapping;
 mod throughput;
 mod tuning;
 
@@ -152,8 +153,19 @@ fn tab_title(i: usize, screen: Screen) -> String {
 
 pub fn render(app: &App, frame: &mut Frame) {
     let [tabs, body, status] = areas(app, frame.area());
-    render_tabs(app, frame, tabs);
+    if let Some(view) = &app.mapping {
+        let title = format!(" Mapping · {}", view.mapping.path.display());
+        frame.render_widget(
+            Paragraph::new(fit(&title, usize::from(tabs.width)))
+                .style(Style::new().fg(ACCENT).add_modifier(Modifier::BOLD)),
+            tabs,
+        );
+        mapping::render(view, frame, body);
+    } else {
+        render_tabs(app, frame, tabs);
+    }
     match &app.bench {
+        _ if app.mapping.is_some() => {}
         None => loading::render(app, frame, body),
         Some(bench) => match app.screen {
             Screen::Corpus => corpus::render(app, bench, frame, body),

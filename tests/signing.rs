@@ -36,7 +36,7 @@ fn simhash_alone_signs_from_text_as_it_would_from_shared_tokens() {
     // Two SimHash set-ups on the same tokens share them rather than each
     // tokenising the text again (two entries must print two labels).
     let twice = demo_run(&format!(
-        "{simhash}  - type: simhash\n    bits: 128\n    threshold: 5\n"
+        "{simhash}  - type: simhash\n    bits: 128\n    candidates: all_pairs\n    threshold: 5\n"
     ));
     assert!(tokenized(&twice));
     assert_eq!(twice.algorithms[0].run.pairs, a.run.pairs);

@@ -96,21 +96,7 @@ fn bench_tui_threshold_move(c: &mut Criterion) {
     let (truth, pairs, pages) = synthetic_corpus(200_000, 1_000_000);
     let scale = hamming_scale();
     let evaluation = evaluate_at(&truth, &pairs, &scale, 3.0);
-    let run = AlgorithmRun {
-        name: "simhash",
-        label: "simhash(synthetic)".into(),
-        scale,
-        candidates: pairs.len() as u64,
-        pairs,
-        groups: Vec::new(),
-        candidate_pairs: Vec::new(),
-        notes: Vec::new(),
-        unsigned: Vec::new(),
-        gates: Vec::new(),
-        gate_scores: Vec::new(),
-        banding: None,
-        sampled: Vec::new(),
-    };
+    let run = AlgorithmRun::of_pairs("simhash", "simhash(synthetic)".into(), scale, pairs);
     let result = ExperimentResult {
         name: "synthetic".into(),
         corpus_source: "synthetic".into(),

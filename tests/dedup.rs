@@ -11,7 +11,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use common::neardup;
-use neardup::experiment::dedup::{cluster_labels, passing};
+use neardup::experiment::dedup::cluster_run;
 use neardup::experiment::{run_experiment, ExperimentConfig};
 use polars::prelude::*;
 
@@ -136,14 +136,7 @@ fn run_clusters(tuned: &Path, label: &str) -> (BTreeSet<BTreeSet<String>>, u64, 
         .iter()
         .find(|a| format!("{} [{}]", a.run.label, a.extraction.name()) == label)
         .unwrap();
-    let (pairs, groups) = passing(&ran.run, ran.threshold);
-    let labels = cluster_labels(
-        corpus.pages.len(),
-        &pairs,
-        &groups,
-        ran.run.scale.direction,
-        ran.clustering,
-    );
+    let labels = cluster_run(corpus.pages.len(), &ran.run, ran.threshold, ran.clustering);
     let ids = corpus.pages.iter().map(|p| p.id.clone());
     let at = ran.at_threshold();
     (

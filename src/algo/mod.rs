@@ -144,6 +144,16 @@ impl ScoreScale {
     pub fn contains(&self, threshold: f64) -> bool {
         threshold >= self.min && threshold <= self.max
     }
+
+    /// What two unrelated pages score: the least similarity, or on a
+    /// distance the middle of its range (two unrelated SimHash
+    /// fingerprints differ in half their bits).
+    pub fn unrelated(&self) -> f64 {
+        match self.direction {
+            Direction::AtLeast => self.min,
+            Direction::AtMost => (self.min + self.max) / 2.0,
+        }
+    }
 }
 
 /// A secondary test a pair must pass besides its score (the semantic
@@ -457,6 +467,31 @@ pub struct AlgorithmRun {
 }
 
 impl AlgorithmRun {
+    /// A run of `pairs` alone, each its own candidate: no groups, gates,
+    /// notes or sampled components (how tests and benches make runs).
+    pub fn of_pairs(
+        name: &'static str,
+        label: String,
+        scale: ScoreScale,
+        pairs: Vec<ScoredPair>,
+    ) -> AlgorithmRun {
+        AlgorithmRun {
+            name,
+            label,
+            scale,
+            candidates: pairs.len() as u64,
+            pairs,
+            groups: Vec::new(),
+            candidate_pairs: Vec::new(),
+            notes: Vec::new(),
+            unsigned: Vec::new(),
+            gates: Vec::new(),
+            gate_scores: Vec::new(),
+            banding: None,
+            sampled: Vec::new(),
+        }
+    }
+
     /// Whether the candidate stage proposed pages `a` and `b` (a group
     /// stands for its pages by its first page; two pages of one group
     /// always were).

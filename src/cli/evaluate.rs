@@ -134,13 +134,7 @@ fn map_external(
     let (pairs, groups) = dedup::passing(&ran.run, ran.threshold);
     let labels = match clusters {
         Some(given) => crate::dist::external::canonical(given),
-        None => dedup::cluster_labels(
-            corpus.len(),
-            &pairs,
-            &groups,
-            ran.run.scale.direction,
-            ran.clustering,
-        ),
+        None => dedup::cluster_run(corpus.len(), &ran.run, ran.threshold, ran.clustering),
     };
     let facts: Vec<dedup::PageFacts> = corpus
         .pages

@@ -44,18 +44,25 @@ pub enum Clustering {
     /// random order; each one not yet placed is a pivot and takes its
     /// neighbours not yet placed.
     Pivot,
+    /// Average linkage (UPGMA): the two clusters whose pages are closest on
+    /// average merge, then the next two, while that average passes the
+    /// threshold. Pairs never stored count as two unrelated pages score
+    /// ([`ScoreScale::unrelated`]), so one stray pair cannot join two
+    /// stories, and the threshold keeps the meaning it has for one pair.
+    Average,
 }
 
 /// The seed of pivot's page order, fixed so that runs repeat.
 pub const PIVOT_SEED: u64 = 0x6b77_6963_6b00_0001;
 
 impl Clustering {
-    pub const ALL: [Clustering; 5] = [
+    pub const ALL: [Clustering; 6] = [
         Clustering::Connected,
         Clustering::Center,
         Clustering::MergeCenter,
         Clustering::Star,
         Clustering::Pivot,
+        Clustering::Average,
     ];
 
     /// The YAML name.
@@ -66,6 +73,7 @@ impl Clustering {
             Clustering::MergeCenter => "merge_center",
             Clustering::Star => "star",
             Clustering::Pivot => "pivot",
+            Clustering::Average => "average",
         }
     }
 
@@ -90,37 +98,56 @@ impl FromStr for Clustering {
             .into_iter()
             .find(|c| c.name() == s)
             .ok_or_else(|| {
-                format!("`{s}` is not a clustering: connected, center, merge_center, star or pivot")
+                format!("`{s}` is not a clustering: connected, center, merge_center, star, pivot or average")
             })
     }
 }
 
-/// Clusters of `pages` pages from the pairs that passed a threshold and the
-/// groups of identical signatures that passed it (disjoint, as an
-/// algorithm's groups are). `direction` says which way scores point:
-/// centre methods take the closest pairs first. `seed` orders pivot's
+/// What one algorithm's clusters at one threshold are made from.
+#[derive(Debug, Clone, Copy)]
+pub struct ClusterInput<'a> {
+    pub pages: usize,
+    /// Stored pairs through the gates. Those passing `threshold` link
+    /// pages; average linkage also weighs those that do not.
+    pub pairs: &'a [ScoredPair],
+    /// Groups of identical signatures that pass the threshold and gates
+    /// (disjoint, as an algorithm's groups are).
+    pub groups: &'a [&'a PageGroup],
+    pub sampled: &'a [SampledComponent],
+    pub scale: &'a ScoreScale,
+    pub threshold: f64,
+}
+
+/// Clusters of `input.pages` pages by `method`. `seed` orders pivot's
 /// pages (use [`PIVOT_SEED`] to match the evaluation).
 ///
 /// Returns, per page, the smallest page index of its cluster: a page in no
 /// passing pair or group is its own label. Ties in score go to the lower
 /// page indices, so the answer depends on the input alone (not on its
 /// order, nor on threads).
-pub fn cluster_pages(
-    pages: usize,
-    pairs: &[ScoredPair],
-    groups: &[&PageGroup],
-    direction: Direction,
-    method: Clustering,
-    seed: u64,
-) -> Vec<u32> {
+pub fn cluster_pages(input: &ClusterInput, method: Clustering, seed: u64) -> Vec<u32> {
+    let pages = input.pages;
     let mut node_of: Vec<u32> = (0..pages as u32).collect();
-    for group in groups {
+    for group in input.groups {
         let head = group.pages[0];
         for &p in &group.pages {
             node_of[p as usize] = head;
         }
     }
-    let edges = closest_first(pairs, &node_of, direction);
+    if method == Clustering::Average {
+        let head = average::average_linkage(input, &mut node_of);
+        return least_labels(&node_of, &head);
+    }
+    let passing: Vec<ScoredPair> = input
+        .pairs
+        .iter()
+        .filter(|p| input.scale.passes(p.score, input.threshold))
+        .copied()
+        .collect();
+    let edges: Vec<(u32, u32)> = closest_first(&passing, &node_of, input.scale.direction)
+        .into_iter()
+        .map(|(_, u, v)| (u, v))
+        .collect();
     let head = match method {
         Clustering::Connected => connected(pages, &edges),
         Clustering::Center => centers(pages, &edges, false),
@@ -138,13 +165,19 @@ pub fn cluster_pages(
             SplitMix64::new(seed).shuffle(&mut order);
             graph.take_neighbours(&order)
         }
+        Clustering::Average => unreachable!("handled above"),
     };
     least_labels(&node_of, &head)
 }
 
-/// Distinct node pairs `(u, v)`, `u < v`, closest first (ties by `u`, then
-/// `v`), each at its closest score; pairs inside one group are dropped.
-fn closest_first(pairs: &[ScoredPair], node_of: &[u32], direction: Direction) -> Vec<(u32, u32)> {
+/// Distinct node pairs `(closeness, u, v)`, `u < v`, closest first (ties
+/// by `u`, then `v`), each at its closest score; pairs inside one node are
+/// dropped. Closeness is the score, negated for a distance.
+fn closest_first(
+    pairs: &[ScoredPair],
+    node_of: &[u32],
+    direction: Direction,
+) -> Vec<(f32, u32, u32)> {
     let closeness = |s: f32| match direction {
         Direction::AtLeast => s,
         Direction::AtMost => -s,
@@ -158,11 +191,8 @@ fn closest_first(pairs: &[ScoredPair], node_of: &[u32], direction: Direction) ->
         .collect();
     keyed.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
     let mut seen = std::collections::HashSet::with_capacity(keyed.len());
+    keyed.retain(|&(_, u, v)| seen.insert((u, v)));
     keyed
-        .into_iter()
-        .filter(|&(_, u, v)| seen.insert((u, v)))
-        .map(|(_, u, v)| (u, v))
-        .collect()
 }
 
 fn connected(pages: usize, edges: &[(u32, u32)]) -> Vec<u32> {
@@ -317,28 +347,24 @@ pub fn evaluate_clustering(
             threshold,
         );
     }
-    let passing: Vec<ScoredPair> = pairs
-        .iter()
-        .filter(|p| scale.passes(p.score, threshold))
-        .copied()
-        .collect();
     let passing_groups: Vec<&PageGroup> = groups
         .iter()
         .filter(|g| {
             scale.passes(g.score, threshold) && passes_gates(&g.gate_scores, gate_thresholds)
         })
         .collect();
-    let labels = cluster_pages(
-        truth.pages(),
-        &passing,
-        &passing_groups,
-        scale.direction,
-        method,
-        PIVOT_SEED,
-    );
+    let input = ClusterInput {
+        pages: truth.pages(),
+        pairs,
+        groups: &passing_groups,
+        sampled,
+        scale,
+        threshold,
+    };
+    let labels = cluster_pages(&input, method, PIVOT_SEED);
     evaluate_full(
         truth,
-        &passing,
+        pairs,
         groups,
         sampled,
         gate_thresholds,
@@ -364,6 +390,11 @@ pub fn run_curve(
             .at_each(thresholds);
     }
     let gated = run.gated_pairs(gate_thresholds);
+    if method == Clustering::Average {
+        if let Some(curve) = average::curve(truth, run, &gated, gate_thresholds, thresholds) {
+            return curve;
+        }
+    }
     // Sorted closest first once, each threshold's passing pairs are a
     // prefix: no threshold scans the pairs it does not judge.
     let mut sorted: Vec<ScoredPair> = gated.to_vec();
@@ -375,7 +406,11 @@ pub fn run_curve(
     thresholds
         .iter()
         .map(|&t| {
-            let judged = sorted.partition_point(|p| run.scale.passes(p.score, t));
+            // Average linkage also weighs the pairs that do not pass.
+            let judged = match method {
+                Clustering::Average => sorted.len(),
+                _ => sorted.partition_point(|p| run.scale.passes(p.score, t)),
+            };
             evaluate_clustering(
                 truth,
                 &sorted[..judged],
@@ -389,6 +424,8 @@ pub fn run_curve(
         })
         .collect()
 }
+
+mod average;
 
 #[cfg(test)]
 mod tests;

@@ -10,9 +10,9 @@ use serde::Serialize;
 
 use super::config::{AlgorithmEntry, ExperimentConfig};
 use super::{load_references, run_experiment_consuming, ExperimentError, Watchers};
-use crate::algo::{passes_gates, AlgorithmRun, Direction, PageGroup, ScoredPair};
+use crate::algo::{passes_gates, AlgorithmRun, PageGroup, ScoredPair};
 use crate::corpus::{read_corpus_counted, Corpus, Published, ReadCounter, ReadOptions};
-use crate::eval::clustering::{cluster_pages, Clustering, PIVOT_SEED};
+use crate::eval::clustering::{cluster_pages, ClusterInput, Clustering, PIVOT_SEED};
 use crate::extract::Extraction;
 use crate::util::stage::Progress;
 
@@ -136,14 +136,31 @@ pub fn narrowed(config: &ExperimentConfig, choice: &Choice, corpus: &Path) -> Ex
 /// pages of its cluster (its least page index), made from the passing pairs
 /// and groups by the entry's clustering method, as the evaluator makes
 /// them (the same function and seed).
-pub fn cluster_labels(
+pub fn cluster_labels(input: &ClusterInput, method: Clustering) -> Vec<u32> {
+    cluster_pages(input, method, PIVOT_SEED)
+}
+
+/// [`cluster_labels`] of `run` at `threshold`: its stored pairs through
+/// the gates (average linkage weighs those that do not pass too), its
+/// groups that pass and its sampled components.
+pub fn cluster_run(
     pages: usize,
-    pairs: &[ScoredPair],
-    groups: &[&PageGroup],
-    direction: Direction,
+    run: &AlgorithmRun,
+    threshold: f64,
     method: Clustering,
 ) -> Vec<u32> {
-    cluster_pages(pages, pairs, groups, direction, method, PIVOT_SEED)
+    let gates = run.gate_thresholds();
+    let (_, groups) = passing(run, threshold);
+    let gated = run.gated_pairs(&gates);
+    let input = ClusterInput {
+        pages,
+        pairs: &gated,
+        groups: &groups,
+        sampled: &run.sampled,
+        scale: &run.scale,
+        threshold,
+    };
+    cluster_labels(&input, method)
 }
 
 /// The stored pairs and groups of `run` that pass `threshold` and the
@@ -370,13 +387,7 @@ pub fn deduplicate_pages(
         .first()
         .expect("the narrowed experiment runs its one entry");
     let (pairs, groups) = passing(&ran.run, ran.threshold);
-    let labels = cluster_labels(
-        facts.len(),
-        &pairs,
-        &groups,
-        ran.run.scale.direction,
-        ran.clustering,
-    );
+    let labels = cluster_run(facts.len(), &ran.run, ran.threshold, ran.clustering);
     let kept = representatives(&labels, &facts, policy);
     let rows = mapping(&labels, &kept, &pairs, &groups);
     Ok(Deduplicated {
@@ -401,9 +412,20 @@ fn ignore_clusters(corpus: &mut Corpus) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algo::Direction;
 
     fn pair(a: u32, b: u32, score: f32) -> ScoredPair {
         ScoredPair { a, b, score }
+    }
+
+    fn similarity() -> crate::algo::ScoreScale {
+        crate::algo::ScoreScale {
+            name: "jaccard",
+            direction: Direction::AtLeast,
+            min: 0.0,
+            max: 1.0,
+            floor: 0.0,
+        }
     }
 
     fn facts(ids: &[&str]) -> Vec<PageFacts> {
@@ -424,13 +446,15 @@ mod tests {
             score: 1.0,
             gate_scores: Default::default(),
         };
-        let labels = cluster_labels(
-            6,
-            &[pair(0, 1, 0.9), pair(1, 3, 0.8)],
-            &[&group],
-            Direction::AtLeast,
-            Clustering::Connected,
-        );
+        let input = ClusterInput {
+            pages: 6,
+            pairs: &[pair(0, 1, 0.9), pair(1, 3, 0.8)],
+            groups: &[&group],
+            sampled: &[],
+            scale: &similarity(),
+            threshold: 0.5,
+        };
+        let labels = cluster_labels(&input, Clustering::Connected);
         assert_eq!(labels, vec![0, 0, 2, 0, 4, 0]);
     }
 
@@ -460,7 +484,15 @@ mod tests {
     fn mapping_names_the_page_each_one_was_scored_against() {
         // 0-1-2 a chain, kept page 2: page 0 joined through page 1.
         let pairs = [pair(0, 1, 0.7), pair(1, 2, 0.9)];
-        let labels = cluster_labels(4, &pairs, &[], Direction::AtLeast, Clustering::Connected);
+        let input = ClusterInput {
+            pages: 4,
+            pairs: &pairs,
+            groups: &[],
+            sampled: &[],
+            scale: &similarity(),
+            threshold: 0.5,
+        };
+        let labels = cluster_labels(&input, Clustering::Connected);
         let kept = vec![2, 0, 0, 3];
         let rows = mapping(&labels, &kept, &pairs, &[]);
         assert_eq!(rows[2].joined_via, None);

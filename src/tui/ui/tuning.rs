@@ -564,10 +564,15 @@ fn render_f_curve(app: &App, bench: &Workbench, frame: &mut Frame, area: Rect) {
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
             (lo.min(x), hi.max(x))
         });
+    // One threshold (an exact hash scores 1 or nothing): the scale's own
+    // range, or 0 to 1, as the report draws it; never thresholds the
+    // scale cannot take (0.5 to 1.5).
     let (lo, hi) = if lo < hi {
         (lo, hi)
+    } else if run.scale.min < run.scale.max {
+        (run.scale.min, run.scale.max)
     } else {
-        (lo - 0.5, hi + 0.5)
+        (lo.min(0.0), lo.max(1.0))
     };
     let marker_line = [(t.threshold, 0.0), (t.threshold, 1.0)];
     let here_points: Vec<(f64, f64)> = here.into_iter().collect();

@@ -78,7 +78,8 @@ pub struct Sources {
     pub prose_min_chars: usize,
     /// Only pages in these languages (tags such as `en`, `zh`) are base
     /// texts: the language a record declares (`lang`), else its HTML's
-    /// `<html lang>`; pages that declare none are left out. Empty: all.
+    /// `<html lang>`, else Chinese if its script is Han; any other page
+    /// that declares none is left out. Empty: all.
     #[serde(default)]
     pub languages: Vec<String>,
     /// A record's `text` is its story (a benchmark's gold main text)
@@ -447,7 +448,7 @@ fn load_articles(
         };
         for (k, page) in corpus.pages.iter().enumerate() {
             let declared = declared_lang(page);
-            if !languages.is_empty() && !declared.is_some_and(|l| languages.contains(&l)) {
+            if !languages.is_empty() && declared.is_some_and(|l| !languages.contains(&l)) {
                 continue;
             }
             let extracted = extract_page(page, Extraction::Main);
@@ -473,8 +474,14 @@ fn load_articles(
                 continue;
             }
             // The headline too: a table of figures has no script of its own.
-            let lang = declared
-                .unwrap_or_else(|| detect_lang(&format!("{title}\n{}", paragraphs.concat())));
+            let detected = detect_lang(&format!("{title}\n{}", paragraphs.concat()));
+            // Script tells Chinese from the rest, not English from German:
+            // a page that declares no language passes a filter as Chinese only.
+            let known = declared.or((detected == Lang::Zh).then_some(Lang::Zh));
+            if !languages.is_empty() && !known.is_some_and(|l| languages.contains(&l)) {
+                continue;
+            }
+            let lang = declared.unwrap_or(detected);
             out.push(Article {
                 title,
                 paragraphs,

@@ -208,6 +208,16 @@ fn bad_builder_files_name_the_key() {
     let config = BuildConfig::load(&path).unwrap();
     let e = build_corpus(&config, dir.path()).unwrap_err().to_string();
     assert!(e.contains("need 5 base texts; the sources give 0"), "{e}");
+    std::fs::write(
+        &path,
+        "seed: 1\nsources: {news: [], prose: [], languages: [en, english!]}\ncomposition: {}\nrates: {partial: {synonyms: 0}}\n",
+    )
+    .unwrap();
+    let e = BuildConfig::load(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("sources.languages") && e.contains("english!"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -268,4 +278,271 @@ fn fan2008_at_a_tenth_has_the_papers_shape() {
         ],
         [178, 112, 929, 631]
     );
+}
+
+const TOWNS: [&str; 8] = [
+    "Ashford", "Bexley", "Carlow", "Dunmore", "Elgin", "Fenwick", "Garston", "Hollis",
+];
+const THINGS: [&str; 6] = ["bridge", "library", "harbour", "tram", "school", "market"];
+
+/// A site's page: navigation, the story in an article, a footer.
+fn site_page(site: &str, lang: &str, title: &str, paragraphs: &[String]) -> String {
+    let body: String = paragraphs.iter().map(|p| format!("<p>{p}</p>")).collect();
+    format!(
+        "<html lang=\"{lang}\"><head><title>{title} - {site}</title></head><body>\
+         <div class=\"nav\"><a href=\"/\">Front page of {site}</a> <a href=\"/world\">World</a> <a href=\"/sport\">Sport</a></div>\
+         <article><h1>{title}</h1>{body}</article>\
+         <div class=\"footer\">Copyright {site} Media Group. All rights reserved. Contact the newsroom.</div></body></html>"
+    )
+}
+
+/// 40 English stories, two per site, each with gold `text` that its
+/// `html` does not hold (the HTML shows a marked draft of it); 5 German
+/// pages and 5 English ones that declare no language, which `[en]` leaves
+/// out.
+fn write_english_sources(dir: &Path) {
+    let mut lines = Vec::new();
+    let story = |i: usize| -> Vec<String> {
+        (0..4)
+            .map(|p| {
+                (0..3)
+                    .map(|s| {
+                        format!(
+                            "Mr. Reyes of {town} said the {thing} plan, number {i}.{p}{s}, moves on.",
+                            town = TOWNS[(i + p + s) % TOWNS.len()],
+                            thing = THINGS[(i * 3 + p * 2 + s) % THINGS.len()],
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    };
+    for i in 0..50 {
+        let site = format!("news{}.example.com", i / 2);
+        let (lang, title) = match i {
+            0..40 => ("en", format!("Story {i}: the council votes")),
+            40..45 => ("de", format!("Nachrichten {i}: der Rat stimmt ab")),
+            _ => ("", format!("Undeclared story {i}")),
+        };
+        let gold = story(i);
+        let draft: Vec<String> = gold.iter().map(|p| format!("HTML DRAFT {p}")).collect();
+        let mut record = serde_json::json!({
+            "id": format!("e{i:02}"),
+            "url": format!("https://www.{site}/story-{i}"),
+            "text": gold.join("\n\n"),
+            "html": site_page(&site, lang, &title, &draft),
+        });
+        if !lang.is_empty() {
+            record["lang"] = lang.into();
+        }
+        lines.push(record.to_string());
+    }
+    std::fs::write(dir.join("english.jsonl"), lines.join("\n")).unwrap();
+}
+
+fn english_config(dir: &Path, seed: u64) -> BuildConfig {
+    let yaml = format!(
+        "seed: {seed}\nsources: {{news: [english.jsonl], prose: [], languages: [en], gold_text: true, news_min_chars: 100}}\n\
+         templates: {{portals: false, real: [english.jsonl], languages: [en], max_real: 100, real_share: 1.0}}\n\
+         composition: {{news: {{full: 30, partial: 30}}}}\nnegatives: {{layout: 3, hard_negative: 4, unique: 2}}\n\
+         cluster_size: {{min: 2, max: 4}}\nrates: {{partial: {{synonyms: 0, digest: 0}}}}\n"
+    );
+    let path = dir.join("english.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    BuildConfig::load(&path).unwrap()
+}
+
+fn html_of(page: &neardup::corpus::Page) -> &str {
+    match &page.content {
+        Content::Html(h) => h,
+        _ => panic!("{}: English pages are UTF-8 HTML", page.id),
+    }
+}
+
+#[test]
+fn english_reprints_are_gold_text_in_another_english_site_s_template() {
+    let dir = tempfile::tempdir().unwrap();
+    write_english_sources(dir.path());
+    let pages = build_corpus(&english_config(dir.path(), 5), dir.path()).unwrap();
+    let again = build_corpus(&english_config(dir.path(), 5), dir.path()).unwrap();
+    assert_eq!(pages, again, "same seed, same corpus");
+    let gold_sentences: Vec<String> = (0..40)
+        .flat_map(|i| {
+            (0..4).flat_map(move |p| (0..3).map(move |s| format!("number {i}.{p}{s}, moves on.")))
+        })
+        .collect();
+    let template_of = |p: &neardup::corpus::Page| {
+        p.url
+            .clone()
+            .unwrap()
+            .split('/')
+            .nth(2)
+            .unwrap()
+            .to_string()
+    };
+    let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut ops = std::collections::BTreeSet::new();
+    for page in &pages {
+        let html = html_of(page);
+        assert_eq!(page.lang, Some(neardup::corpus::Lang::En), "{}", page.id);
+        for foreign in ["Nachrichten", "Undeclared", "HTML DRAFT", "lang=\"de\""] {
+            assert!(
+                !html.contains(foreign),
+                "{}: `{foreign}` in {html}",
+                page.id
+            );
+        }
+        // No Chinese edit: no full-width forms, no Chinese credit lines.
+        assert!(
+            !html
+                .chars()
+                .any(|c| ('\u{FF01}'..='\u{FF5E}').contains(&c) || c == '来'),
+            "{}: {html}",
+            page.id
+        );
+        assert!(
+            html.contains("All rights reserved"),
+            "{}: in a real template",
+            page.id
+        );
+        let main = neardup::extract::extract_page(page, neardup::extract::Extraction::Main)
+            .structure
+            .text()
+            .to_string();
+        assert!(
+            gold_sentences.iter().any(|s| main.contains(s.as_str())),
+            "{}: the extractor reads its story: {main}",
+            page.id
+        );
+        assert!(!main.contains("All rights reserved"), "{}: {main}", page.id);
+        if matches!(page.kind.as_deref(), Some("full" | "partial")) {
+            *sizes.entry(&page.cluster).or_default() += 1;
+            let op = page.op.clone().unwrap();
+            ops.extend(op.split('+').map(String::from));
+        }
+    }
+    assert!(sizes.values().all(|n| (2..=4).contains(n)), "{sizes:?}");
+    for cluster in sizes.keys() {
+        let templates: std::collections::BTreeSet<String> = pages
+            .iter()
+            .filter(|p| p.cluster == *cluster)
+            .map(template_of)
+            .collect();
+        assert_eq!(
+            templates.len(),
+            sizes[cluster],
+            "{cluster}: one template per page"
+        );
+    }
+    let english_ops = [
+        "original",
+        "reprint",
+        "drop_paragraph",
+        "quotes",
+        "headline",
+        "byline",
+        "dateline",
+        "caption",
+        "source_line",
+        "editor_line",
+        "lead_block",
+        "excerpt",
+        "edit_sentences",
+        "word_edits",
+    ];
+    assert!(
+        ops.iter().all(|op| english_ops.contains(&op.as_str())),
+        "{ops:?}"
+    );
+    for op in [
+        "reprint",
+        "lead_block",
+        "excerpt",
+        "edit_sentences",
+        "word_edits",
+    ] {
+        assert!(ops.contains(op), "no `{op}` among {ops:?}");
+    }
+    // A hard negative is the other story of its cluster's site: stories
+    // 2k and 2k+1 share news{k}.example.com.
+    let story = |p: &neardup::corpus::Page| -> usize {
+        let title = neardup::extract::extract_page(p, neardup::extract::Extraction::Main)
+            .structure
+            .title
+            .unwrap_or_default();
+        let digits: String = title
+            .split_whitespace()
+            .find_map(|w| w.strip_suffix(':').filter(|n| n.parse::<usize>().is_ok()))
+            .unwrap_or_else(|| panic!("{}: title `{title}`", p.id))
+            .to_string();
+        digits.parse().unwrap()
+    };
+    let mut hard = 0;
+    for page in pages
+        .iter()
+        .filter(|p| p.kind.as_deref() == Some("hard_negative"))
+    {
+        hard += 1;
+        let cluster = page
+            .op
+            .as_deref()
+            .unwrap()
+            .strip_prefix("hard_negative:")
+            .unwrap();
+        let original = pages
+            .iter()
+            .find(|p| p.cluster == cluster && p.op.as_deref() == Some("original"))
+            .unwrap();
+        assert_eq!(
+            story(page) / 2,
+            story(original) / 2,
+            "{}: same site as {cluster}",
+            page.id
+        );
+        assert_ne!(story(page), story(original));
+    }
+    assert!(hard >= 1, "the sources give same-site stories");
+}
+
+#[test]
+fn english_sentences_are_split_at_sentence_ends_only() {
+    let dir = tempfile::tempdir().unwrap();
+    write_english_sources(dir.path());
+    let pages = build_corpus(&english_config(dir.path(), 9), dir.path()).unwrap();
+    // Partial copies cut whole sentences: never after `Mr.` or inside a
+    // plan number such as `12.30`.
+    for page in pages.iter().filter(|p| {
+        matches!(
+            p.op.as_deref(),
+            Some("lead_block" | "excerpt" | "edit_sentences")
+        )
+    }) {
+        let main = neardup::extract::extract_page(page, neardup::extract::Extraction::Main)
+            .structure
+            .text()
+            .to_string();
+        for line in main.lines() {
+            assert!(line.starts_with("Mr. Reyes of "), "{}: `{line}`", page.id);
+            assert!(line.ends_with(", moves on."), "{}: `{line}`", page.id);
+        }
+    }
+}
+
+#[test]
+fn a_language_filter_leaves_a_chinese_build_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    write_sources(dir.path());
+    let plain = build_corpus(&config(dir.path(), 7), dir.path()).unwrap();
+    let yaml = std::fs::read_to_string(dir.path().join("b.yaml"))
+        .unwrap()
+        .replace("news_min_chars: 50", "news_min_chars: 50, languages: [zh]");
+    std::fs::write(dir.path().join("b.yaml"), yaml).unwrap();
+    let config = BuildConfig::load(&dir.path().join("b.yaml")).unwrap();
+    assert_eq!(config.sources.languages, ["zh"]);
+    let filtered = build_corpus(&config, dir.path()).unwrap();
+    assert_eq!(plain, filtered, "undeclared Han text counts as Chinese");
+    assert!(plain
+        .iter()
+        .all(|p| p.lang == Some(neardup::corpus::Lang::Zh)));
 }

@@ -94,6 +94,7 @@ fn missing_cluster_is_an_error_unless_allowed() {
         &path,
         ReadOptions {
             require_cluster: false,
+            prefer_text: false,
         },
     )
     .unwrap();
@@ -283,6 +284,7 @@ fn raw_html_bytes_come_as_base64_or_as_a_folder() {
         &pages,
         ReadOptions {
             require_cluster: false,
+            prefer_text: false,
         },
     )
     .unwrap();

@@ -66,6 +66,7 @@ pub fn run(args: CorpusArgs) -> Result<(), CliError> {
                     &path,
                     ReadOptions {
                         require_cluster: false,
+                        prefer_text: false,
                     },
                 )?
             };

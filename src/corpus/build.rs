@@ -13,11 +13,13 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::templates::{cut_template, portal_templates, Template};
+use super::english;
+use super::templates::{cut_template, html_lang, portal_templates, Template};
 use super::{read_corpus, Content, CorpusError, Lang, Page, Published, ReadOptions};
 use crate::extract::structure::split_sentences;
 use crate::extract::{extract_page, Extraction};
 use crate::text::cilin::{Cilin, CilinError};
+use crate::text::lang::detect_lang;
 use crate::text::tokenize::jieba;
 use crate::util::io::FileError;
 use crate::util::rng::SplitMix64;
@@ -74,6 +76,17 @@ pub struct Sources {
     pub news_min_chars: usize,
     #[serde(default = "prose_min")]
     pub prose_min_chars: usize,
+    /// Only pages in these languages (tags such as `en`, `zh`) are base
+    /// texts: the language a record declares (`lang`), else its HTML's
+    /// `<html lang>`, else Chinese if its script is Han; any other page
+    /// that declares none is left out. Empty: all.
+    #[serde(default)]
+    pub languages: Vec<String>,
+    /// A record's `text` is its story (a benchmark's gold main text)
+    /// rather than what the extractor reads in its `html`; the headline
+    /// still comes from the HTML.
+    #[serde(default)]
+    pub gold_text: bool,
 }
 
 fn news_min() -> usize {
@@ -98,6 +111,9 @@ pub struct TemplateConfig {
     pub max_real_bytes: usize,
     /// Share of pages rendered in a real template rather than a portal.
     pub real_share: f64,
+    /// Only real pages that declare one of these languages (`lang` of a
+    /// record, else `<html lang>`) are templates. Empty: all.
+    pub languages: Vec<String>,
 }
 
 impl Default for TemplateConfig {
@@ -108,6 +124,7 @@ impl Default for TemplateConfig {
             max_real: 40,
             max_real_bytes: 60_000,
             real_share: 0.3,
+            languages: Vec::new(),
         }
     }
 }
@@ -179,6 +196,11 @@ pub struct NoiseRates {
     pub editor_line: f64,
     pub caption: f64,
     pub drop_paragraph: f64,
+    /// English sources only: another headline (a rubric, title case, the
+    /// site's name after it).
+    pub headline: f64,
+    /// English sources only: a byline or a dateline before the story.
+    pub byline: f64,
 }
 
 impl Default for NoiseRates {
@@ -189,6 +211,8 @@ impl Default for NoiseRates {
             editor_line: 0.5,
             caption: 0.2,
             drop_paragraph: 0.2,
+            headline: 0.3,
+            byline: 0.4,
         }
     }
 }
@@ -200,6 +224,11 @@ pub struct PartialWeights {
     pub digest: f64,
     pub edit_sentences: f64,
     pub synonyms: f64,
+    /// English sources only: a contiguous block of the story, lead or not.
+    pub excerpt: f64,
+    /// English sources only: a few words deleted, repeated or replaced by
+    /// words of the same story (English has no thesaurus here).
+    pub word_edits: f64,
 }
 
 impl Default for PartialWeights {
@@ -209,6 +238,8 @@ impl Default for PartialWeights {
             digest: 0.2,
             edit_sentences: 0.2,
             synonyms: 0.2,
+            excerpt: 0.2,
+            word_edits: 0.2,
         }
     }
 }
@@ -265,6 +296,8 @@ impl BuildConfig {
                 "rates.noise.drop_paragraph",
                 self.rates.noise.drop_paragraph,
             ),
+            ("rates.noise.headline", self.rates.noise.headline),
+            ("rates.noise.byline", self.rates.noise.byline),
             ("templates.real_share", self.templates.real_share),
         ];
         for (key, v) in shares {
@@ -273,7 +306,14 @@ impl BuildConfig {
             }
         }
         let w = &self.rates.partial;
-        let weights = [w.lead_block, w.digest, w.edit_sentences, w.synonyms];
+        let weights = [
+            w.lead_block,
+            w.digest,
+            w.edit_sentences,
+            w.synonyms,
+            w.excerpt,
+            w.word_edits,
+        ];
         if weights.iter().any(|&x| !(0.0..=1000.0).contains(&x))
             || weights.iter().sum::<f64>() <= 0.0
         {
@@ -287,6 +327,17 @@ impl BuildConfig {
                 "thesaurus",
                 "synonym swaps need the Cilin file (or rates.partial.synonyms: 0)".into(),
             ));
+        }
+        for (key, tags) in [
+            ("sources.languages", &self.sources.languages),
+            ("templates.languages", &self.templates.languages),
+        ] {
+            if let Some(bad) = tags.iter().find(|t| Lang::parse(t).is_none()) {
+                return Err(invalid(
+                    key,
+                    format!("`{bad}` is no language tag (such as en, zh or pt-BR)"),
+                ));
+            }
         }
         if !self.templates.portals && self.templates.real.is_empty() {
             return Err(invalid(
@@ -311,6 +362,11 @@ pub struct Article {
     pub paragraphs: Vec<String>,
     /// (source file index, position in it), for neighbours.
     pub origin: (usize, usize),
+    /// Declared, or by script: which edits a copy of it goes through.
+    pub lang: Lang,
+    /// The host of its URL, when the source gives one: articles of one
+    /// site are each other's neighbours.
+    pub site: Option<String>,
 }
 
 impl Article {
@@ -331,21 +387,84 @@ impl Article {
     }
 }
 
+/// The language a page declares: its record's `lang`, else its HTML's.
+fn declared_lang(page: &Page) -> Option<Lang> {
+    page.lang.or_else(|| match &page.content {
+        Content::Html(html) => html_lang(html),
+        Content::HtmlBytes(bytes) => html_lang(&crate::extract::decode::decode_html(bytes).text),
+        Content::Text(_) => None,
+    })
+}
+
+/// `news.example.com` of `https://www.news.example.com/a/b`.
+fn url_host(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split(['/', '?', '#']).next()?.to_ascii_lowercase();
+    let host = host.strip_prefix("www.").unwrap_or(&host);
+    (!host.is_empty()).then(|| host.to_string())
+}
+
+/// Each page's `text` by id, for `sources.gold_text`; an error names the
+/// first page without one.
+fn gold_texts(path: &Path) -> Result<HashMap<String, String>, BuildError> {
+    let options = ReadOptions {
+        prefer_text: true,
+        ..ReadOptions::unlabelled()
+    };
+    let mut texts = HashMap::new();
+    for page in read_corpus(path, options)?.pages {
+        let Content::Text(text) = page.content else {
+            return Err(ConfigError::invalid(
+                path,
+                "sources.gold_text",
+                format!("page `{}` has no `text` field", page.id),
+            )
+            .into());
+        };
+        texts.insert(page.id, text);
+    }
+    Ok(texts)
+}
+
 fn load_articles(
     paths: &[PathBuf],
     base: &Path,
     offset: usize,
+    sources: &Sources,
 ) -> Result<Vec<Article>, BuildError> {
+    let languages: Vec<Lang> = sources
+        .languages
+        .iter()
+        .filter_map(|t| Lang::parse(t))
+        .collect();
     let mut out = Vec::new();
     for (i, path) in paths.iter().enumerate() {
-        let corpus = read_corpus(&base.join(path), ReadOptions::unlabelled())?;
+        let path = base.join(path);
+        let corpus = read_corpus(&path, ReadOptions::unlabelled())?;
+        let gold = if sources.gold_text {
+            gold_texts(&path)?
+        } else {
+            HashMap::new()
+        };
         for (k, page) in corpus.pages.iter().enumerate() {
+            let declared = declared_lang(page);
+            if !languages.is_empty() && declared.is_some_and(|l| !languages.contains(&l)) {
+                continue;
+            }
             let extracted = extract_page(page, Extraction::Main);
-            let mut paragraphs: Vec<String> = extracted
-                .structure
-                .paragraphs()
-                .map(str::to_string)
-                .collect();
+            let mut paragraphs: Vec<String> = match gold.get(&page.id) {
+                Some(text) => text
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                None => extracted
+                    .structure
+                    .paragraphs()
+                    .map(str::to_string)
+                    .collect(),
+            };
             let title = match extracted.structure.title.or_else(|| page.title.clone()) {
                 Some(t) if !t.trim().is_empty() => t,
                 _ if paragraphs.len() > 1 => paragraphs.remove(0),
@@ -354,10 +473,21 @@ fn load_articles(
             if paragraphs.is_empty() {
                 continue;
             }
+            // The headline too: a table of figures has no script of its own.
+            let detected = detect_lang(&format!("{title}\n{}", paragraphs.concat()));
+            // Script tells Chinese from the rest, not English from German:
+            // a page that declares no language passes a filter as Chinese only.
+            let known = declared.or((detected == Lang::Zh).then_some(Lang::Zh));
+            if !languages.is_empty() && !known.is_some_and(|l| languages.contains(&l)) {
+                continue;
+            }
+            let lang = declared.unwrap_or(detected);
             out.push(Article {
                 title,
                 paragraphs,
                 origin: (offset + i, k),
+                lang,
+                site: page.url.as_deref().and_then(url_host),
             });
         }
     }
@@ -381,7 +511,11 @@ fn drop_repeated_texts(pool: &mut Vec<Article>, seen: &mut HashSet<String>) {
 /// The builder's code, hashed into the names of cached seed corpora
 /// (beside the build file), so that a change to how corpora are built
 /// builds them anew rather than reading a stale cache.
-pub const BUILDER_SOURCES: [&str; 2] = [include_str!("build.rs"), include_str!("templates.rs")];
+pub const BUILDER_SOURCES: [&str; 3] = [
+    include_str!("build.rs"),
+    include_str!("templates.rs"),
+    include_str!("english.rs"),
+];
 
 /// Whether the extractor reads `paragraphs` as the main text of `html`:
 /// at least half of their characters are in it. A real template whose own
@@ -415,33 +549,47 @@ fn load_templates(
     } else {
         Vec::new()
     };
+    let languages: Vec<Lang> = config
+        .languages
+        .iter()
+        .filter_map(|t| Lang::parse(t))
+        .collect();
     let mut real = Vec::new();
     for path in &config.real {
         let path = base.join(path);
         // trafilatura's evaluation set is read from its archive; anything
-        // else is a corpus or a folder of pages.
-        let mut pages: Vec<(String, Vec<u8>)> = if path.join("evaldata.json").is_file() {
-            let pages = crate::corpus::gold::trafilatura_pages(&path)
-                .map_err(|e| ConfigError::invalid(&path, "templates.real", e.to_string()))?;
-            pages.into_iter().collect()
-        } else {
-            read_corpus(&path, ReadOptions::unlabelled())?
-                .pages
-                .into_iter()
-                .filter_map(|p| match p.content {
-                    Content::Html(h) => Some((p.id, h.into_bytes())),
-                    Content::HtmlBytes(b) => Some((p.id, b)),
-                    Content::Text(_) => None,
-                })
-                .collect()
-        };
+        // else is a corpus or a folder of pages. A record's `lang` is kept,
+        // for `templates.languages`.
+        let mut pages: Vec<(String, Vec<u8>, Option<Lang>)> =
+            if path.join("evaldata.json").is_file() {
+                let pages = crate::corpus::gold::trafilatura_pages(&path)
+                    .map_err(|e| ConfigError::invalid(&path, "templates.real", e.to_string()))?;
+                pages.into_iter().map(|(id, b)| (id, b, None)).collect()
+            } else {
+                read_corpus(&path, ReadOptions::unlabelled())?
+                    .pages
+                    .into_iter()
+                    .filter_map(|p| match p.content {
+                        Content::Html(h) => Some((p.id, h.into_bytes(), p.lang)),
+                        Content::HtmlBytes(b) => Some((p.id, b, p.lang)),
+                        Content::Text(_) => None,
+                    })
+                    .collect()
+            };
         pages.sort_by(|a, b| a.0.cmp(&b.0));
         let mut taken = 0;
-        for (id, bytes) in pages {
+        for (id, bytes, lang) in pages {
             if taken >= config.max_real {
                 break;
             }
             let html = crate::extract::decode::decode_html(&bytes).text;
+            if !languages.is_empty()
+                && !lang
+                    .or_else(|| html_lang(&html))
+                    .is_some_and(|l| languages.contains(&l))
+            {
+                continue;
+            }
             if let Some(t) = cut_template(&id, &html) {
                 if t.render("", &[]).len() <= config.max_real_bytes {
                     real.push(t);
@@ -485,6 +633,25 @@ impl CorpusBuilder<'_> {
         pool[self.rng.below(pool.len())].clone()
     }
 
+    /// A template as [`Self::template`] draws it, that the extractor reads
+    /// this story from. With portals, `add_page` rescues a real template
+    /// that hides its story; without them, up to eight others are drawn.
+    fn template_for(&mut self, avoid: &[String], title: &str, paragraphs: &[String]) -> Template {
+        let mut template = self.template(avoid);
+        if !self.portals.is_empty() {
+            return template;
+        }
+        let mut avoid = avoid.to_vec();
+        for _ in 0..8 {
+            if template.ours || reads_its_story(&template.render(title, paragraphs), paragraphs) {
+                break;
+            }
+            avoid.push(template.name.clone());
+            template = self.template(&avoid);
+        }
+        template
+    }
+
     fn published(&mut self, hours_after: u64) -> Published {
         // Clusters start a day apart from 1998-01-01, as People's Daily ran.
         let t = self.clock + hours_after;
@@ -505,6 +672,7 @@ impl CorpusBuilder<'_> {
         kind: &str,
         op: String,
         hours_after: u64,
+        lang: Lang,
     ) {
         let mut html = template.render(title, paragraphs);
         // A real template the extractor does not read this story from
@@ -544,13 +712,19 @@ impl CorpusBuilder<'_> {
             published: Some(published),
             category: Some(category.to_string()),
             kind: Some(kind.to_string()),
-            lang: Some(Lang::Zh),
+            lang: Some(lang),
             op: Some(op),
         });
     }
 
-    /// A reprint: the whole text, with the noise real reprints carry.
-    fn reprint(&mut self, article: &Article, source_site: &str) -> (Vec<String>, String) {
+    /// A reprint: title and whole text, with the noise real reprints
+    /// carry; a story not in Chinese gets the English edits.
+    fn reprint(&mut self, article: &Article, source_site: &str) -> (String, Vec<String>, String) {
+        if article.lang != Lang::Zh {
+            // Credit lines name the original's publisher when it is known.
+            let site = article.site.as_deref().unwrap_or(source_site);
+            return english::reprint(&mut self.rng, &self.config.rates.noise, article, site);
+        }
         let n = &self.config.rates.noise;
         let (width, source, editor, caption, drop) = (
             n.width,
@@ -587,12 +761,15 @@ impl CorpusBuilder<'_> {
             ));
             ops.push("editor_line");
         }
-        (paragraphs, ops.join("+"))
+        (article.title.clone(), paragraphs, ops.join("+"))
     }
 
     /// A partial copy, by one of the weighted operations. `donor` is an
     /// article of no cluster, for digests and inserted sentences.
     fn partial(&mut self, article: &Article, donor: Option<&Article>) -> (Vec<String>, String) {
+        if article.lang != Lang::Zh {
+            return english::partial(&mut self.rng, &self.config.rates.partial, article, donor);
+        }
         let w = &self.config.rates.partial;
         let mut weights = vec![("lead_block", w.lead_block)];
         if donor.is_some() {
@@ -807,7 +984,7 @@ pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, Buil
     }
     add_controls(&mut b, &config.controls, base)?;
     for (i, article) in uniques.iter().enumerate() {
-        let template = b.template(&[]);
+        let template = b.template_for(&[], &article.title, &article.paragraphs);
         let id = format!("unique-{i:05}");
         b.add_page(
             id.clone(),
@@ -819,6 +996,7 @@ pub fn build_corpus(config: &BuildConfig, base: &Path) -> Result<Vec<Page>, Buil
             "unique",
             "unique".into(),
             0,
+            article.lang,
         );
     }
     Ok(b.pages)
@@ -838,9 +1016,14 @@ fn load_pools(
     rng: &mut SplitMix64,
 ) -> Result<Pools, BuildError> {
     let news_sources = &config.sources.news;
-    let mut prose_pool = load_articles(&config.sources.prose, base, 0)?;
+    let mut prose_pool = load_articles(&config.sources.prose, base, 0, &config.sources)?;
     prose_pool.retain(|a| a.chars() >= config.sources.prose_min_chars);
-    let mut news_pool = load_articles(news_sources, base, config.sources.prose.len())?;
+    let mut news_pool = load_articles(
+        news_sources,
+        base,
+        config.sources.prose.len(),
+        &config.sources,
+    )?;
     let mut texts = HashSet::new();
     drop_repeated_texts(&mut prose_pool, &mut texts);
     drop_repeated_texts(&mut news_pool, &mut texts);
@@ -931,7 +1114,7 @@ fn add_cluster(
     donors: &[Article],
 ) -> (Template, u64) {
     let mut used_templates: Vec<String> = Vec::new();
-    let home = b.template(&used_templates);
+    let home = b.template_for(&used_templates, &article.title, &article.paragraphs);
     used_templates.push(home.name.clone());
     let published = (home.clone(), b.clock);
     b.add_page(
@@ -944,26 +1127,29 @@ fn add_cluster(
         kind,
         "original".into(),
         0,
+        article.lang,
     );
     for k in 1..size {
-        let template = b.template(&used_templates);
+        let template = b.template_for(&used_templates, &article.title, &article.paragraphs);
         used_templates.push(template.name.clone());
-        let (paragraphs, op) = if kind == "full" {
+        let (title, paragraphs, op) = if kind == "full" {
             b.reprint(article, &home.site)
         } else {
             let donor = (!donors.is_empty()).then(|| donors[b.rng.below(donors.len())].clone());
-            b.partial(article, donor.as_ref())
+            let (paragraphs, op) = b.partial(article, donor.as_ref());
+            (article.title.clone(), paragraphs, op)
         };
         b.add_page(
             format!("{cluster}-{k}"),
             cluster,
             &template,
-            &article.title,
+            &title,
             &paragraphs,
             category,
             kind,
             op,
             1 + k as u64,
+            article.lang,
         );
     }
     b.clock += 24;
@@ -975,7 +1161,7 @@ fn add_layouts(b: &mut CorpusBuilder, layouts: &[Article]) {
     let mut layout_template = None;
     for (i, article) in layouts.iter().enumerate() {
         if i % 10 == 0 || layout_template.is_none() {
-            layout_template = Some(b.template(&[]));
+            layout_template = Some(b.template_for(&[], &article.title, &article.paragraphs));
         }
         let template = layout_template.clone().expect("set above");
         let id = format!("layout-{i:05}");
@@ -990,6 +1176,7 @@ fn add_layouts(b: &mut CorpusBuilder, layouts: &[Article]) {
             "layout",
             op,
             0,
+            article.lang,
         );
     }
 }
@@ -1008,21 +1195,33 @@ fn add_neighbours(
     homes: &HashMap<String, (Template, u64)>,
     taken_by: &[&[Article]],
 ) {
+    let mut same_site: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    for a in neighbours {
+        if let Some(site) = &a.site {
+            same_site.entry(site).or_default().push(a.origin);
+        }
+    }
     let mut made = 0;
     for candidate in neighbours {
         if made >= wanted {
             break;
         }
         let (src, pos) = candidate.origin;
-        let neighbour = (1..=3)
-            .flat_map(|d| [pos.checked_sub(d), Some(pos + d)])
-            .flatten()
-            .find_map(|p| {
-                used_origins
-                    .get(&(src, p))
-                    .filter(|c| !c.is_empty())
-                    .cloned()
-            });
+        let cluster_of =
+            |origin: &(usize, usize)| used_origins.get(origin).filter(|c| !c.is_empty()).cloned();
+        // A source that names its pages' URLs has neighbours by site;
+        // one without (People's Daily) by position: the same page, the
+        // same days.
+        let neighbour = match &candidate.site {
+            Some(site) => same_site[site.as_str()]
+                .iter()
+                .filter(|&&o| o != candidate.origin)
+                .find_map(cluster_of),
+            None => (1..=3)
+                .flat_map(|d| [pos.checked_sub(d), Some(pos + d)])
+                .flatten()
+                .find_map(|p| cluster_of(&(src, p))),
+        };
         let taken = used_origins.contains_key(&candidate.origin)
             || taken_by
                 .iter()
@@ -1037,7 +1236,11 @@ fn add_neighbours(
                 let (home, clock) = homes[&neighbour].clone();
                 (format!("site-{made:05}"), home, clock)
             }
-            _ => (format!("hard-{made:05}"), b.template(&[]), b.clock),
+            _ => (
+                format!("hard-{made:05}"),
+                b.template_for(&[], &candidate.title, &candidate.paragraphs),
+                b.clock,
+            ),
         };
         // The op names the cluster whose source text this one sat next to.
         let op = format!("{kind}:{neighbour}");
@@ -1053,6 +1256,7 @@ fn add_neighbours(
             op,
             // A few hours after the cluster's original, on its day.
             if kind == "same_site" { 1 } else { 0 },
+            candidate.lang,
         );
         b.clock = now;
         made += 1;
@@ -1152,6 +1356,7 @@ mod tests {
                 "full",
                 "original".into(),
                 0,
+                Lang::Zh,
             );
         }
         for page in &b.pages {
@@ -1200,6 +1405,8 @@ mod tests {
                 "五。六。七。八。九。十。".into(),
             ],
             origin: (0, 0),
+            lang: Lang::Zh,
+            site: None,
         };
         let mut rng = build_rng(7);
         for _ in 0..50 {

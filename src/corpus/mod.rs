@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod demo;
+pub mod english;
 pub mod filter;
 pub mod gold;
 pub mod import;
@@ -141,6 +142,9 @@ impl Corpus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadOptions {
     pub require_cluster: bool,
+    /// A record's `text` is its content even when it has `html` too (a
+    /// benchmark's gold main text beside the page it was cut from).
+    pub prefer_text: bool,
 }
 
 impl ReadOptions {
@@ -148,6 +152,7 @@ impl ReadOptions {
     pub fn unlabelled() -> Self {
         ReadOptions {
             require_cluster: false,
+            prefer_text: false,
         }
     }
 }
@@ -156,6 +161,7 @@ impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
             require_cluster: true,
+            prefer_text: false,
         }
     }
 }

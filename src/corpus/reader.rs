@@ -817,6 +817,10 @@ impl<'a> CorpusBuilder<'a> {
 
     fn push(&mut self, mut r: RawRecord, loc: Location) -> Result<(), CorpusError> {
         let path = self.path;
+        if self.options.prefer_text && r.text.is_some() {
+            r.html = None;
+            r.html_base64 = None;
+        }
         let content = match (r.html.take(), r.html_base64.take(), r.text.take()) {
             (Some(html), _, _) => Content::Html(html),
             (None, Some(encoded), _) => match BASE64.decode(encoded.trim()) {

@@ -95,7 +95,7 @@ fn sample_pairs(corpus: &Corpus) -> BTreeMap<String, Vec<(usize, usize)>> {
         {
             if let Some(&f) = first_of.get(cluster) {
                 groups
-                    .entry("hard negative (next in source)".into())
+                    .entry("hard negative (source neighbour)".into())
                     .or_default()
                     .push((f, i));
             }

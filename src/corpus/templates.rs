@@ -164,6 +164,36 @@ pub fn portal_templates() -> Vec<Template> {
         .collect()
 }
 
+/// The language a page declares on its root element (`<html lang="en-US">`,
+/// or `xml:lang`), when it declares one neardup can parse.
+pub fn html_lang(html: &str) -> Option<crate::text::lang::Lang> {
+    // The root element opens a page; its first 64 KiB are enough.
+    let mut end = html.len().min(64 * 1024);
+    while !html.is_char_boundary(end) {
+        end -= 1;
+    }
+    let lower = html[..end].to_ascii_lowercase();
+    let at = lower
+        .match_indices("<html")
+        .map(|(i, _)| i)
+        .find(|&i| lower[i + 5..].starts_with(|c: char| c.is_whitespace() || c == '>'))?;
+    let tag = &lower[at..at + lower[at..].find('>')?];
+    let (_, after) = tag
+        .match_indices("lang")
+        .map(|(i, _)| (i, &tag[i + 4..]))
+        .find(|(i, rest)| {
+            let before = tag[..*i].chars().next_back();
+            before.is_some_and(|c| c.is_whitespace() || c == ':')
+                && rest.trim_start().starts_with('=')
+        })?;
+    let value = after.trim_start()[1..].trim_start();
+    let value = match value.chars().next()? {
+        q @ ('"' | '\'') => value[1..].split(q).next()?,
+        _ => value.split(|c: char| c.is_whitespace()).next()?,
+    };
+    crate::text::lang::Lang::parse(value)
+}
+
 /// Elements removed from real templates: they carry no text and make the
 /// pages large.
 const STRIPPED: [&str; 6] = ["script", "style", "noscript", "iframe", "svg", "link"];
@@ -269,6 +299,24 @@ mod tests {
             page.contains("<p>新的正文第一段。</p>") && page.contains("新标题"),
             "{page}"
         );
+    }
+
+    #[test]
+    fn html_lang_reads_the_root_element() {
+        use crate::text::lang::Lang;
+        assert_eq!(
+            html_lang("<!DOCTYPE html><HTML LANG=\"en-US\"><p>x"),
+            Some(Lang::En)
+        );
+        assert_eq!(html_lang("<html class='a' lang='zh-CN'>"), Some(Lang::Zh));
+        assert_eq!(
+            html_lang("<html xml:lang=de>"),
+            Some(Lang::parse("de").unwrap())
+        );
+        // `data-lang` is not the page's language, nor is a `<p lang>`.
+        assert_eq!(html_lang("<html data-lang=\"en\"><p lang=\"en\">"), None);
+        assert_eq!(html_lang("<htmlx lang=en>"), None);
+        assert_eq!(html_lang("<p>no root</p>"), None);
     }
 
     #[test]

@@ -105,6 +105,7 @@ pub fn load_corpus_counted(
     // Judged pairs are the truth then: clusters are optional.
     let options = ReadOptions {
         require_cluster: config.judged.is_none(),
+        prefer_text: false,
     };
     let corpus = read_corpus_counted(&path, options, counter)?;
     if corpus.pages.is_empty() {

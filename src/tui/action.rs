@@ -149,6 +149,7 @@ fn mapping_action(code: KeyCode) -> Option<Action> {
         KeyCode::Char('?') => Some(Action::ToggleHelp),
         KeyCode::Esc | KeyCode::Backspace => Some(Action::Back),
         KeyCode::Enter => Some(Action::Confirm),
+        KeyCode::Tab => Some(Action::NextScreen),
         KeyCode::Left | KeyCode::Char('h') => Some(Action::PrevAlgorithm),
         KeyCode::Right | KeyCode::Char('l') => Some(Action::NextAlgorithm),
         code => moves(code),
@@ -245,5 +246,6 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     ("Up/Down j/k", "select a cluster; scroll texts", "mapping"),
     ("Enter", "a removed page beside its kept page", "mapping"),
     ("Left/Right h/l", "previous / next removed page", "mapping"),
+    ("Tab", "Up/Down move the texts or the scores", "mapping"),
     ("Esc, Backspace", "back to the clusters", "mapping"),
 ];

@@ -445,6 +445,12 @@ impl App {
         let removed = view.removed_here();
         match (&mut view.pair, action) {
             (Some(_), Action::Back) => view.pair = None,
+            (Some(pair), Action::NextScreen) => pair.on_scores = !pair.on_scores,
+            (Some(pair), action) if pair.on_scores && is_move(&action) => {
+                // The renderer stops the rows where the last one shows.
+                let rows = view.scorers.len();
+                pair.scores_offset = moved(pair.scores_offset, &action, rows);
+            }
             (Some(pair), Action::Up) => pair.scroll = pair.scroll.saturating_sub(1),
             (Some(pair), Action::Down) => pair.scroll = pair.scroll.saturating_add(1),
             (Some(pair), Action::PageUp) => pair.scroll = pair.scroll.saturating_sub(10),
@@ -1113,6 +1119,14 @@ impl App {
 
 /// Where a move (up, down, ten rows, the ends, a clicked row) takes the
 /// selected row of a list of `n`.
+/// Whether `action` moves through a list.
+fn is_move(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Home | Action::End
+    )
+}
+
 fn moved(row: usize, action: &Action, n: usize) -> usize {
     let last = n.saturating_sub(1);
     match *action {

@@ -228,6 +228,10 @@ pub struct MappedPair {
     pub mapped_score: Option<f64>,
     pub joined_via: Option<String>,
     pub scroll: u16,
+    /// The first score row shown, and whether ↑↓ move the scores (Tab)
+    /// rather than the texts.
+    pub scores_offset: usize,
+    pub on_scores: bool,
 }
 
 /// What the mapping screens show and where they are.
@@ -356,6 +360,8 @@ impl MappingView {
             mapped_score: row.score,
             joined_via: row.joined_via.clone().filter(|v| *v != row.kept_id),
             scroll: 0,
+            scores_offset: 0,
+            on_scores: false,
         });
         true
     }

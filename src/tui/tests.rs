@@ -1837,6 +1837,29 @@ fn mapping_inspector_shows_the_kept_page_of_a_removed_one() {
 }
 
 #[test]
+fn mapping_inspector_scores_scroll_to_the_last_algorithm_at_80x24() {
+    let mut app = App::with_mapping(Source::Demo, demo_mapping(MAPPING_CSV).unwrap());
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Enter);
+    let n = app.mapping.as_ref().unwrap().scorers.len();
+    let before = screen(&app, 80, 24);
+    assert!(
+        before.contains("1-") && before.contains(&format!("of {n}")),
+        "{before}"
+    );
+    assert!(!before.contains(&format!("-{n} of {n}")), "{before}");
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::End);
+    let after = screen(&app, 80, 24);
+    assert!(after.contains(&format!("-{n} of {n}")), "{after}");
+    assert!(after.contains("↑↓ scores"), "{after}");
+    // Tab again: the arrows move the texts, and the scores stay put.
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Home);
+    assert!(screen(&app, 80, 24).contains(&format!("-{n} of {n}")));
+}
+
+#[test]
 fn a_bad_mapping_line_is_named() {
     let bad = MAPPING_CSV.replace("zh-news-01-full1,1,", "zh-news-01-full1,one,");
     let e = demo_mapping(&bad).unwrap_err();

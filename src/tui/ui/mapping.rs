@@ -99,17 +99,32 @@ fn render_pair(view: &MappingView, pair: &MappedPair, frame: &mut Frame, area: R
         );
     }
     let label_width = (area.width as usize).saturating_sub(20).clamp(16, 60);
-    let rows = view.scorers.iter().zip(&pair.scores).map(|(s, score)| {
-        let score = score.map_or("- (no signature)".to_string(), |v| {
-            threshold_as_typed((f64::from(v) * 1e4).round() / 1e4)
+    let n = view.scorers.len();
+    let visible = usize::from(scores.height.saturating_sub(3)).max(1);
+    let first = pair.scores_offset.min(n.saturating_sub(visible));
+    let rows = view
+        .scorers
+        .iter()
+        .zip(&pair.scores)
+        .skip(first)
+        .take(visible)
+        .map(|(s, score)| {
+            let score = score.map_or("- (no signature)".to_string(), |v| {
+                threshold_as_typed((f64::from(v) * 1e4).round() / 1e4)
+            });
+            Row::new(vec![fit(&s.label, label_width), score])
         });
-        Row::new(vec![fit(&s.label, label_width), score])
-    });
     let mapped = match (&pair.mapped_score, &pair.joined_via) {
         (Some(s), Some(via)) => format!("mapping: {} via {via}", threshold_as_typed(*s)),
         (Some(s), None) => format!("mapping: {}", threshold_as_typed(*s)),
         (None, _) => "mapping: no score".into(),
     };
+    let shown = if n > visible {
+        format!(" {}-{} of {n}", first + 1, (first + visible).min(n))
+    } else {
+        String::new()
+    };
+    let moving = if pair.on_scores { "scores" } else { "texts" };
     frame.render_widget(
         Table::new(
             rows,
@@ -118,8 +133,10 @@ fn render_pair(view: &MappingView, pair: &MappedPair, frame: &mut Frame, area: R
         .header(header(vec!["algorithm", "score"]))
         .block(
             Block::bordered()
-                .title(format!(" every algorithm on this pair · {mapped} "))
-                .title_bottom(" ←→ other removed pages · ↑↓ scroll · Esc clusters "),
+                .title(format!(" every algorithm on this pair{shown} · {mapped} "))
+                .title_bottom(format!(
+                    " ←→ removed pages · ↑↓ {moving} · Tab texts/scores · Esc "
+                )),
         ),
         scores,
     );

@@ -307,48 +307,6 @@ fn put_structure(out: &mut Vec<u8>, s: &DocumentStructure) {
     }
 }
 
-/// Structures packed as the cache file holds them (each text once,
-/// sentences as spans): less than half the memory they take unpacked, for
-/// an extraction that waits while another one's algorithms run.
-#[derive(Debug)]
-pub struct Packed {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-impl Packed {
-    /// `None` when a structure does not fit the format (a string past 4 GiB).
-    pub fn pack(structures: &[std::sync::Arc<DocumentStructure>]) -> Option<Packed> {
-        if !structures.iter().all(|s| fits(s)) {
-            return None;
-        }
-        let mut bytes = Vec::new();
-        let ends = structures
-            .iter()
-            .map(|s| {
-                put_structure(&mut bytes, s);
-                bytes.len()
-            })
-            .collect();
-        bytes.shrink_to_fit();
-        Some(Packed { bytes, ends })
-    }
-
-    /// The structures again, as packed.
-    pub fn unpack(&self) -> Vec<std::sync::Arc<DocumentStructure>> {
-        use rayon::prelude::*;
-        (0..self.ends.len())
-            .into_par_iter()
-            .map(|i| {
-                let start = if i == 0 { 0 } else { self.ends[i - 1] };
-                let s = decode_entry(&self.bytes[start..self.ends[i]])
-                    .expect("a packed structure decodes");
-                std::sync::Arc::new(s)
-            })
-            .collect()
-    }
-}
-
 /// The whole file: header, entries (key, length, structure), checksum.
 fn serialize<'a>(
     fingerprint: u128,
@@ -547,17 +505,6 @@ mod tests {
 
     fn cached(dir: &Path, extraction: Extraction) -> (ExtractCache, Option<String>) {
         ExtractCache::open(file_for(dir, "corpus.jsonl", extraction), extraction)
-    }
-
-    #[test]
-    fn packed_structures_unpack_as_they_were() {
-        let structures: Vec<std::sync::Arc<DocumentStructure>> = pages()
-            .iter()
-            .map(|p| std::sync::Arc::new(extract_page(p, Extraction::Main).structure))
-            .collect();
-        assert!(structures.iter().any(|s| s.sentence_count() > 0));
-        let packed = Packed::pack(&structures).expect("small pages fit");
-        assert_eq!(packed.unpack(), structures);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::extract::boilerplate::{remove_site_boilerplate, GroupReport};
-use crate::extract::cache::{CacheReport, ExtractCache, Packed};
+use crate::extract::cache::{CacheReport, ExtractCache};
 use crate::extract::structure::DocumentStructure;
 use crate::extract::{self, Extraction};
 use crate::text::lang::detect_lang;
@@ -235,11 +235,11 @@ fn run_pages(
         algorithms: Vec::new(),
         empty_after_extraction: Vec::new(),
     };
-    for (extraction, held, extract_charge) in extracted {
+    for (extraction, structures, extract_charge) in extracted {
         if run.abandoned {
             break;
         }
-        run.on_extraction(extraction, held, extract_charge);
+        run.on_extraction(extraction, structures, extract_charge);
     }
 
     ExperimentResult {
@@ -263,7 +263,7 @@ fn run_pages(
 /// Every extraction's structures, held until its algorithms run, with
 /// what the cache gave and the boilerplate pass removed.
 struct ExtractedAll {
-    extracted: Vec<(Extraction, Held, EndToEnd)>,
+    extracted: Vec<(Extraction, Vec<Arc<DocumentStructure>>, EndToEnd)>,
     extract_cache: Vec<(Extraction, CacheReport)>,
     boilerplate: Vec<(Extraction, Vec<GroupReport>)>,
 }
@@ -279,28 +279,15 @@ fn extract_all(
         extract_cache: Vec::new(),
         boilerplate: Vec::new(),
     };
-    // With several extractions, each one's structures wait packed while
-    // the others run: one pass makes them all, and each is packed as soon
-    // as it is final, so that one extraction is unpacked at a time once
-    // the algorithms run.
-    let pack = config.extractions().len() > 1;
-    let cleaned = extract_cleaned(
-        config,
-        corpus,
-        inputs,
-        &config.extractions(),
-        clock,
-        |structures| match pack.then(|| Packed::pack(&structures)).flatten() {
-            Some(packed) => Held::Packed(packed),
-            None => Held::Ready(structures),
-        },
-    );
+    // One pass makes every extraction, so that a page is parsed once and
+    // the pages' content can go before any algorithm runs.
+    let cleaned = extract_cleaned(config, corpus, inputs, &config.extractions(), clock);
     for c in cleaned {
         all.extract_cache.extend(c.cache.map(|r| (c.extraction, r)));
         if let Some(removed) = c.removed {
             all.boilerplate.push((c.extraction, removed));
         }
-        all.extracted.push((c.extraction, c.held, c.charge));
+        all.extracted.push((c.extraction, c.structures, c.charge));
     }
     all
 }
@@ -386,11 +373,12 @@ impl Readers {
 impl AlgorithmRuns<'_> {
     /// Runs every algorithm that reads `extraction`, then lets its
     /// structures go.
-    fn on_extraction(&mut self, extraction: Extraction, held: Held, extract_charge: EndToEnd) {
-        let mut structures = match held {
-            Held::Ready(structures) => structures,
-            Held::Packed(packed) => packed.unpack(),
-        };
+    fn on_extraction(
+        &mut self,
+        extraction: Extraction,
+        mut structures: Vec<Arc<DocumentStructure>>,
+        extract_charge: EndToEnd,
+    ) {
         // Texts are made from the structures where they are read, never
         // held all at once: a run holds each page's text in its structure
         // and in its tokens already.
@@ -629,18 +617,12 @@ fn forget_unread(n: usize, readers: &Readers, group: &mut TokenizedGroup) {
     }
 }
 
-/// An extraction's structures while they wait their turn.
-enum Held {
-    Ready(Vec<Arc<DocumentStructure>>),
-    Packed(Packed),
-}
-
-/// An extraction after [`extract_cleaned`]: its structures as `hold`
-/// kept them, what the boilerplate pass removed, what the cache gave, and
-/// what it is charged.
-struct Cleaned<H> {
+/// An extraction after [`extract_cleaned`]: its structures per slot, what
+/// the boilerplate pass removed, what the cache gave, and what it is
+/// charged.
+struct Cleaned {
     extraction: Extraction,
-    held: H,
+    structures: Vec<Arc<DocumentStructure>>,
     removed: Option<Vec<GroupReport>>,
     cache: Option<CacheReport>,
     charge: EndToEnd,
@@ -648,16 +630,14 @@ struct Cleaned<H> {
 
 /// Decodes and extracts every distinct input for all `extractions` in one
 /// pass, then drops site boilerplate from each when the experiment asks,
-/// handing each extraction's structures per slot to `hold` as soon as
-/// they are final.
-fn extract_cleaned<H>(
+/// extraction by extraction.
+fn extract_cleaned(
     config: &ExperimentConfig,
     corpus: &Corpus,
     inputs: &DistinctInputs,
     extractions: &[Extraction],
     clock: &mut StageClock,
-    mut hold: impl FnMut(Vec<Arc<DocumentStructure>>) -> H,
-) -> Vec<Cleaned<H>> {
+) -> Vec<Cleaned> {
     let extracted = extract_structures(corpus, inputs, extractions, clock);
     let mut out = Vec::with_capacity(extracted.len());
     for Extracted {
@@ -670,7 +650,7 @@ fn extract_cleaned<H>(
         let Some(site) = &config.boilerplate else {
             out.push(Cleaned {
                 extraction,
-                held: hold(structures),
+                structures,
                 removed: None,
                 cache,
                 charge,
@@ -687,8 +667,9 @@ fn extract_cleaned<H>(
             .map(|p| first(p).url.as_deref())
             .collect();
         let ids: Vec<&str> = inputs.first.iter().map(|p| first(p).id.as_str()).collect();
-        let mut owned: Vec<DocumentStructure> = structures.iter().map(|s| (**s).clone()).collect();
-        drop(structures);
+        // Each structure has one holder yet, so it is taken, not copied.
+        let mut owned: Vec<DocumentStructure> =
+            structures.into_iter().map(Arc::unwrap_or_clone).collect();
         let removed = remove_site_boilerplate(&ids, &urls, &mut owned, site);
         let structures = owned.into_iter().map(Arc::new).collect();
         clock.stop(
@@ -701,7 +682,7 @@ fn extract_cleaned<H>(
         charge.cpu_seconds += r.cpu_seconds;
         out.push(Cleaned {
             extraction,
-            held: hold(structures),
+            structures,
             removed: Some(removed),
             cache,
             charge,
@@ -748,9 +729,9 @@ pub fn documents(
 ) -> (Vec<Document>, Truth) {
     let mut clock = StageClock::new(corpus.len(), corpus.content_bytes());
     let inputs = DistinctInputs::new(&corpus.pages);
-    let structures = extract_cleaned(config, corpus, &inputs, &[extraction], &mut clock, |s| s)
+    let structures = extract_cleaned(config, corpus, &inputs, &[extraction], &mut clock)
         .pop()
-        .map(|c| c.held)
+        .map(|c| c.structures)
         .unwrap_or_default();
     let truth = page_truth(&corpus.pages, &inputs, &structures);
     let (docs, _) = tokenize_documents(

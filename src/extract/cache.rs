@@ -16,6 +16,8 @@
 //! unless `--no-cache`), so library callers and tests write nothing.
 
 use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{OnceLock, RwLock};
 
@@ -25,7 +27,7 @@ use super::skeleton::{Skeleton, HASHES};
 use super::structure::{DocumentStructure, SentenceSpan};
 use super::Extraction;
 use super::{Content, PageSource};
-use crate::util::io::FileError;
+use crate::util::io::{AtomicFile, FileError};
 
 const MAGIC: &[u8; 8] = b"NDUPXC\r\n";
 /// The file layout; bumped when it changes (2: each entry ends in the
@@ -159,13 +161,18 @@ pub fn file_for(dir: &Path, corpus_source: &str, extraction: Extraction) -> Path
     ))
 }
 
-/// A cache file as read: entries by key, decoded on demand.
+/// A cache file as checked: where each entry lies, each read from the
+/// file and decoded when asked for, so that a run holds the structures it
+/// decodes and never the whole file beside them.
 #[derive(Debug)]
 pub struct ExtractCache {
     path: PathBuf,
     extraction: Extraction,
-    data: Vec<u8>,
-    entries: HashMap<u128, (usize, usize)>,
+    /// The file as opened and checked. Writers replace the file by
+    /// renaming a new one into place, so this one stays the one checked.
+    file: Option<File>,
+    /// Each entry's offset in the file and length.
+    entries: HashMap<u128, (u64, u32)>,
 }
 
 /// What reading the cache found, for the run to report.
@@ -188,21 +195,21 @@ impl ExtractCache {
         let mut cache = ExtractCache {
             path,
             extraction,
-            data: Vec::new(),
+            file: None,
             entries: HashMap::new(),
         };
-        let data = match std::fs::read(&cache.path) {
-            Ok(data) => data,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (cache, None),
+        let file = match File::open(&cache.path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return (cache, None),
             Err(source) => {
                 let e = CacheError::Io(FileError::new(cache.path.clone(), source));
                 return (cache, Some(e.to_string()));
             }
         };
-        match parse(&data, fingerprint(extraction)) {
+        match scan(&file, fingerprint(extraction)) {
             Ok(Some(entries)) => {
                 cache.entries = entries;
-                cache.data = data;
+                cache.file = Some(file);
                 (cache, None)
             }
             // Another extractor's file: replaced without a word, as the
@@ -233,9 +240,12 @@ impl ExtractCache {
     /// The structure stored for `key`; `None` when absent (or, for a file
     /// whose checksum matched yet whose entry does not decode, treated as
     /// absent: the page is extracted again).
+    /// A read that fails is a miss too.
     pub fn get(&self, key: u128) -> Option<DocumentStructure> {
         let &(at, len) = self.entries.get(&key)?;
-        decode_entry(&self.data[at..at + len])
+        let mut bytes = vec![0; len as usize];
+        read_exact_at(self.file.as_ref()?, &mut bytes, at).ok()?;
+        decode_entry(&bytes)
     }
 
     /// Replaces the file with `entries` (the run's distinct pages: pages no
@@ -244,17 +254,76 @@ impl ExtractCache {
         &self,
         entries: impl IntoIterator<Item = (u128, &'a DocumentStructure)>,
     ) -> Result<(), CacheError> {
-        let bytes = serialize(fingerprint(self.extraction), entries);
-        write_atomically(&self.path, &bytes)
+        let path = &self.path;
+        if let Some(dir) = path.parent() {
+            crate::util::io::create_dir_all(dir)?;
+        }
+        // Streamed to a temporary file and renamed over the old one:
+        // readers see a whole file, and the run never holds the file's
+        // bytes beside the structures they come from.
+        let mut file = AtomicFile::create(path)?;
+        serialize_into(&mut file, fingerprint(self.extraction), entries)
+            .map_err(FileError::at(path))?;
+        Ok(file.commit()?)
     }
 }
 
-/// Replaces the file whole, creating its folder if needed.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
-    if let Some(dir) = path.parent() {
-        crate::util::io::create_dir_all(dir)?;
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut at: u64) -> io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, at) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                at += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
-    Ok(crate::util::io::write_atomic(path, bytes)?)
+    Ok(())
+}
+
+/// Bytes passed through, hashed on the way: the file's checksum is made
+/// and checked as it streams.
+struct Hashing<T> {
+    inner: T,
+    hash: Xxh3,
+}
+
+impl<T> Hashing<T> {
+    fn new(inner: T) -> Self {
+        Hashing {
+            inner,
+            hash: Xxh3::new(),
+        }
+    }
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
 }
 
 fn put_u32(out: &mut Vec<u8>, v: usize) {
@@ -307,113 +376,99 @@ fn put_structure(out: &mut Vec<u8>, s: &DocumentStructure) {
     }
 }
 
-/// Structures packed as the cache file holds them (each text once,
-/// sentences as spans): less than half the memory they take unpacked, for
-/// an extraction that waits while another one's algorithms run.
-#[derive(Debug)]
-pub struct Packed {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-impl Packed {
-    /// `None` when a structure does not fit the format (a string past 4 GiB).
-    pub fn pack(structures: &[std::sync::Arc<DocumentStructure>]) -> Option<Packed> {
-        if !structures.iter().all(|s| fits(s)) {
-            return None;
-        }
-        let mut bytes = Vec::new();
-        let ends = structures
-            .iter()
-            .map(|s| {
-                put_structure(&mut bytes, s);
-                bytes.len()
-            })
-            .collect();
-        bytes.shrink_to_fit();
-        Some(Packed { bytes, ends })
-    }
-
-    /// The structures again, as packed.
-    pub fn unpack(&self) -> Vec<std::sync::Arc<DocumentStructure>> {
-        use rayon::prelude::*;
-        (0..self.ends.len())
-            .into_par_iter()
-            .map(|i| {
-                let start = if i == 0 { 0 } else { self.ends[i - 1] };
-                let s = decode_entry(&self.bytes[start..self.ends[i]])
-                    .expect("a packed structure decodes");
-                std::sync::Arc::new(s)
-            })
-            .collect()
-    }
-}
-
 /// The whole file: header, entries (key, length, structure), checksum.
-fn serialize<'a>(
+fn serialize_into<'a>(
+    out: impl Write,
     fingerprint: u128,
     entries: impl IntoIterator<Item = (u128, &'a DocumentStructure)>,
-) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT.to_le_bytes());
-    out.extend_from_slice(&fingerprint.to_le_bytes());
-    out.extend_from_slice(&0u64.to_le_bytes());
+) -> io::Result<()> {
+    // Strings past 4 GiB do not fit the u32 lengths: such a page is simply
+    // not cached. The header counts the entries, so they are chosen first.
     let mut seen = std::collections::HashSet::new();
-    for (key, s) in entries {
-        // Strings past 4 GiB do not fit the u32 lengths: such a page is
-        // simply not cached.
-        if !fits(s) || !seen.insert(key) {
-            continue;
-        }
-        out.extend_from_slice(&key.to_le_bytes());
-        let length_at = out.len();
-        put_u32(&mut out, 0);
-        put_structure(&mut out, s);
-        let length = out.len() - length_at - 4;
-        out[length_at..length_at + 4].copy_from_slice(&(length as u32).to_le_bytes());
+    let kept: Vec<(u128, &DocumentStructure)> = entries
+        .into_iter()
+        .filter(|(key, s)| fits(s) && seen.insert(*key))
+        .collect();
+    drop(seen);
+    let mut out = Hashing::new(out);
+    out.write_all(MAGIC)?;
+    out.write_all(&FORMAT.to_le_bytes())?;
+    out.write_all(&fingerprint.to_le_bytes())?;
+    out.write_all(&(kept.len() as u64).to_le_bytes())?;
+    let mut entry = Vec::new();
+    for (key, s) in kept {
+        entry.clear();
+        put_structure(&mut entry, s);
+        out.write_all(&key.to_le_bytes())?;
+        out.write_all(&(entry.len() as u32).to_le_bytes())?;
+        out.write_all(&entry)?;
     }
-    out[HEADER - 8..HEADER].copy_from_slice(&(seen.len() as u64).to_le_bytes());
-    let checksum = xxh3_64(&out);
-    out.extend_from_slice(&checksum.to_le_bytes());
-    out
+    let checksum = out.hash.digest();
+    out.inner.write_all(&checksum.to_le_bytes())
 }
 
-/// The entries' positions; `Ok(None)` for a whole file of another format
-/// or extractor, `Err` for a damaged one.
+/// The entries' positions, read in one streaming pass that checks the
+/// checksum; `Ok(None)` for a whole file of another format or extractor,
+/// `Err` for a damaged one.
 #[allow(clippy::type_complexity)]
-fn parse(data: &[u8], fingerprint: u128) -> Result<Option<HashMap<u128, (usize, usize)>>, String> {
-    if data.len() < HEADER + 8 || &data[..8] != MAGIC {
+fn scan(file: &File, fingerprint: u128) -> Result<Option<HashMap<u128, (u64, u32)>>, String> {
+    let size = file.metadata().map_err(|e| e.to_string())?.len();
+    let read = |e: io::Error| format!("{e} (truncated or damaged)");
+    let mut reader = io::BufReader::with_capacity(1 << 20, file);
+    let mut header = [0u8; HEADER];
+    if size < (HEADER + 8) as u64
+        || reader.read_exact(&mut header).is_err()
+        || &header[..8] != MAGIC
+    {
         return Err(format!(
-            "not an extraction cache file, or truncated ({} bytes)",
-            data.len()
+            "not an extraction cache file, or truncated ({size} bytes)"
         ));
     }
-    let (body, tail) = data.split_at(data.len() - 8);
-    let stored = u64::from_le_bytes(tail.try_into().expect("8 bytes"));
-    if xxh3_64(body) != stored {
-        return Err("checksum mismatch (truncated or damaged)".into());
-    }
-    let format = u32::from_le_bytes(body[8..12].try_into().expect("4 bytes"));
-    let file_fingerprint = u128::from_le_bytes(body[12..28].try_into().expect("16 bytes"));
-    if format != FORMAT || file_fingerprint != fingerprint {
-        return Ok(None);
-    }
-    let count = u64::from_le_bytes(body[28..36].try_into().expect("8 bytes"));
-    let mut entries = HashMap::with_capacity(count.min(body.len() as u64 / 20) as usize);
-    let mut at = HEADER;
-    while at < body.len() {
-        let header = body
-            .get(at..at + 20)
-            .ok_or_else(|| format!("entry at byte {at} is cut short"))?;
-        let key = u128::from_le_bytes(header[..16].try_into().expect("16 bytes"));
-        let len = u32::from_le_bytes(header[16..].try_into().expect("4 bytes")) as usize;
+    let body_len = size - 8;
+    let mut body = Hashing::new((&mut reader).take(body_len - HEADER as u64));
+    body.hash.update(&header);
+    let format = u32::from_le_bytes(header[8..12].try_into().expect("4 bytes"));
+    let file_fingerprint = u128::from_le_bytes(header[12..28].try_into().expect("16 bytes"));
+    let count = u64::from_le_bytes(header[28..36].try_into().expect("8 bytes"));
+    let ours = format == FORMAT && file_fingerprint == fingerprint;
+    let mut entries = HashMap::new();
+    // Damage found in the entries is reported only once the checksum
+    // matched: a checksum that does not is the first thing wrong.
+    let mut damage = None;
+    let mut at = HEADER as u64;
+    while ours && at < body_len {
+        let mut head = [0u8; 20];
+        if body_len - at < 20 {
+            damage = Some(format!("entry at byte {at} is cut short"));
+            break;
+        }
+        body.read_exact(&mut head).map_err(read)?;
+        let key = u128::from_le_bytes(head[..16].try_into().expect("16 bytes"));
+        let len = u32::from_le_bytes(head[16..].try_into().expect("4 bytes"));
         let start = at + 20;
-        if body.len() - start < len {
-            return Err(format!("entry at byte {at} runs past the end"));
+        if body_len - start < u64::from(len) {
+            damage = Some(format!("entry at byte {at} runs past the end"));
+            break;
+        }
+        let skipped = io::copy(&mut (&mut body).take(u64::from(len)), &mut io::sink());
+        if skipped.map_err(read)? != u64::from(len) {
+            return Err(read(io::ErrorKind::UnexpectedEof.into()));
         }
         entries.insert(key, (start, len));
-        at = start + len;
+        at = start + u64::from(len);
+    }
+    io::copy(&mut body, &mut io::sink()).map_err(read)?;
+    let digest = body.hash.digest();
+    let mut tail = [0u8; 8];
+    reader.read_exact(&mut tail).map_err(read)?;
+    if digest != u64::from_le_bytes(tail) {
+        return Err("checksum mismatch (truncated or damaged)".into());
+    }
+    if !ours {
+        return Ok(None);
+    }
+    if let Some(damage) = damage {
+        return Err(damage);
     }
     if entries.len() as u64 != count {
         return Err(format!(
@@ -550,17 +605,6 @@ mod tests {
     }
 
     #[test]
-    fn packed_structures_unpack_as_they_were() {
-        let structures: Vec<std::sync::Arc<DocumentStructure>> = pages()
-            .iter()
-            .map(|p| std::sync::Arc::new(extract_page(p, Extraction::Main).structure))
-            .collect();
-        assert!(structures.iter().any(|s| s.sentence_count() > 0));
-        let packed = Packed::pack(&structures).expect("small pages fit");
-        assert_eq!(packed.unpack(), structures);
-    }
-
-    #[test]
     fn a_written_cache_gives_back_what_was_extracted() {
         let dir = tempfile::tempdir().unwrap();
         for extraction in [Extraction::Main, Extraction::FullText] {
@@ -581,6 +625,40 @@ mod tests {
                 assert_eq!(cache.get(*key).as_ref(), Some(structure));
             }
         }
+    }
+
+    #[test]
+    fn a_streamed_file_has_the_checksum_of_its_whole_body() {
+        // Files written before writes were streamed hashed the body in one
+        // call: both must agree, or every existing file reads as damaged.
+        let dir = tempfile::tempdir().unwrap();
+        let s = extract_page(&pages()[1], Extraction::Main).structure;
+        let (cache, _) = cached(dir.path(), Extraction::Main);
+        cache
+            .write([(1u128, &s), (2u128, &s), (1u128, &s)])
+            .unwrap();
+        let bytes = std::fs::read(file_for(dir.path(), "corpus.jsonl", Extraction::Main)).unwrap();
+        let (body, tail) = bytes.split_at(bytes.len() - 8);
+        assert_eq!(xxh3_64(body).to_le_bytes(), tail);
+        assert_eq!(body[HEADER - 8..HEADER], 2u64.to_le_bytes());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn entries_come_from_the_file_as_it_was_checked() {
+        // Another run may replace the file (renaming a new one over it)
+        // while this one reads: this one keeps reading the file it checked.
+        let dir = tempfile::tempdir().unwrap();
+        let pages = pages();
+        let s = extract_page(&pages[1], Extraction::Main).structure;
+        let (cache, _) = cached(dir.path(), Extraction::Main);
+        cache.write([(1u128, &s)]).unwrap();
+        let (opened, warning) = cached(dir.path(), Extraction::Main);
+        assert_eq!((opened.len(), warning), (1, None));
+        let other = extract_page(&pages[0], Extraction::Main).structure;
+        cache.write([(1u128, &other)]).unwrap();
+        assert_eq!(opened.get(1).as_ref(), Some(&s));
+        assert_eq!(cached(dir.path(), Extraction::Main).0.get(1), Some(other));
     }
 
     #[test]
@@ -643,7 +721,8 @@ mod tests {
         // Past the checksum (written by a buggy writer, say), a bad entry
         // must still give no structure rather than a panic or a wrong one.
         let s = extract_page(&pages()[1], Extraction::Main).structure;
-        let file = serialize(fingerprint(Extraction::Main), [(7u128, &s)]);
+        let mut file = Vec::new();
+        serialize_into(&mut file, fingerprint(Extraction::Main), [(7u128, &s)]).unwrap();
         let entry = &file[HEADER + 20..file.len() - 8];
         assert_eq!(decode_entry(entry).as_ref(), Some(&s));
         for n in 0..entry.len() {

@@ -402,7 +402,7 @@ where
     F: Fn(usize) -> (String, Option<Lang>) + Sync,
 {
     type Page = (Vec<u32>, Option<Box<str>>, Lang);
-    let runs: Vec<(VocabBuilder, Vec<Page>)> = (0..count.div_ceil(RUN))
+    let runs: Vec<(Vocab, Vec<Page>)> = (0..count.div_ceil(RUN))
         .into_par_iter()
         .map(|run| {
             // Room for a run's distinct tokens on most text, so that the
@@ -420,18 +420,21 @@ where
                 })
                 .collect();
             local.return_words();
-            (local, pages)
+            // Merging reads each token's string and hash only: the probe
+            // table and the room left for more tokens (most of what a run
+            // allocated) go now, not once every run is done.
+            (local.finish(config), pages)
         })
         .collect();
     // At least the largest run's tokens: sized once for them rather than
     // doubled up to them.
-    let largest = runs.iter().map(|(local, _)| local.hashes.len()).max();
+    let largest = runs.iter().map(|(local, _)| local.len()).max();
     let mut global = VocabBuilder::with_capacity(largest.unwrap_or(0));
     let remaps: Vec<Vec<u32>> = runs
         .iter()
         .map(|(local, _)| {
-            (0..local.hashes.len() as u32)
-                .map(|id| global.intern(local.str(id), local.hashes[id as usize]))
+            (0..local.len() as u32)
+                .map(|id| global.intern(local.str(id), local.hash(id)))
                 .collect()
         })
         .collect();

@@ -118,6 +118,22 @@ pub struct ClusterInput<'a> {
     pub threshold: f64,
 }
 
+/// The groups of identical signatures that pass `threshold` and the gates:
+/// each one node of the clusters.
+pub fn passing_groups<'a>(
+    groups: &'a [PageGroup],
+    scale: &ScoreScale,
+    threshold: f64,
+    gate_thresholds: &[f64],
+) -> Vec<&'a PageGroup> {
+    groups
+        .iter()
+        .filter(|g| {
+            scale.passes(g.score, threshold) && passes_gates(&g.gate_scores, gate_thresholds)
+        })
+        .collect()
+}
+
 /// Clusters of `input.pages` pages by `method`. `seed` orders pivot's
 /// pages (use [`PIVOT_SEED`] to match the evaluation).
 ///
@@ -347,16 +363,11 @@ pub fn evaluate_clustering(
             threshold,
         );
     }
-    let passing_groups: Vec<&PageGroup> = groups
-        .iter()
-        .filter(|g| {
-            scale.passes(g.score, threshold) && passes_gates(&g.gate_scores, gate_thresholds)
-        })
-        .collect();
+    let passing = passing_groups(groups, scale, threshold, gate_thresholds);
     let input = ClusterInput {
         pages: truth.pages(),
         pairs,
-        groups: &passing_groups,
+        groups: &passing,
         sampled,
         scale,
         threshold,

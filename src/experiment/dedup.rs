@@ -10,9 +10,11 @@ use serde::Serialize;
 
 use super::config::{AlgorithmEntry, ExperimentConfig};
 use super::{load_references, run_experiment_consuming, ExperimentError, Watchers};
-use crate::algo::{passes_gates, AlgorithmRun, PageGroup, ScoredPair};
+use crate::algo::{AlgorithmRun, PageGroup, ScoredPair};
 use crate::corpus::{read_corpus_counted, Corpus, Published, ReadCounter, ReadOptions};
-use crate::eval::clustering::{cluster_pages, ClusterInput, Clustering, PIVOT_SEED};
+use crate::eval::clustering::{
+    cluster_pages, passing_groups, ClusterInput, Clustering, PIVOT_SEED,
+};
 use crate::extract::Extraction;
 use crate::util::stage::Progress;
 
@@ -173,11 +175,7 @@ pub fn passing(run: &AlgorithmRun, threshold: f64) -> (Vec<ScoredPair>, Vec<&Pag
         .filter(|p| run.scale.passes(p.score, threshold))
         .copied()
         .collect();
-    let groups = run
-        .groups
-        .iter()
-        .filter(|g| run.scale.passes(g.score, threshold) && passes_gates(&g.gate_scores, &gates))
-        .collect();
+    let groups = passing_groups(&run.groups, &run.scale, threshold, &gates);
     (pairs, groups)
 }
 

@@ -14,8 +14,8 @@ use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
-use super::{closest_first, least_labels, ClusterInput};
-use crate::algo::{passes_gates, AlgorithmRun, Direction, PageGroup, ScoreScale, ScoredPair};
+use super::{closest_first, least_labels, passing_groups, ClusterInput};
+use crate::algo::{AlgorithmRun, Direction, ScoreScale, ScoredPair};
 use crate::eval::{evaluate_full, Evaluation, Truth};
 
 /// A merge waiting in the heap, valid while neither cluster has changed
@@ -112,12 +112,7 @@ pub(super) fn curve(
         .iter()
         .copied()
         .max_by(|x, y| lift(*y).total_cmp(&lift(*x)))?;
-    let passing_groups = |t: f64| -> Vec<&PageGroup> {
-        run.groups
-            .iter()
-            .filter(|g| scale.passes(g.score, t) && passes_gates(&g.gate_scores, gate_thresholds))
-            .collect()
-    };
+    let passing_groups = |t: f64| passing_groups(&run.groups, scale, t, gate_thresholds);
     let groups = passing_groups(loosest);
     let same_groups = thresholds
         .iter()

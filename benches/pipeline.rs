@@ -117,6 +117,7 @@ fn bench_tui_threshold_move(c: &mut Criterion) {
             candidate_stage: Default::default(),
             unsigned_by_slice: Vec::new(),
             fitted: None,
+            curves: Default::default(),
         }],
         truth,
         throughput: Vec::new(),

@@ -75,11 +75,19 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
             "--scale sets the scale of a run over `seeds:`; this run has none".into(),
         ));
     }
+    let json = options.json;
     match (corpus, seeds) {
         (Some(other), _) => run_transfer(config, &path, &other, options),
         (None, Some(seeds)) => run_seeds(&config, &path, &seeds, scale, options),
         (None, None) => run_experiment_file(&config, &path, options).map(|_| ()),
+    }?;
+    // Last, so that it covers every file written.
+    let totals = crate::util::stage::CommandTotals::now();
+    match json {
+        true => eprintln!("{totals}"),
+        false => println!("{totals}"),
     }
+    Ok(())
 }
 
 /// `seeds:`: the experiment once per seed, each on the corpus built with

@@ -683,6 +683,7 @@ impl Scoring<'_> {
             end_to_end: Default::default(),
             extraction,
             fitted: None,
+            curves: Default::default(),
             run: AlgorithmRun {
                 name,
                 label,

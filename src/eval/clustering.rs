@@ -143,13 +143,7 @@ pub fn passing_groups<'a>(
 /// order, nor on threads).
 pub fn cluster_pages(input: &ClusterInput, method: Clustering, seed: u64) -> Vec<u32> {
     let pages = input.pages;
-    let mut node_of: Vec<u32> = (0..pages as u32).collect();
-    for group in input.groups {
-        let head = group.pages[0];
-        for &p in &group.pages {
-            node_of[p as usize] = head;
-        }
-    }
+    let mut node_of = group_nodes(pages, input.groups);
     if method == Clustering::Average {
         let head = average::average_linkage(input, &mut node_of);
         return least_labels(&node_of, &head);
@@ -166,24 +160,46 @@ pub fn cluster_pages(input: &ClusterInput, method: Clustering, seed: u64) -> Vec
         .collect();
     let head = match method {
         Clustering::Connected => connected(pages, &edges),
-        Clustering::Center => centers(pages, &edges, false),
-        Clustering::MergeCenter => centers(pages, &edges, true),
-        Clustering::Star => {
-            let graph = Adjacency::new(pages, &edges);
-            let mut order = graph.nodes();
-            // Stable: equal degrees keep ascending page order.
-            order.sort_by_key(|&u| std::cmp::Reverse(graph.degree(u)));
-            graph.take_neighbours(&order)
+        Clustering::Center | Clustering::MergeCenter => {
+            let mut centers = Centers::new(pages, method == Clustering::MergeCenter);
+            edges.iter().for_each(|&(u, v)| centers.add(u, v));
+            centers.heads()
         }
-        Clustering::Pivot => {
+        Clustering::Star | Clustering::Pivot => {
             let graph = Adjacency::new(pages, &edges);
-            let mut order = graph.nodes();
-            SplitMix64::new(seed).shuffle(&mut order);
-            graph.take_neighbours(&order)
+            let degree: Vec<u32> = (0..pages as u32).map(|u| graph.degree(u)).collect();
+            graph.take_neighbours(&neighbour_order(method, &degree, seed), &degree)
         }
         Clustering::Average => unreachable!("handled above"),
     };
     least_labels(&node_of, &head)
+}
+
+/// Per page, its node: the first page of its group, or itself.
+fn group_nodes(pages: usize, groups: &[&PageGroup]) -> Vec<u32> {
+    let mut node_of: Vec<u32> = (0..pages as u32).collect();
+    for group in groups {
+        let head = group.pages[0];
+        for &p in &group.pages {
+            node_of[p as usize] = head;
+        }
+    }
+    node_of
+}
+
+/// The order in which star or pivot visit the nodes with a neighbour
+/// (`degree` counts each node's neighbours): star by most neighbours,
+/// equal degrees in ascending node order; pivot in a seeded random order.
+fn neighbour_order(method: Clustering, degree: &[u32], seed: u64) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..degree.len() as u32)
+        .filter(|&u| degree[u as usize] > 0)
+        .collect();
+    match method {
+        // Stable: equal degrees keep ascending node order.
+        Clustering::Star => order.sort_by_key(|&u| std::cmp::Reverse(degree[u as usize])),
+        _ => SplitMix64::new(seed).shuffle(&mut order),
+    }
+    order
 }
 
 /// Distinct node pairs `(closeness, u, v)`, `u < v`, closest first (ties
@@ -198,17 +214,52 @@ fn closest_first(
         Direction::AtLeast => s,
         Direction::AtMost => -s,
     };
-    let mut keyed: Vec<(f32, u32, u32)> = pairs
+    // Integer keys sort several times faster than a float comparison;
+    // ascending keys are descending closeness in `f32::total_cmp` order.
+    let mut keyed: Vec<(u32, u32, u32)> = pairs
         .iter()
         .filter_map(|p| {
             let (a, b) = (node_of[p.a as usize], node_of[p.b as usize]);
-            (a != b).then(|| (closeness(p.score), a.min(b), a.max(b)))
+            (a != b).then(|| (!total_order_key(closeness(p.score)), a.min(b), a.max(b)))
         })
         .collect();
-    keyed.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
-    let mut seen = std::collections::HashSet::with_capacity(keyed.len());
-    keyed.retain(|&(_, u, v)| seen.insert((u, v)));
+    keyed.sort_unstable();
+    // A node pair appears twice only when a node holds several pages, or
+    // when the pairs repeat one: otherwise every node pair is distinct.
+    let is_node = |p: u32| node_of[p as usize] == p;
+    let distinct = pairs.iter().all(|p| is_node(p.a) && is_node(p.b))
+        && pairs
+            .windows(2)
+            .all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b))
+        && pairs.iter().all(|p| p.a < p.b);
+    if !distinct {
+        let mut seen = rustc_hash::FxHashSet::default();
+        seen.reserve(keyed.len());
+        keyed.retain(|&(_, u, v)| seen.insert((u, v)));
+    }
     keyed
+        .into_iter()
+        .map(|(key, u, v)| (from_total_order_key(!key), u, v))
+        .collect()
+}
+
+/// An unsigned integer ordered as `f32::total_cmp` orders the floats.
+fn total_order_key(x: f32) -> u32 {
+    let bits = x.to_bits();
+    if bits & 0x8000_0000 != 0 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    }
+}
+
+/// The float [`total_order_key`] was made from.
+fn from_total_order_key(key: u32) -> f32 {
+    f32::from_bits(if key & 0x8000_0000 != 0 {
+        key & 0x7fff_ffff
+    } else {
+        !key
+    })
 }
 
 fn connected(pages: usize, edges: &[(u32, u32)]) -> Vec<u32> {
@@ -221,40 +272,61 @@ fn connected(pages: usize, edges: &[(u32, u32)]) -> Vec<u32> {
 
 const UNPLACED: u32 = u32::MAX;
 
-/// CENTER, and with `merge` MERGE-CENTER, over edges closest first.
-fn centers(pages: usize, edges: &[(u32, u32)], merge: bool) -> Vec<u32> {
-    // The centre each node was placed with.
-    let mut center = vec![UNPLACED; pages];
-    let mut merged = UnionFind::new(if merge { pages } else { 0 });
-    let is_center = |center: &[u32], x: u32| center[x as usize] == x;
-    for &(u, v) in edges {
-        match (center[u as usize], center[v as usize]) {
+/// CENTER, and with `merge` MERGE-CENTER, fed edges closest first: the
+/// state after a prefix of the edges is the clustering at the threshold
+/// that passes that prefix, so one walk serves a whole curve.
+struct Centers {
+    /// The centre each node was placed with.
+    center: Vec<u32>,
+    merged: UnionFind,
+    merge: bool,
+}
+
+impl Centers {
+    fn new(pages: usize, merge: bool) -> Self {
+        Centers {
+            center: vec![UNPLACED; pages],
+            merged: UnionFind::new(if merge { pages } else { 0 }),
+            merge,
+        }
+    }
+
+    fn is_center(&self, x: u32) -> bool {
+        self.center[x as usize] == x
+    }
+
+    fn add(&mut self, u: u32, v: u32) {
+        match (self.center[u as usize], self.center[v as usize]) {
             // Both new: the lower index is the centre.
             (UNPLACED, UNPLACED) => {
-                center[u as usize] = u;
-                center[v as usize] = u;
+                self.center[u as usize] = u;
+                self.center[v as usize] = u;
             }
-            (_, UNPLACED) if is_center(&center, u) => center[v as usize] = u,
-            (UNPLACED, _) if is_center(&center, v) => center[u as usize] = v,
+            (_, UNPLACED) if self.is_center(u) => self.center[v as usize] = u,
+            (UNPLACED, _) if self.is_center(v) => self.center[u as usize] = v,
             // A page paired with another cluster's centre: one cluster.
             (cu, cv)
-                if merge
+                if self.merge
                     && cu != UNPLACED
                     && cv != UNPLACED
-                    && (is_center(&center, u) || is_center(&center, v)) =>
+                    && (self.is_center(u) || self.is_center(v)) =>
             {
-                merged.union(cu, cv);
+                self.merged.union(cu, cv);
             }
             _ => {}
         }
     }
-    (0..pages as u32)
-        .map(|p| match center[p as usize] {
-            UNPLACED => p,
-            c if merge => merged.find(c),
-            c => c,
-        })
-        .collect()
+
+    /// Per node, a node of its cluster.
+    fn heads(&mut self) -> Vec<u32> {
+        (0..self.center.len() as u32)
+            .map(|p| match self.center[p as usize] {
+                UNPLACED => p,
+                c if self.merge => self.merged.find(c),
+                c => c,
+            })
+            .collect()
+    }
 }
 
 /// The passing pairs as adjacency lists over nodes (compressed rows).
@@ -292,15 +364,11 @@ impl Adjacency {
         &self.neighbours[self.start[u as usize] as usize..self.start[u as usize + 1] as usize]
     }
 
-    /// Nodes with at least one neighbour, ascending.
-    fn nodes(&self) -> Vec<u32> {
-        let pages = self.start.len() - 1;
-        (0..pages as u32).filter(|&u| self.degree(u) > 0).collect()
-    }
-
     /// Star and pivot: in `order`, each node not yet placed becomes a
-    /// centre and takes its neighbours not yet placed.
-    fn take_neighbours(&self, order: &[u32]) -> Vec<u32> {
+    /// centre and takes its neighbours not yet placed. A node's neighbours
+    /// are listed in edge order, and only its first `passing[u]` count (the
+    /// edges a threshold passes).
+    fn take_neighbours(&self, order: &[u32], passing: &[u32]) -> Vec<u32> {
         let pages = self.start.len() - 1;
         let mut head: Vec<u32> = vec![UNPLACED; pages];
         for &u in order {
@@ -308,7 +376,7 @@ impl Adjacency {
                 continue;
             }
             head[u as usize] = u;
-            for &v in self.of(u) {
+            for &v in &self.of(u)[..passing[u as usize] as usize] {
                 if head[v as usize] == UNPLACED {
                     head[v as usize] = u;
                 }
@@ -386,9 +454,8 @@ pub fn evaluate_clustering(
 }
 
 /// One algorithm run's evaluations at `thresholds` with clusters made by
-/// `method`: for connected components through the incremental
-/// [`super::curve::ThresholdCurve`], otherwise one clustering per
-/// threshold.
+/// `method`, each threshold's clusters grown from the last's where the
+/// method allows: see [`curve_beside_connected`].
 pub fn run_curve(
     truth: &Truth,
     run: &AlgorithmRun,
@@ -396,47 +463,72 @@ pub fn run_curve(
     method: Clustering,
     thresholds: &[f64],
 ) -> Vec<Evaluation> {
+    let connected =
+        super::curve::ThresholdCurve::of_run(truth, run, gate_thresholds).at_each(thresholds);
     if method == Clustering::Connected {
-        return super::curve::ThresholdCurve::of_run(truth, run, gate_thresholds)
-            .at_each(thresholds);
+        return connected;
     }
-    let gated = run.gated_pairs(gate_thresholds);
-    if method == Clustering::Average {
-        if let Some(curve) = average::curve(truth, run, &gated, gate_thresholds, thresholds) {
-            return curve;
-        }
-    }
-    // Sorted closest first once, each threshold's passing pairs are a
-    // prefix: no threshold scans the pairs it does not judge.
-    let mut sorted: Vec<ScoredPair> = gated.to_vec();
-    let closeness = |s: f32| match run.scale.direction {
-        Direction::AtLeast => -s,
-        Direction::AtMost => s,
-    };
-    sorted.sort_unstable_by(|x, y| closeness(x.score).total_cmp(&closeness(y.score)));
-    thresholds
+    curve_beside_connected(truth, run, gate_thresholds, method, thresholds, &connected)
+}
+
+/// [`run_curve`] for a method other than connected components, given the
+/// connected curve at the same `thresholds`: the pairwise level does not
+/// depend on the clusters, so it is read from there, and only the
+/// clusters are made and scored here.
+pub fn curve_beside_connected(
+    truth: &Truth,
+    run: &AlgorithmRun,
+    gate_thresholds: &[f64],
+    method: Clustering,
+    thresholds: &[f64],
+    connected: &[Evaluation],
+) -> Vec<Evaluation> {
+    curves_beside_connected(
+        truth,
+        run,
+        gate_thresholds,
+        &[method],
+        thresholds,
+        connected,
+    )
+    .pop()
+    .expect("one curve per method")
+}
+
+/// [`curve_beside_connected`] for several methods at once, which share
+/// the sorting of the pairs (in the order of `methods`).
+pub fn curves_beside_connected(
+    truth: &Truth,
+    run: &AlgorithmRun,
+    gate_thresholds: &[f64],
+    methods: &[Clustering],
+    thresholds: &[f64],
+    connected: &[Evaluation],
+) -> Vec<Vec<Evaluation>> {
+    assert_eq!(
+        connected.len(),
+        thresholds.len(),
+        "one evaluation per threshold"
+    );
+    let others: Vec<Clustering> = methods
         .iter()
-        .map(|&t| {
-            // Average linkage also weighs the pairs that do not pass.
-            let judged = match method {
-                Clustering::Average => sorted.len(),
-                _ => sorted.partition_point(|p| run.scale.passes(p.score, t)),
-            };
-            evaluate_clustering(
-                truth,
-                &sorted[..judged],
-                &run.groups,
-                &run.sampled,
-                gate_thresholds,
-                &run.scale,
-                t,
-                method,
-            )
+        .copied()
+        .filter(|&m| m != Clustering::Connected)
+        .collect();
+    let mut made =
+        sweep::method_curves(truth, run, gate_thresholds, &others, thresholds, connected)
+            .into_iter();
+    methods
+        .iter()
+        .map(|&m| match m {
+            Clustering::Connected => connected.to_vec(),
+            _ => made.next().expect("one curve per method"),
         })
         .collect()
 }
 
 mod average;
+mod sweep;
 
 #[cfg(test)]
 mod tests;

@@ -8,10 +8,10 @@ use super::References;
 use crate::algo::{stand_in_structures, AlgorithmRun, Document};
 use crate::corpus::{Content, Corpus, Lang, Page};
 use crate::eval::choose::{choose, reachable_thresholds, Objective};
-use crate::eval::clustering::{run_curve, Clustering};
-use crate::eval::{
-    evaluate_sampled, grouped_pair_recall, sampled_counts, stored_recall, Counts, Evaluation, Truth,
+use crate::eval::clustering::{
+    curve_beside_connected, curves_beside_connected, run_curve, Clustering,
 };
+use crate::eval::{grouped_pair_recall, sampled_counts, stored_recall, Counts, Evaluation, Truth};
 use crate::util::stage::{
     peak_memory_bytes, process_cpu_seconds, release_freed_memory, Progress, Stage, StageClock,
     StageRecord, Started, Ticker,
@@ -58,6 +58,31 @@ pub struct AlgorithmResult {
     /// afresh for two pages does not have. Other algorithms sign a pair
     /// alone, so nothing is kept for them.
     pub fitted: Option<FittedAlgorithm>,
+    /// Each clustering method's curve, computed once when first asked and
+    /// read by every view after that (shared by clones).
+    pub curves: Arc<CurveCache>,
+}
+
+/// Per clustering method, the evaluations over the reachable thresholds
+/// through the configured gates, for the truth the run was scored on.
+#[derive(Debug, Default)]
+pub struct CurveCache {
+    by_method: [std::sync::OnceLock<Vec<Evaluation>>; Clustering::ALL.len()],
+    /// The truth the curves answer for (pages, true pairs), set by the
+    /// first call: another truth is answered without the cache.
+    truth: std::sync::OnceLock<(usize, u64)>,
+}
+
+impl CurveCache {
+    fn slot(&self, method: Clustering) -> &std::sync::OnceLock<Vec<Evaluation>> {
+        let at = Clustering::ALL.iter().position(|&c| c == method);
+        &self.by_method[at.expect("every method has a slot")]
+    }
+
+    fn holds(&self, truth: &Truth) -> bool {
+        let key = (truth.pages(), truth.true_pairs());
+        *self.truth.get_or_init(|| key) == key
+    }
 }
 
 /// An algorithm after its run, fitted to the corpus.
@@ -95,19 +120,62 @@ impl AlgorithmResult {
 
     /// [`Self::full_curve`] with clusters made by `method` instead.
     pub fn curve_clustered_by(&self, truth: &Truth, method: Clustering) -> Vec<Evaluation> {
+        self.curve_of(truth, method).into_owned()
+    }
+
+    /// The curve of `method`, from the cache when it answers for `truth`.
+    /// Other methods read their pairwise level from the connected curve,
+    /// so it is computed first.
+    pub fn curve_of(&self, truth: &Truth, method: Clustering) -> Cow<'_, [Evaluation]> {
         let run = &self.run;
-        run_curve(
-            truth,
-            run,
-            &run.gate_thresholds(),
-            method,
-            &reachable_thresholds(&run.scale),
-        )
+        let (gates, thresholds) = (run.gate_thresholds(), reachable_thresholds(&run.scale));
+        if !self.curves.holds(truth) {
+            return Cow::Owned(run_curve(truth, run, &gates, method, &thresholds));
+        }
+        let slot = |m: Clustering| self.curves.slot(m);
+        let connected = slot(Clustering::Connected)
+            .get_or_init(|| run_curve(truth, run, &gates, Clustering::Connected, &thresholds));
+        Cow::Borrowed(slot(method).get_or_init(|| {
+            curve_beside_connected(truth, run, &gates, method, &thresholds, connected)
+        }))
+    }
+
+    /// Computes every clustering method's curve, in parallel, so that the
+    /// views that follow only read them. The methods that walk the pairs
+    /// in order share one sorting of them; average linkage, the longest,
+    /// goes beside them.
+    pub fn prepare_curves(&self, truth: &Truth) {
+        let connected = self.curve_of(truth, Clustering::Connected);
+        let Cow::Borrowed(connected) = connected else {
+            return;
+        };
+        let walked: Vec<Clustering> = Clustering::ALL
+            .into_iter()
+            .filter(|&m| m != Clustering::Average && self.curves.slot(m).get().is_none())
+            .collect();
+        rayon::join(
+            || self.curve_of(truth, Clustering::Average),
+            || {
+                let run = &self.run;
+                let (gates, thresholds) = (run.gate_thresholds(), reachable_thresholds(&run.scale));
+                let curves =
+                    curves_beside_connected(truth, run, &gates, &walked, &thresholds, connected);
+                for (method, curve) in walked.iter().zip(curves) {
+                    // Another thread may have made it first: the same curve.
+                    let _ = self.curves.slot(*method).set(curve);
+                }
+            },
+        );
     }
 
     /// Where `objective` is best over [`Self::full_curve`].
     pub fn best(&self, truth: &Truth, objective: Objective) -> Option<Evaluation> {
-        choose(&self.full_curve(truth), &self.run.scale, objective).cloned()
+        choose(
+            &self.curve_of(truth, self.clustering),
+            &self.run.scale,
+            objective,
+        )
+        .cloned()
     }
 }
 
@@ -242,10 +310,16 @@ fn run_pages(
         run.on_extraction(extraction, structures, extract_charge);
     }
 
+    let truth = run.truth.unwrap_or_else(|| Truth::new(&[], &[]));
+    // Every view reads the curves; each is computed once, here, in parallel.
+    run.algorithms
+        .par_iter()
+        .for_each(|a| a.prepare_curves(&truth));
+
     ExperimentResult {
         name: name.to_string(),
         pages: corpus.pages.len(),
-        truth: run.truth.unwrap_or_else(|| Truth::new(&[], &[])),
+        truth,
         corpus_source: corpus.source.clone(),
         input_bytes,
         skipped_empty: corpus.skipped_empty,
@@ -1173,60 +1247,68 @@ fn run_algorithm(
     );
     run.compact_candidates();
     let started = clock.start();
-    let gate_thresholds = run.gate_thresholds();
-    // One sorted pass answers any number of thresholds; a single one is
-    // cheaper evaluated directly.
-    let evaluations = if prepared.grid.len() > 1 || prepared.clustering != Clustering::Connected {
-        run_curve(
-            truth,
-            &run,
-            &gate_thresholds,
-            prepared.clustering,
-            &prepared.grid,
-        )
-    } else {
-        let gated = run.gated_pairs(&gate_thresholds);
-        prepared
-            .grid
-            .iter()
-            .map(|&t| {
-                let (groups, sampled) = (&run.groups, &run.sampled);
-                evaluate_sampled(
-                    truth,
-                    &gated,
-                    groups,
-                    sampled,
-                    &gate_thresholds,
-                    &run.scale,
-                    t,
-                )
-            })
-            .collect()
-    };
-    clock.stop(
-        started,
-        Stage::Evaluate,
-        &format!("{} [{variant}]", run.label),
-    );
-    let fitted = (run.name == "learned").then(|| FittedAlgorithm(Arc::from(algorithm)));
     let mut candidates = stored_recall(truth, &run.pairs, &run.groups, &run.scale);
     add_counts(
         &mut candidates,
         sampled_counts(truth, &run.sampled, Some(&run.scale)),
     );
-    AlgorithmResult {
+    let mut result = AlgorithmResult {
         entry: prepared.entry,
         extraction,
-        fitted,
+        fitted: None,
         candidates,
         candidate_stage,
         unsigned_by_slice,
         end_to_end: EndToEnd::default(),
         threshold: prepared.threshold,
         clustering: prepared.clustering,
-        evaluations,
+        evaluations: Vec::new(),
         run,
+        curves: Arc::default(),
+    };
+    // The method in use is evaluated now, the others when first asked.
+    result.evaluations = grid_evaluations(&result, truth, &prepared.grid);
+    let run = &result.run;
+    clock.stop(
+        started,
+        Stage::Evaluate,
+        &format!("{} [{variant}]", run.label),
+    );
+    if run.name == "learned" {
+        result.fitted = Some(FittedAlgorithm(Arc::from(algorithm)));
     }
+    result
+}
+
+/// The evaluations at the grid's thresholds: read from the curve where
+/// it has them, evaluated where the grid goes past the floor.
+fn grid_evaluations(result: &AlgorithmResult, truth: &Truth, grid: &[f64]) -> Vec<Evaluation> {
+    let curve = result.curve_of(truth, result.clustering);
+    let on_curve = |t: f64| curve.iter().find(|e| e.threshold == t);
+    let off_curve: Vec<f64> = grid
+        .iter()
+        .copied()
+        .filter(|&t| on_curve(t).is_none())
+        .collect();
+    let run = &result.run;
+    let off = match off_curve.is_empty() {
+        true => Vec::new(),
+        false => run_curve(
+            truth,
+            run,
+            &run.gate_thresholds(),
+            result.clustering,
+            &off_curve,
+        ),
+    };
+    grid.iter()
+        .map(|&t| {
+            on_curve(t)
+                .or_else(|| off.iter().find(|e| e.threshold == t))
+                .expect("every grid threshold is evaluated")
+                .clone()
+        })
+        .collect()
 }
 
 /// Adds the detected and correct pairs of `more` (its `actual` aside: the

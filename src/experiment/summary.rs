@@ -306,14 +306,7 @@ pub fn render_summary_table(result: &ExperimentResult) -> String {
          over every threshold (not only the grid; as `neardup tune` chooses): the best pairwise F1,\n\
          the best clustered F1 and the most pairwise recall at precision >= 0.99, each @ its threshold; cand R: true pairs among the candidates, the most recall any\n\
          threshold can reach (! where the threshold already reaches it);\n\
-         pages/s end to end (extraction and tokenising included). --verbose: per-slice tables.\n\
-         total: {:.2} s wall, {:.2} s CPU, peak memory {}",
-        summary.wall_seconds,
-        summary.cpu_seconds,
-        summary
-            .peak_memory_bytes
-            .map(|b| format!("{:.1} MB", b as f64 / 1e6))
-            .unwrap_or_else(|| "unknown".into())
+         pages/s end to end (extraction and tokenising included). --verbose: per-slice tables."
     );
     out
 }

@@ -210,9 +210,14 @@ impl Tuning {
     fn recluster(&mut self, result: &AlgorithmResult, truth: &Truth) {
         let run = &result.run;
         let thresholds = reachable_thresholds(&run.scale);
-        self.curve = match self.clustering {
-            Clustering::Connected => self.lookup.at_each(&thresholds),
-            method => run_curve(truth, run, &self.gates, method, &thresholds),
+        // At the run's own gates the curve is the run's, computed once.
+        self.curve = if self.gates == run.gate_thresholds() {
+            result.curve_of(truth, self.clustering).into_owned()
+        } else {
+            match self.clustering {
+                Clustering::Connected => self.lookup.at_each(&thresholds),
+                method => run_curve(truth, run, &self.gates, method, &thresholds),
+            }
         };
         self.choose(&run.scale);
         self.evaluate_with(result, truth);
@@ -269,7 +274,15 @@ impl Tuning {
 
     fn evaluate_with(&mut self, result: &AlgorithmResult, truth: &Truth) {
         self.evaluate();
-        if self.clustering != Clustering::Connected {
+        if self.clustering == Clustering::Connected {
+            return;
+        }
+        // The curve holds every reachable threshold; a typed one between
+        // them is clustered alone.
+        let on_curve = self.curve.iter().find(|e| e.threshold == self.threshold);
+        if let Some(evaluation) = on_curve {
+            self.evaluation = evaluation.clone();
+        } else {
             self.evaluation = evaluate_clustering(
                 truth,
                 self.pairs(result),

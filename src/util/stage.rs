@@ -247,6 +247,62 @@ pub fn peak_memory_bytes() -> Option<u64> {
     status_kilobytes("VmHWM:").map(|kb| kb * 1024)
 }
 
+/// Seconds since this process started, as the kernel counts them (its
+/// start time in `/proc/self/stat` against the uptime): what a timer
+/// around the whole command measures, start-up included.
+pub fn process_wall_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name, in parentheses, may hold spaces: count from after it.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    // Field 22 (starttime) is the 20th after the name.
+    let started_ticks: f64 = after_name.split_whitespace().nth(19)?.parse().ok()?;
+    let uptime: f64 = std::fs::read_to_string("/proc/uptime")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let ticks_per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (ticks_per_second > 0).then(|| (uptime - started_ticks / ticks_per_second as f64).max(0.0))
+}
+
+/// The whole command so far: wall and CPU seconds since the process
+/// started, and its peak memory. Printed last, after the last file is
+/// written, so that the figure covers everything the command did.
+#[derive(Debug, Clone, Copy)]
+pub struct CommandTotals {
+    pub wall_seconds: Option<f64>,
+    pub cpu_seconds: f64,
+    pub peak_memory_bytes: Option<u64>,
+}
+
+impl CommandTotals {
+    pub fn now() -> Self {
+        CommandTotals {
+            wall_seconds: process_wall_seconds(),
+            cpu_seconds: process_cpu_seconds(),
+            peak_memory_bytes: peak_memory_bytes(),
+        }
+    }
+}
+
+impl std::fmt::Display for CommandTotals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let wall = self
+            .wall_seconds
+            .map_or_else(|| "unknown".into(), |s| format!("{s:.2} s"));
+        let peak = self
+            .peak_memory_bytes
+            .map_or_else(|| "unknown".into(), |b| format!("{:.1} MB", b as f64 / 1e6));
+        write!(
+            f,
+            "total: {wall} wall, {:.2} s CPU, peak memory {peak} (the whole command)",
+            self.cpu_seconds
+        )
+    }
+}
+
 /// A `kB` field of `/proc/self/status`, e.g. `VmRSS:`.
 fn status_kilobytes(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -14,9 +14,8 @@ use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
-use super::{closest_first, least_labels, passing_groups, ClusterInput};
-use crate::algo::{AlgorithmRun, Direction, ScoreScale, ScoredPair};
-use crate::eval::{evaluate_full, Evaluation, Truth};
+use super::{closest_first, ClusterInput};
+use crate::algo::{Direction, SampledComponent, ScoreScale, ScoredPair};
 
 /// A merge waiting in the heap, valid while neither cluster has changed
 /// since it was pushed (`stamps`).
@@ -54,7 +53,7 @@ impl Ord for Candidate {
 
 /// How much closer than two unrelated pages a score is: what a pair adds
 /// to its clusters' sum (a pair never stored adds nothing).
-fn lift(scale: &ScoreScale) -> impl Fn(f64) -> f64 {
+pub(super) fn lift(scale: &ScoreScale) -> impl Fn(f64) -> f64 {
     let unrelated = scale.unrelated();
     let direction = scale.direction;
     move |score| match direction {
@@ -65,92 +64,60 @@ fn lift(scale: &ScoreScale) -> impl Fn(f64) -> f64 {
 
 /// One merge: cluster `gone` joined cluster `keep` at `linkage`.
 #[derive(Debug, Clone, Copy)]
-struct Merge {
-    linkage: f64,
+pub(super) struct Merge {
+    pub(super) linkage: f64,
     keep: u32,
     gone: u32,
 }
 
-/// Per node, the head of its cluster (a node of it). A sampled component
-/// whose sampled pairs pass on average becomes one node first, written to
-/// `node_of`: its pairs are too many to weigh one by one, and the sample
-/// estimates their mean.
+/// Per node, the head of its cluster (a node of it), sampled components
+/// collapsed first (see [`collapse_sampled`]).
 pub(super) fn average_linkage(input: &ClusterInput, node_of: &mut [u32]) -> Vec<u32> {
-    let lift = lift(input.scale);
-    let needed = lift(input.threshold);
-    for component in input.sampled {
-        let sample = &component.sample;
-        let mean = sample.iter().map(|p| lift(f64::from(p.score))).sum::<f64>()
-            / sample.len().max(1) as f64;
-        if !sample.is_empty() && mean >= needed {
-            let head = node_of[component.pages[0] as usize];
-            for &p in &component.pages {
-                node_of[p as usize] = head;
-            }
-        }
-    }
+    let needed = lift(input.scale)(input.threshold);
+    collapse_sampled(input.sampled, input.scale, needed, node_of);
     let merges = merges(input.pages, input.pairs, node_of, input.scale, needed);
     heads(input.pages, &merges)
 }
 
-/// Average linkage's clusters at each of `thresholds`, scored: one
-/// merge sequence serves every threshold, because average linkage is
-/// reducible (a merge never raises a linkage, so merges come in falling
-/// linkage and a threshold's clusters are the merges at or above it).
-/// `None` when the groups or sampled components that take part change
-/// with the threshold; the caller then clusters each threshold alone.
-pub(super) fn curve(
-    truth: &Truth,
-    run: &AlgorithmRun,
-    gated: &[ScoredPair],
-    gate_thresholds: &[f64],
-    thresholds: &[f64],
-) -> Option<Vec<Evaluation>> {
-    let scale = &run.scale;
-    let lift = lift(scale);
-    let loosest = thresholds
+/// A sampled component whose sampled pairs pass on average (their mean
+/// lift is at least `needed`) becomes one node, written to `node_of`: its
+/// pairs are too many to weigh one by one, and the sample estimates their
+/// mean. Returns how many components collapsed: more as `needed` falls.
+pub(super) fn collapse_sampled(
+    sampled: &[SampledComponent],
+    scale: &ScoreScale,
+    needed: f64,
+    node_of: &mut [u32],
+) -> usize {
+    let mut collapsed = 0;
+    for component in sampled
         .iter()
-        .copied()
-        .max_by(|x, y| lift(*y).total_cmp(&lift(*x)))?;
-    let passing_groups = |t: f64| passing_groups(&run.groups, scale, t, gate_thresholds);
-    let groups = passing_groups(loosest);
-    let same_groups = thresholds
-        .iter()
-        .all(|&t| passing_groups(t).len() == groups.len());
-    if !run.sampled.is_empty() || !same_groups {
-        return None;
-    }
-    let pages = truth.pages();
-    let mut node_of: Vec<u32> = (0..pages as u32).collect();
-    for group in &groups {
-        for &p in &group.pages {
-            node_of[p as usize] = group.pages[0];
+        .filter(|c| passes_on_average(c, scale, needed))
+    {
+        let head = node_of[component.pages[0] as usize];
+        for &p in &component.pages {
+            node_of[p as usize] = head;
         }
+        collapsed += 1;
     }
-    let merges = merges(pages, gated, &node_of, scale, lift(loosest));
-    Some(
-        thresholds
-            .iter()
-            .map(|&t| {
-                let taken = merges.partition_point(|m| m.linkage >= lift(t));
-                let labels = least_labels(&node_of, &heads(pages, &merges[..taken]));
-                evaluate_full(
-                    truth,
-                    gated,
-                    &run.groups,
-                    &run.sampled,
-                    gate_thresholds,
-                    scale,
-                    t,
-                    Some(&labels),
-                )
-            })
-            .collect(),
-    )
+    collapsed
+}
+
+/// Whether `component`'s sampled pairs lift at least `needed` on average.
+pub(super) fn passes_on_average(
+    component: &SampledComponent,
+    scale: &ScoreScale,
+    needed: f64,
+) -> bool {
+    let lift = lift(scale);
+    let sample = &component.sample;
+    let mean =
+        sample.iter().map(|p| lift(f64::from(p.score))).sum::<f64>() / sample.len().max(1) as f64;
+    !sample.is_empty() && mean >= needed
 }
 
 /// Per node, the head of its cluster after `merges`.
-fn heads(pages: usize, merges: &[Merge]) -> Vec<u32> {
+pub(super) fn heads(pages: usize, merges: &[Merge]) -> Vec<u32> {
     let mut head: Vec<u32> = (0..pages as u32).collect();
     for m in merges {
         head[m.gone as usize] = m.keep;
@@ -172,7 +139,7 @@ fn heads(pages: usize, merges: &[Merge]) -> Vec<u32> {
 
 /// The merges of average linkage over the nodes of `node_of` while the
 /// best linkage is at least `needed`, best first.
-fn merges(
+pub(super) fn merges(
     pages: usize,
     pairs: &[ScoredPair],
     node_of: &[u32],
@@ -186,7 +153,9 @@ fn merges(
     }
     let mut sums: Vec<FxHashMap<u32, f64>> = Vec::new();
     sums.resize_with(pages, FxHashMap::default);
-    let mut heap = BinaryHeap::new();
+    // The stored pairs come sorted, best first: they wait in that list,
+    // and only the linkages merges make go through the heap.
+    let mut initial: Vec<Candidate> = Vec::new();
     for (closeness, u, v) in closest_first(pairs, node_of, scale.direction) {
         let score = match scale.direction {
             Direction::AtLeast => f64::from(closeness),
@@ -198,7 +167,7 @@ fn merges(
         sums[u as usize].insert(v, weight);
         sums[v as usize].insert(u, weight);
         if lift(score) >= needed {
-            heap.push(Candidate {
+            initial.push(Candidate {
                 linkage: lift(score),
                 u,
                 v,
@@ -206,10 +175,23 @@ fn merges(
             });
         }
     }
+    if !initial.is_sorted_by(|x, y| x >= y) {
+        initial.sort_unstable_by(|x, y| y.cmp(x));
+    }
+    let mut initial = initial.into_iter().peekable();
+    let mut heap = BinaryHeap::new();
+    let next = |initial: &mut std::iter::Peekable<_>, heap: &mut BinaryHeap<Candidate>| match (
+        initial.peek(),
+        heap.peek(),
+    ) {
+        (Some(listed), Some(made)) if listed < made => heap.pop(),
+        (Some(_), _) => initial.next(),
+        (None, _) => heap.pop(),
+    };
     let mut alive = vec![true; pages];
     let mut stamp = vec![0u32; pages];
     let mut done = Vec::new();
-    while let Some(c) = heap.pop() {
+    while let Some(c) = next(&mut initial, &mut heap) {
         let (u, v) = (c.u as usize, c.v as usize);
         if !alive[u] || !alive[v] || (stamp[u], stamp[v]) != c.stamps {
             continue;

@@ -382,3 +382,103 @@ fn average_linkage_curve_in_one_pass_equals_each_threshold_alone() {
         }
     }
 }
+
+/// A run over `pages` pages with tied scores, groups whose scores pass at
+/// different thresholds, and (sometimes) a sampled component: what the
+/// sweep's stages must follow.
+fn random_run(rng: &mut SplitMix64, pages: usize, scale: ScoreScale) -> AlgorithmRun {
+    let score = |rng: &mut SplitMix64| match scale.direction {
+        // Few values, so that scores tie.
+        Direction::AtLeast => (4 + rng.below(17)) as f32 / 20.0,
+        Direction::AtMost => rng.below(13) as f32,
+    };
+    let mut run_groups = Vec::new();
+    let mut grouped = vec![false; pages];
+    let mut next = 0u32;
+    while (next as usize) + 3 < pages / 2 && rng.chance(0.5) {
+        let size = 2 + rng.below(3) as u32;
+        let members: Vec<u32> = (next..next + size).collect();
+        members[1..]
+            .iter()
+            .for_each(|&p| grouped[p as usize] = true);
+        run_groups.push(PageGroup {
+            pages: members,
+            score: score(rng),
+            gate_scores: GateScores::default(),
+        });
+        next += size;
+    }
+    let mut pairs = Vec::new();
+    for a in 0..pages as u32 {
+        for b in a + 1..pages as u32 {
+            if !grouped[a as usize] && !grouped[b as usize] && rng.chance(0.3) {
+                pairs.push(pair(a, b, score(rng)));
+            }
+        }
+    }
+    let mut run = AlgorithmRun::of_pairs("jaccard", "jaccard".into(), scale.clone(), pairs);
+    run.groups = run_groups;
+    if rng.chance(0.5) {
+        let members: Vec<u32> = (pages as u32 / 2..pages as u32).collect();
+        let sample = (0..4)
+            .map(|_| {
+                let a = members[rng.below(members.len() - 1)];
+                pair(a, a + 1, score(rng))
+            })
+            .collect();
+        run.sampled = vec![SampledComponent {
+            pages: members,
+            pairs: 40,
+            sample,
+        }];
+    }
+    run
+}
+
+#[test]
+fn every_method_sweeps_its_curve_as_each_threshold_alone() {
+    let hamming = ScoreScale {
+        name: "hamming distance",
+        direction: Direction::AtMost,
+        min: 0.0,
+        max: 16.0,
+        floor: 12.0,
+    };
+    let similarity = ScoreScale {
+        floor: 0.2,
+        ..SIMILARITY
+    };
+    let mut rng = SplitMix64::new(56);
+    for round in 0..120 {
+        let pages = 6 + rng.below(30);
+        let labels: Vec<String> = (0..pages).map(|_| format!("c{}", rng.below(6))).collect();
+        let names: Vec<&str> = labels.iter().map(String::as_str).collect();
+        let truth = truth(&names);
+        let scale = if round % 2 == 0 {
+            &similarity
+        } else {
+            &hamming
+        };
+        let run = random_run(&mut rng, pages, scale.clone());
+        let mut thresholds = crate::eval::choose::reachable_thresholds(scale);
+        // Out of order and repeated, as a grid may give them.
+        thresholds.reverse();
+        thresholds.push(thresholds[thresholds.len() / 2]);
+        for method in Clustering::ALL {
+            let curve = run_curve(&truth, &run, &[], method, &thresholds);
+            for (e, &t) in curve.iter().zip(&thresholds) {
+                let alone = evaluate_clustering(
+                    &truth,
+                    &run.pairs,
+                    &run.groups,
+                    &run.sampled,
+                    &[],
+                    &run.scale,
+                    t,
+                    method,
+                );
+                assert_eq!(*e, alone, "round {round}, {method} at {t}");
+            }
+        }
+    }
+}

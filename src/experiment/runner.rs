@@ -34,7 +34,8 @@ pub struct AlgorithmResult {
     pub entry: usize,
     /// The text the algorithm read.
     pub extraction: Extraction,
-    pub run: AlgorithmRun,
+    /// Shared with the curves prepared in the background.
+    pub run: Arc<AlgorithmRun>,
     /// The threshold the table is printed at.
     pub threshold: f64,
     /// How its passing pairs become clusters, for the clustered and page
@@ -83,6 +84,54 @@ impl CurveCache {
         let key = (truth.pages(), truth.true_pairs());
         *self.truth.get_or_init(|| key) == key
     }
+
+    /// The curve of `method` for `run`, from the cache when it answers
+    /// for `truth`. Other methods read their pairwise level from the
+    /// connected curve, so it is computed first. A curve another thread is
+    /// computing is waited for, never computed twice.
+    pub fn curve<'a>(
+        &'a self,
+        run: &AlgorithmRun,
+        truth: &Truth,
+        method: Clustering,
+    ) -> Cow<'a, [Evaluation]> {
+        let (gates, thresholds) = (run.gate_thresholds(), reachable_thresholds(&run.scale));
+        if !self.holds(truth) {
+            return Cow::Owned(run_curve(truth, run, &gates, method, &thresholds));
+        }
+        let connected = self
+            .slot(Clustering::Connected)
+            .get_or_init(|| run_curve(truth, run, &gates, Clustering::Connected, &thresholds));
+        Cow::Borrowed(self.slot(method).get_or_init(|| {
+            curve_beside_connected(truth, run, &gates, method, &thresholds, connected)
+        }))
+    }
+
+    /// Computes every clustering method's curve of `run`, in parallel, so
+    /// that the views that follow only read them. The methods that walk
+    /// the pairs in order share one sorting of them; average linkage, the
+    /// longest, goes beside them.
+    pub fn prepare(&self, run: &AlgorithmRun, truth: &Truth) {
+        let Cow::Borrowed(connected) = self.curve(run, truth, Clustering::Connected) else {
+            return;
+        };
+        let walked: Vec<Clustering> = Clustering::ALL
+            .into_iter()
+            .filter(|&m| m != Clustering::Average && self.slot(m).get().is_none())
+            .collect();
+        rayon::join(
+            || self.curve(run, truth, Clustering::Average),
+            || {
+                let (gates, thresholds) = (run.gate_thresholds(), reachable_thresholds(&run.scale));
+                let curves =
+                    curves_beside_connected(truth, run, &gates, &walked, &thresholds, connected);
+                for (method, curve) in walked.iter().zip(curves) {
+                    // Another thread may have made it first: the same curve.
+                    let _ = self.slot(*method).set(curve);
+                }
+            },
+        );
+    }
 }
 
 /// An algorithm after its run, fitted to the corpus.
@@ -123,49 +172,22 @@ impl AlgorithmResult {
         self.curve_of(truth, method).into_owned()
     }
 
-    /// The curve of `method`, from the cache when it answers for `truth`.
-    /// Other methods read their pairwise level from the connected curve,
-    /// so it is computed first.
+    /// The curve of `method` (see [`CurveCache::curve`]).
     pub fn curve_of(&self, truth: &Truth, method: Clustering) -> Cow<'_, [Evaluation]> {
-        let run = &self.run;
-        let (gates, thresholds) = (run.gate_thresholds(), reachable_thresholds(&run.scale));
-        if !self.curves.holds(truth) {
-            return Cow::Owned(run_curve(truth, run, &gates, method, &thresholds));
-        }
-        let slot = |m: Clustering| self.curves.slot(m);
-        let connected = slot(Clustering::Connected)
-            .get_or_init(|| run_curve(truth, run, &gates, Clustering::Connected, &thresholds));
-        Cow::Borrowed(slot(method).get_or_init(|| {
-            curve_beside_connected(truth, run, &gates, method, &thresholds, connected)
-        }))
+        self.curves.curve(&self.run, truth, method)
     }
 
-    /// Computes every clustering method's curve, in parallel, so that the
-    /// views that follow only read them. The methods that walk the pairs
-    /// in order share one sorting of them; average linkage, the longest,
-    /// goes beside them.
+    /// Every method's curve, computed now where not yet.
     pub fn prepare_curves(&self, truth: &Truth) {
-        let connected = self.curve_of(truth, Clustering::Connected);
-        let Cow::Borrowed(connected) = connected else {
-            return;
-        };
-        let walked: Vec<Clustering> = Clustering::ALL
-            .into_iter()
-            .filter(|&m| m != Clustering::Average && self.curves.slot(m).get().is_none())
-            .collect();
-        rayon::join(
-            || self.curve_of(truth, Clustering::Average),
-            || {
-                let run = &self.run;
-                let (gates, thresholds) = (run.gate_thresholds(), reachable_thresholds(&run.scale));
-                let curves =
-                    curves_beside_connected(truth, run, &gates, &walked, &thresholds, connected);
-                for (method, curve) in walked.iter().zip(curves) {
-                    // Another thread may have made it first: the same curve.
-                    let _ = self.curves.slot(*method).set(curve);
-                }
-            },
-        );
+        self.curves.prepare(&self.run, truth);
+    }
+
+    /// Starts computing every method's curve in the thread pool and
+    /// returns at once: the runner goes on with the next algorithm, and a
+    /// view that asks for a curve before it is done waits for it.
+    pub fn prepare_curves_in_background(&self, truth: &Arc<Truth>) {
+        let (run, curves, truth) = (self.run.clone(), self.curves.clone(), truth.clone());
+        rayon::spawn(move || curves.prepare(&run, &truth));
     }
 
     /// Where `objective` is best over [`Self::full_curve`].
@@ -310,8 +332,12 @@ fn run_pages(
         run.on_extraction(extraction, structures, extract_charge);
     }
 
-    let truth = run.truth.unwrap_or_else(|| Truth::new(&[], &[]));
-    // Every view reads the curves; each is computed once, here, in parallel.
+    let truth = run
+        .truth
+        .map(Arc::unwrap_or_clone)
+        .unwrap_or_else(|| Truth::new(&[], &[]));
+    // Every view reads the curves; each is computed once, begun in the
+    // background as its run ended, and finished here.
     run.algorithms
         .par_iter()
         .for_each(|a| a.prepare_curves(&truth));
@@ -378,7 +404,7 @@ struct AlgorithmRuns<'a> {
     /// A watcher that hung up (a workbench reloaded or closed) wants no
     /// more runs: the run stops after the algorithm it is on.
     abandoned: bool,
-    truth: Option<Truth>,
+    truth: Option<Arc<Truth>>,
     algorithms: Vec<AlgorithmResult>,
     empty_after_extraction: Vec<(Extraction, usize)>,
 }
@@ -471,7 +497,7 @@ impl AlgorithmRuns<'_> {
             if let Some(results) = &self.results {
                 self.abandoned |= results.send(RunOutput::Truth(truth.clone())).is_err();
             }
-            self.truth = Some(truth);
+            self.truth = Some(Arc::new(truth));
         }
         // Documents per tokenizer: algorithms with tokens of their own
         // tokenise once per kind, not once each.
@@ -642,8 +668,11 @@ impl AlgorithmRuns<'_> {
             result.end_to_end.cpu_seconds += r.cpu_seconds;
         }
         if let Some(tokens) = own_tokens {
-            result.run.label = format!("{} on {tokens}", result.run.label);
+            let run = Arc::make_mut(&mut result.run);
+            run.label = format!("{} on {tokens}", run.label);
         }
+        let truth = self.truth.as_ref().expect("made by the first extraction");
+        result.prepare_curves_in_background(truth);
         match &self.results {
             Some(results) => {
                 self.abandoned |= results
@@ -1263,7 +1292,7 @@ fn run_algorithm(
         threshold: prepared.threshold,
         clustering: prepared.clustering,
         evaluations: Vec::new(),
-        run,
+        run: Arc::new(run),
         curves: Arc::default(),
     };
     // The method in use is evaluated now, the others when first asked.

@@ -170,12 +170,15 @@ fn external_pairs_score_as_the_in_process_run() {
     let experiment = tmp.path().join("dist.yaml");
     std::fs::write(&experiment, EXPERIMENT).unwrap();
     let sig = tmp.path().join("sig");
-    assert!(neardup(&[
-        "signatures",
-        experiment.to_str().unwrap(),
-        "-o",
-        sig.to_str().unwrap()
-    ], tmp.path())
+    assert!(neardup(
+        &[
+            "signatures",
+            experiment.to_str().unwrap(),
+            "-o",
+            sig.to_str().unwrap()
+        ],
+        tmp.path()
+    )
     .status
     .success());
     let corpus = demo_corpus().unwrap();
@@ -246,18 +249,21 @@ fn external_pairs_score_as_the_in_process_run() {
     ParquetWriter::new(std::fs::File::create(&clusters).unwrap())
         .finish(&mut df)
         .unwrap();
-    let printed = neardup(&[
-        "evaluate",
-        "demo",
-        "--pairs",
-        path.to_str().unwrap(),
-        "--clusters",
-        clusters.to_str().unwrap(),
-        "-o",
-        tmp.path().join("run").to_str().unwrap(),
-        "--mapping",
-        tmp.path().join("mapped").to_str().unwrap(),
-    ], tmp.path());
+    let printed = neardup(
+        &[
+            "evaluate",
+            "demo",
+            "--pairs",
+            path.to_str().unwrap(),
+            "--clusters",
+            clusters.to_str().unwrap(),
+            "-o",
+            tmp.path().join("run").to_str().unwrap(),
+            "--mapping",
+            tmp.path().join("mapped").to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
     let stdout = String::from_utf8_lossy(&printed.stdout);
     assert!(
         printed.status.success(),
@@ -301,7 +307,10 @@ fn external_pairs_score_as_the_in_process_run() {
         &[(pairs[0].0, "no-such-page", 0.9)],
         &meta["settings"],
     );
-    let bad = neardup(&["evaluate", "demo", "--pairs", path.to_str().unwrap()], tmp.path());
+    let bad = neardup(
+        &["evaluate", "demo", "--pairs", path.to_str().unwrap()],
+        tmp.path(),
+    );
     assert_eq!(bad.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert!(
@@ -315,7 +324,10 @@ fn external_pairs_score_as_the_in_process_run() {
         &[(pairs[0].0, pairs[0].1, 0.9)],
         &serde_json::json!({}),
     );
-    let bad = neardup(&["evaluate", "demo", "--pairs", path.to_str().unwrap()], tmp.path());
+    let bad = neardup(
+        &["evaluate", "demo", "--pairs", path.to_str().unwrap()],
+        tmp.path(),
+    );
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("settings `config`"));
 }

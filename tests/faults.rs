@@ -82,7 +82,9 @@ fn index_with_segments(dir: &Path, batches: usize) -> Vec<serde_json::Value> {
     write_jsonl(&dir.join("more.jsonl"), &pages[20..fed]);
     let o = neardup_with_stdin(
         &["ingest", "idx", "--batch", "5"],
-        dir, &dir.join("more.jsonl"));
+        dir,
+        &dir.join("more.jsonl"),
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     pages[fed..].to_vec()
 }
@@ -153,7 +155,9 @@ fn a_manifest_restored_from_an_older_copy_loses_no_newer_segment() {
     write_jsonl(&dir.path().join("next.jsonl"), &rest[..5]);
     let o = neardup_with_stdin(
         &["ingest", "idx", "--batch", "5"],
-        dir.path(), &dir.path().join("next.jsonl"));
+        dir.path(),
+        &dir.path().join("next.jsonl"),
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let newest = manifest(dir.path())["segments"]
         .as_array()
@@ -169,7 +173,9 @@ fn a_manifest_restored_from_an_older_copy_loses_no_newer_segment() {
     write_jsonl(&dir.path().join("feed.jsonl"), &rest[5..15]);
     let o = neardup_with_stdin(
         &["ingest", "idx"],
-        dir.path(), &dir.path().join("feed.jsonl"));
+        dir.path(),
+        &dir.path().join("feed.jsonl"),
+    );
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(e.contains(&newest) && e.contains("does not name"), "{e}");
@@ -196,7 +202,9 @@ fn a_format_2_manifest_without_checksums_is_refused_naming_it() {
     std::fs::write(&ids, &bytes).unwrap();
     let o = neardup_with_stdin(
         &["index", "query", "idx", "-"],
-        dir.path(), &dir.path().join("seed.jsonl"));
+        dir.path(),
+        &dir.path().join("seed.jsonl"),
+    );
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(
@@ -219,7 +227,9 @@ fn a_folder_in_place_of_an_index_file_is_bad_input_naming_it() {
     std::fs::create_dir(&file).unwrap();
     let o = neardup_with_stdin(
         &["index", "query", "idx", "-"],
-        dir.path(), &dir.path().join("seed.jsonl"));
+        dir.path(),
+        &dir.path().join("seed.jsonl"),
+    );
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(
@@ -290,7 +300,9 @@ fn a_failed_commit_leaves_no_temporary_folder() {
     // And the index still takes the pages.
     let o = neardup_with_stdin(
         &["ingest", "idx", "--batch", "100"],
-        dir.path(), &dir.path().join("feed.jsonl"));
+        dir.path(),
+        &dir.path().join("feed.jsonl"),
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
 
@@ -307,7 +319,9 @@ fn an_id_sent_again_with_other_content_is_refused_not_stored_twice() {
     write_jsonl(&dir.path().join("feed.jsonl"), &feed);
     let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "7"],
-        dir.path(), &dir.path().join("feed.jsonl"));
+        dir.path(),
+        &dir.path().join("feed.jsonl"),
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = statuses(&o.stdout);
     assert_eq!(out[0]["status"], "error", "{out:?}");
@@ -320,7 +334,9 @@ fn an_id_sent_again_with_other_content_is_refused_not_stored_twice() {
     write_jsonl(&dir.path().join("changed.jsonl"), &[changed]);
     let o = neardup_with_stdin(
         &["index", "query", "idx", "-"],
-        dir.path(), &dir.path().join("changed.jsonl"));
+        dir.path(),
+        &dir.path().join("changed.jsonl"),
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(statuses(&o.stdout)[0]["matches"], serde_json::json!([]));
     // Its URL was not marked: sent again under a new id, it is stored.
@@ -329,7 +345,9 @@ fn an_id_sent_again_with_other_content_is_refused_not_stored_twice() {
     write_jsonl(&dir.path().join("renamed.jsonl"), &[renamed]);
     let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "7"],
-        dir.path(), &dir.path().join("renamed.jsonl"));
+        dir.path(),
+        &dir.path().join("renamed.jsonl"),
+    );
     assert_eq!(
         statuses(&o.stdout)[0]["status"],
         "new",
@@ -342,7 +360,9 @@ fn an_id_sent_again_with_other_content_is_refused_not_stored_twice() {
     write_jsonl(&dir.path().join("strict.jsonl"), &[changed]);
     let o = neardup_with_stdin(
         &["ingest", "idx", "--strict"],
-        dir.path(), &dir.path().join("strict.jsonl"));
+        dir.path(),
+        &dir.path().join("strict.jsonl"),
+    );
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(
@@ -546,7 +566,9 @@ fn a_redis_that_accepts_and_never_answers_fails_within_the_connect_deadline() {
     let started = Instant::now();
     let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "1", "--redis", &url],
-        dir.path(), &dir.path().join("seed.jsonl"));
+        dir.path(),
+        &dir.path().join("seed.jsonl"),
+    );
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{e}");
     assert!(e.contains("timed out"), "{e}");
@@ -758,7 +780,8 @@ fn outside_pairs_given_twice_or_scored_off_their_scale_are_refused_naming_the_ro
         write_outside_pairs(&path, &rows, config);
         let o = neardup(
             &["evaluate", "demo", "--pairs", "pairs.parquet", "-o", "run"],
-            dir.path());
+            dir.path(),
+        );
         let e = text(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{rows:?}: {e}");
         assert!(
@@ -791,7 +814,8 @@ fn outside_pairs_given_twice_or_scored_off_their_scale_are_refused_naming_the_ro
             "run",
             "--skip-bad-pairs",
         ],
-        dir.path());
+        dir.path(),
+    );
     let e = text(&o.stderr);
     assert!(o.status.success(), "{e}");
     let counts = "skipped 4 bad rows of pairs.parquet (--skip-bad-pairs): \
@@ -994,9 +1018,7 @@ fn past_the_pair_budget_the_note_counts_the_pairs_kept() {
         "corpus: demo\npair_budget_mb: 0\nalgorithms:\n  - type: jaccard\n    floor: 0.1\n",
     )
     .unwrap();
-    let o = neardup(
-        &["run", "b.yaml", "-o", "out", "--verbose"],
-        dir.path());
+    let o = neardup(&["run", "b.yaml", "-o", "out", "--verbose"], dir.path());
     let out = text(&o.stdout);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let number_before = |line: &str, word: &str| -> u64 {

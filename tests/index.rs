@@ -60,14 +60,14 @@ fn ingested_reprints_are_flagged_with_their_originals() {
         .partition(|r| r["kind"] == "original" || r["kind"] == "unique");
     write_jsonl(&dir.path().join("orig.jsonl"), &originals);
     write_jsonl(&dir.path().join("rest.jsonl"), &rest);
-    let o = neardup(
-        &["index", "build", "orig.jsonl", "-o", "idx"],
-        dir.path());
+    let o = neardup(&["index", "build", "orig.jsonl", "-o", "idx"], dir.path());
     assert!(o.status.success(), "{}", text(&o.stderr));
 
     let o = neardup_with_stdin(
         &["ingest", "idx", "--batch", "7"],
-        dir.path(), &dir.path().join("rest.jsonl"));
+        dir.path(),
+        &dir.path().join("rest.jsonl"),
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = statuses(&o.stdout);
     assert_eq!(out.len(), rest.len());
@@ -83,7 +83,9 @@ fn ingested_reprints_are_flagged_with_their_originals() {
     // or a duplicate of a stored page.
     let o = neardup_with_stdin(
         &["ingest", "idx"],
-        dir.path(), &dir.path().join("rest.jsonl"));
+        dir.path(),
+        &dir.path().join("rest.jsonl"),
+    );
     let again = statuses(&o.stdout);
     assert!(again.iter().all(|s| s["status"] != "new"), "{again:?}");
 
@@ -131,9 +133,7 @@ fn killing_ingest_leaves_a_usable_index() {
     let dir = tempfile::tempdir().unwrap();
     let records = demo_records();
     write_jsonl(&dir.path().join("seed.jsonl"), &records[..20]);
-    let o = neardup(
-        &["index", "build", "seed.jsonl", "-o", "idx"],
-        dir.path());
+    let o = neardup(&["index", "build", "seed.jsonl", "-o", "idx"], dir.path());
     assert!(o.status.success(), "{}", text(&o.stderr));
     let many = many_pages(dir.path(), 12);
     for kill_after in [3, 40, 150, 400] {
@@ -155,7 +155,9 @@ fn killing_ingest_leaves_a_usable_index() {
         // The index opens, answers queries and takes more pages.
         let o = neardup_with_stdin(
             &["index", "query", "idx", "-"],
-            dir.path(), &dir.path().join("seed.jsonl"));
+            dir.path(),
+            &dir.path().join("seed.jsonl"),
+        );
         assert!(
             o.status.success(),
             "after kill at {kill_after}: {}",
@@ -195,9 +197,7 @@ fn embedded_url_filter_skips_fetched_urls() {
     let dir = tempfile::tempdir().unwrap();
     let records = demo_records();
     write_jsonl(&dir.path().join("seed.jsonl"), &records[..5]);
-    let o = neardup(
-        &["index", "build", "seed.jsonl", "-o", "idx"],
-        dir.path());
+    let o = neardup(&["index", "build", "seed.jsonl", "-o", "idx"], dir.path());
     assert!(o.status.success(), "{}", text(&o.stderr));
     let mut batch = records[5..15].to_vec();
     // The same article again under a tracking parameter and another case.
@@ -218,7 +218,9 @@ fn embedded_url_filter_skips_fetched_urls() {
     write_jsonl(&dir.path().join("batch.jsonl"), &batch);
     let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "108"],
-        dir.path(), &dir.path().join("batch.jsonl"));
+        dir.path(),
+        &dir.path().join("batch.jsonl"),
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = statuses(&o.stdout);
     assert_eq!(out.last().unwrap()["status"], "seen_url", "{out:?}");
@@ -226,13 +228,17 @@ fn embedded_url_filter_skips_fetched_urls() {
     // The set persists with the index: the whole batch is seen next time.
     let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "108"],
-        dir.path(), &dir.path().join("batch.jsonl"));
+        dir.path(),
+        &dir.path().join("batch.jsonl"),
+    );
     let out = statuses(&o.stdout);
     assert!(out.iter().all(|s| s["status"] == "seen_url"), "{out:?}");
     // Another job has its own set.
     let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "109"],
-        dir.path(), &dir.path().join("batch.jsonl"));
+        dir.path(),
+        &dir.path().join("batch.jsonl"),
+    );
     let out = statuses(&o.stdout);
     assert_eq!(out.iter().filter(|s| s["status"] == "seen_url").count(), 1);
 }
@@ -314,9 +320,7 @@ fn redis_backend_keeps_job_hashes_with_a_ttl_and_fails_clearly_requires_redis() 
     let records = demo_records();
     write_jsonl(&dir.path().join("seed.jsonl"), &records[..5]);
     write_jsonl(&dir.path().join("batch.jsonl"), &records[5..12]);
-    let o = neardup(
-        &["index", "build", "seed.jsonl", "-o", "idx"],
-        dir.path());
+    let o = neardup(&["index", "build", "seed.jsonl", "-o", "idx"], dir.path());
     assert!(o.status.success(), "{}", text(&o.stderr));
     let url = server.url();
     let args = [
@@ -358,9 +362,7 @@ fn bad_input_to_the_index_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let records = demo_records();
     write_jsonl(&dir.path().join("seed.jsonl"), &records[..3]);
-    let o = neardup(
-        &["index", "build", "seed.jsonl", "-o", "idx"],
-        dir.path());
+    let o = neardup(&["index", "build", "seed.jsonl", "-o", "idx"], dir.path());
     assert!(o.status.success(), "{}", text(&o.stderr));
 
     // A broken line on stdin under --strict: exit 2, the line named, no
@@ -372,7 +374,9 @@ fn bad_input_to_the_index_is_named() {
     drop(feed);
     let o = neardup_with_stdin(
         &["ingest", "idx", "--strict"],
-        dir.path(), &dir.path().join("feed.jsonl"));
+        dir.path(),
+        &dir.path().join("feed.jsonl"),
+    );
     assert_eq!(o.status.code(), Some(2));
     let e = text(&o.stderr);
     assert!(e.starts_with("error: <stdin>:2: malformed JSON"), "{e}");
@@ -388,7 +392,9 @@ fn bad_input_to_the_index_is_named() {
     write_jsonl(&dir.path().join("bad.jsonl"), &[bad]);
     let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "1"],
-        dir.path(), &dir.path().join("bad.jsonl"));
+        dir.path(),
+        &dir.path().join("bad.jsonl"),
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = statuses(&o.stdout);
     assert_eq!(out.len(), 1);
@@ -402,7 +408,9 @@ fn bad_input_to_the_index_is_named() {
     std::fs::write(dir.path().join("idx/manifest.json"), b"{\"format\": 1, ").unwrap();
     let o = neardup_with_stdin(
         &["index", "query", "idx", "-"],
-        dir.path(), &dir.path().join("seed.jsonl"));
+        dir.path(),
+        &dir.path().join("seed.jsonl"),
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(
         text(&o.stderr).contains("manifest.json: not an index manifest"),
@@ -411,7 +419,8 @@ fn bad_input_to_the_index_is_named() {
     );
     let o = neardup(
         &["index", "build", "seed.jsonl", "-o", "x", "--layout", "4z4"],
-        dir.path());
+        dir.path(),
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(
         text(&o.stderr).contains("layout `4z4`"),
@@ -628,7 +637,9 @@ fn damaged_index_files_are_errors_naming_the_file() {
             std::fs::write(&path, &bad).unwrap();
             let o = neardup_with_stdin(
                 &["index", "query", "idx", "-"],
-                dir.path(), &dir.path().join("seed.jsonl"));
+                dir.path(),
+                &dir.path().join("seed.jsonl"),
+            );
             let e = text(&o.stderr);
             assert_eq!(o.status.code(), Some(2), "{file}: {e}");
             assert!(e.starts_with("error: ") && e.contains(file), "{file}: {e}");
@@ -638,7 +649,9 @@ fn damaged_index_files_are_errors_naming_the_file() {
     }
     let o = neardup_with_stdin(
         &["index", "query", "idx", "-"],
-        dir.path(), &dir.path().join("seed.jsonl"));
+        dir.path(),
+        &dir.path().join("seed.jsonl"),
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
 
@@ -663,7 +676,9 @@ fn every_input_line_gets_one_output_line() {
     std::fs::write(dir.path().join("feed.jsonl"), lines.join("\n")).unwrap();
     let o = neardup_with_stdin(
         &["ingest", "idx", "--batch", "2"],
-        dir.path(), &dir.path().join("feed.jsonl"));
+        dir.path(),
+        &dir.path().join("feed.jsonl"),
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = statuses(&o.stdout);
     let got: Vec<(u64, &str)> = out
@@ -708,7 +723,9 @@ fn a_redis_timeout_is_the_servers_failure_not_bad_input() {
     let url = format!("redis://127.0.0.1:{port}/");
     let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "1", "--redis", &url],
-        dir.path(), &dir.path().join("seed.jsonl"));
+        dir.path(),
+        &dir.path().join("seed.jsonl"),
+    );
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{e}");
     assert!(e.contains("timed out"), "{e}");

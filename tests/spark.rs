@@ -169,16 +169,19 @@ fn spark_join_equals_the_in_process_run() {
         assert_eq!(theirs.candidates, ours.candidates);
     }
     let report = dir.join("report");
-    let printed = neardup(&[
-        "evaluate",
-        corpus_path.to_str().unwrap(),
-        "--pairs",
-        out.join("simhash-1/pairs").to_str().unwrap(),
-        "--clusters",
-        out.join("simhash-1/clusters").to_str().unwrap(),
-        "-o",
-        report.to_str().unwrap(),
-    ], dir);
+    let printed = neardup(
+        &[
+            "evaluate",
+            corpus_path.to_str().unwrap(),
+            "--pairs",
+            out.join("simhash-1/pairs").to_str().unwrap(),
+            "--clusters",
+            out.join("simhash-1/clusters").to_str().unwrap(),
+            "-o",
+            report.to_str().unwrap(),
+        ],
+        dir,
+    );
     assert!(
         printed.contains("equal the closure of the pairs at <=3"),
         "{printed}"
@@ -211,21 +214,27 @@ fn write_experiment(dir: &Path, corpus_path: &Path) -> PathBuf {
 fn shards_hold_what_one_does(experiment: &Path, one: &Path, four: &Path) {
     // Run in the experiment's folder, the test's own.
     let dir = experiment.parent().unwrap();
-    neardup(&[
-        "signatures",
-        experiment.to_str().unwrap(),
-        "-o",
-        one.to_str().unwrap(),
-    ], dir);
-    for i in 0..4 {
-        neardup(&[
+    neardup(
+        &[
             "signatures",
             experiment.to_str().unwrap(),
             "-o",
-            four.to_str().unwrap(),
-            "--shard",
-            &format!("{i}/4"),
-        ], dir);
+            one.to_str().unwrap(),
+        ],
+        dir,
+    );
+    for i in 0..4 {
+        neardup(
+            &[
+                "signatures",
+                experiment.to_str().unwrap(),
+                "-o",
+                four.to_str().unwrap(),
+                "--shard",
+                &format!("{i}/4"),
+            ],
+            dir,
+        );
     }
     // Four shards hold exactly what one does.
     for table in [
@@ -252,14 +261,17 @@ fn mixed_shards_are_refused(dir: &Path, experiment: &Path) {
     )
     .unwrap();
     for (i, from) in [(0, experiment), (1, &other)] {
-        neardup(&[
-            "signatures",
-            from.to_str().unwrap(),
-            "-o",
-            mixed.to_str().unwrap(),
-            "--shard",
-            &format!("{i}/2"),
-        ], dir);
+        neardup(
+            &[
+                "signatures",
+                from.to_str().unwrap(),
+                "-o",
+                mixed.to_str().unwrap(),
+                "--shard",
+                &format!("{i}/2"),
+            ],
+            dir,
+        );
     }
     let refused = spark_job(&mixed, &dir.join("refused"), "minhash-0");
     assert_eq!(refused.status.code(), Some(2));

@@ -69,7 +69,10 @@ fn only_tests_common_starts_the_binary() {
 
 /// The binary's own answer to where its cache is, run through the helper.
 fn cache_dir_seen(cmd: &mut std::process::Command) -> PathBuf {
-    let o = cmd.args(["cache", "dir"]).output().expect("the binary runs");
+    let o = cmd
+        .args(["cache", "dir"])
+        .output()
+        .expect("the binary runs");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     PathBuf::from(String::from_utf8_lossy(&o.stdout).trim_end())
 }

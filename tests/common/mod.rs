@@ -61,8 +61,7 @@ pub fn neardup(args: &[&str], cwd: &Path) -> Output {
 /// Runs the binary in `cwd` with the file `stdin` as its standard input,
 /// as a crawler feeds `ingest`.
 pub fn neardup_with_stdin(args: &[&str], cwd: &Path, stdin: &Path) -> Output {
-    let input = std::fs::File::open(stdin)
-        .unwrap_or_else(|e| panic!("{}: {e}", stdin.display()));
+    let input = std::fs::File::open(stdin).unwrap_or_else(|e| panic!("{}: {e}", stdin.display()));
     command(cwd)
         .args(args)
         .stdin(input)

@@ -1286,7 +1286,8 @@ fn bench_eval_times_every_clustering_method() {
     for kind in ["quantised", "continuous"] {
         assert!(out.contains(&format!("### {kind} scores")), "{out}");
     }
-    let header = "| method (CPU s) | 1000 pairs | 10000 pairs | exponent (fit) | exponent (last two) |";
+    let header =
+        "| method (CPU s) | 1000 pairs | 10000 pairs | exponent (fit) | exponent (last two) |";
     assert_eq!(out.matches(header).count(), 2, "{out}");
     for method in [
         "connected",
@@ -1306,10 +1307,19 @@ fn bench_eval_times_every_clustering_method() {
     }
     for (args, named) in [
         (&["--pairs", "0"][..], "--pairs: 0 is out of range"),
-        (&["--pairs", "1500.5"][..], "--pairs: 1500.5 is not a whole number"),
+        (
+            &["--pairs", "1500.5"][..],
+            "--pairs: 1500.5 is not a whole number",
+        ),
         (&["--pairs", "many"][..], "--pairs"),
-        (&["--methods", "single"][..], "--methods: `single` is not a clustering"),
-        (&["--scores", "exact"][..], "--scores: `exact` is not a kind of scores"),
+        (
+            &["--methods", "single"][..],
+            "--methods: `single` is not a clustering",
+        ),
+        (
+            &["--scores", "exact"][..],
+            "--scores: `exact` is not a kind of scores",
+        ),
     ] {
         let o = neardup(&[&["bench", "eval"][..], args].concat(), dir.path());
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

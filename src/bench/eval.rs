@@ -231,7 +231,11 @@ pub fn synthetic_input(target: usize, kind: ScoreKind, seed: u64) -> EvalInput {
     let corpus: Vec<Page> = (0..pages)
         .map(|p| {
             let k = cluster_of[p] as usize;
-            let mut page = Page::new(format!("p{p}"), format!("c{k}"), Content::Text(String::new()));
+            let mut page = Page::new(
+                format!("p{p}"),
+                format!("c{k}"),
+                Content::Text(String::new()),
+            );
             page.category = Some(CATEGORIES[k % CATEGORIES.len()].to_string());
             page.kind = (k < count).then(|| match member[p] {
                 0 => "original".to_string(),
@@ -316,7 +320,14 @@ pub fn time_methods(
         } else {
             progress(&format!("  {method}..."));
             let (_, timing) = timed(|| {
-                curve_beside_connected(&input.truth, &input.run, &[], method, &thresholds, &connected)
+                curve_beside_connected(
+                    &input.truth,
+                    &input.run,
+                    &[],
+                    method,
+                    &thresholds,
+                    &connected,
+                )
             });
             timing
         };
@@ -335,7 +346,14 @@ pub fn time_methods(
         .collect();
     if walked.len() >= 2 {
         let (_, timing) = timed(|| {
-            curves_beside_connected(&input.truth, &input.run, &[], &walked, &thresholds, &connected)
+            curves_beside_connected(
+                &input.truth,
+                &input.run,
+                &[],
+                &walked,
+                &thresholds,
+                &connected,
+            )
         });
         let names: Vec<&str> = walked.iter().map(|m| m.name()).collect();
         out.push((format!("{} together", names.join(" + ")), timing));
@@ -370,7 +388,7 @@ pub fn run_eval(
     kind: ScoreKind,
     targets: &[usize],
     methods: &[Clustering],
-    mut progress: impl FnMut(&str),
+    mut progress: impl FnMut(&str) + Send,
 ) -> EvalTable {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
@@ -382,7 +400,10 @@ pub fn run_eval(
         rows: Vec::new(),
     };
     for &target in targets {
-        progress(&format!("{target} {} pairs: making the input...", kind.name()));
+        progress(&format!(
+            "{target} {} pairs: making the input...",
+            kind.name()
+        ));
         let started = std::time::Instant::now();
         let input = synthetic_input(target, kind, SEED);
         let mut scores: Vec<f32> = input.run.pairs.iter().map(|p| p.score).collect();
@@ -537,15 +558,15 @@ mod tests {
             assert_eq!(a.run.pairs, b.run.pairs);
             assert_eq!(a.truth.cluster, b.truth.cluster);
             let pairs = &a.run.pairs;
-            assert!(
-                pairs.len().abs_diff(20_000) <= 200,
-                "{} pairs",
-                pairs.len()
-            );
+            assert!(pairs.len().abs_diff(20_000) <= 200, "{} pairs", pairs.len());
             // Sorted, distinct, a < b, within the floor: what a run stores.
-            assert!(pairs.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
+            assert!(pairs
+                .windows(2)
+                .all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
             assert!(pairs.iter().all(|p| p.a < p.b));
-            assert!(pairs.iter().all(|p| (FLOOR as f32..=1.0).contains(&p.score)));
+            assert!(pairs
+                .iter()
+                .all(|p| (FLOOR as f32..=1.0).contains(&p.score)));
             // About a fifth are false, and one clique holds many pairs.
             let truth = &a.truth;
             let false_pairs = pairs
@@ -560,7 +581,9 @@ mod tests {
         let other = synthetic_input(20_000, ScoreKind::Quantised, SEED + 1);
         assert_ne!(
             other.run.pairs,
-            synthetic_input(20_000, ScoreKind::Quantised, SEED).run.pairs
+            synthetic_input(20_000, ScoreKind::Quantised, SEED)
+                .run
+                .pairs
         );
     }
 

@@ -71,10 +71,7 @@ pub(super) const FIGURES: &[&dyn Figure] = &[
 /// Writes each figure the runs have, chart and data, into `out`, and
 /// removes the files of the others: an optional figure not drawn this
 /// time must not linger from an earlier report in the same directory.
-pub(super) fn write_figures(
-    report: &ReportData,
-    out: &Path,
-) -> Result<Vec<PathBuf>, ReportError> {
+pub(super) fn write_figures(report: &ReportData, out: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let mut written = Vec::new();
     for figure in FIGURES {
         if figure.applies(report) {

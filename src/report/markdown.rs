@@ -645,5 +645,4 @@ mod tests {
         }
         assert!(summary(&series).contains(warning));
     }
-
 }

@@ -19,9 +19,9 @@ use super::measures::measure_value;
 use super::runs::{all_slices, paper_bars};
 use super::series::{busy_slices, series_of, Series};
 use super::ReportError;
-use crate::util::fmt::percent_sign_finite as pct;
 use crate::experiment::paper::{Claim, Measure, Paper, Verdict};
 use crate::experiment::stored::{to_counts, StoredRun};
+use crate::util::fmt::percent_sign_finite as pct;
 
 /// Mean, sample standard deviation, least and most of a figure over the
 /// seeds where it is defined.

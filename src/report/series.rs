@@ -424,7 +424,6 @@ pub(super) mod tests {
         series_of(&runs)
     }
 
-
     #[test]
     fn panels_hold_every_series_once_at_most_eight_each_in_colours_of_their_own() {
         let series = fan2008();
@@ -477,7 +476,6 @@ pub(super) mod tests {
         let f = |i: usize| series[i].best_f().unwrap().1.f1();
         assert!(best.members.windows(2).all(|w| f(w[0]) >= f(w[1])));
     }
-
 
     #[test]
     fn end_to_end_time_counts_the_shared_stages_once_per_algorithm() {

@@ -112,8 +112,8 @@ fn open_mapping(
     };
     let experiment = named("experiment", experiment)?;
     let corpus = named("corpus", corpus)?;
-    let (config, path) = load_experiment(&experiment)?;
-    let view = crate::tui::mapping::MappingView::load(dir, &config, &path, &corpus)
+    let opened = load_experiment(&experiment)?;
+    let view = crate::tui::mapping::MappingView::load(dir, &opened, &corpus)
         .map_err(CliError::Usage)?;
     let source = match experiment.as_path() == Path::new("demo") {
         true => crate::tui::Source::Demo,

@@ -11,7 +11,7 @@ use polars::prelude::*;
 
 use super::config::format_threshold;
 use super::results::{write_frame, TableWriteError};
-use super::runner::ExperimentResult;
+use super::outcome::ExperimentResult;
 use crate::eval::judged::{evaluate_judged, JudgedEvaluation, JudgedTruth};
 use crate::util::fmt::percent_sign;
 

@@ -9,7 +9,7 @@ use polars::prelude::*;
 use rayon::prelude::*;
 
 use super::results::TableWriteError;
-use super::runner::ExperimentResult;
+use super::outcome::ExperimentResult;
 use crate::eval::judged::JudgedTruth;
 
 /// One row per pair `a < b` that any algorithm stored (a group's pairs

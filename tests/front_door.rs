@@ -15,7 +15,10 @@ const INSIDES: &[(&str, &str)] = &[
     ("run_experiment", "the runner's entry points"),
     ("load_corpus", "reading the corpus"),
     ("load_references", "reading the reference corpora"),
-    ("check_named_files", "checking the files an experiment names"),
+    (
+        "check_named_files",
+        "checking the files an experiment names",
+    ),
     ("attach_learning_labels", "a learned judge's labels"),
     ("experiment::learning_labels", "a learned judge's labels"),
     ("JudgedTruth::read", "reading the judged pairs"),
@@ -105,7 +108,10 @@ fn a_reach_past_the_front_door_is_found() {
         "// run_experiment is named in a comment only\nlet run = prepared.run(watchers);\n",
     );
     write("tui/ui/view.rs", "let x = 1;\n");
-    write("tui/tests.rs", "crate::experiment::run_experiment(\"t\", &c, &p, &r);\n");
+    write(
+        "tui/tests.rs",
+        "crate::experiment::run_experiment(\"t\", &c, &p, &r);\n",
+    );
     write(
         "bench/scale.rs",
         "fn f() {}\n#[cfg(test)]\nmod tests {\n    use crate::experiment::load_corpus;\n}\n",

@@ -129,11 +129,7 @@ impl Experiment {
 
     /// One scorer per (entry, extraction) it runs, the detectors that
     /// learn from the collection fitted on `fit_on`.
-    pub fn scorers(
-        &self,
-        references: &References,
-        fit_on: &[&Page],
-    ) -> Vec<Scorer> {
+    pub fn scorers(&self, references: &References, fit_on: &[&Page]) -> Vec<Scorer> {
         self.choices(references)
             .into_iter()
             .map(|choice| Scorer::fitted_on(&self.config, references, choice, None, fit_on))
@@ -394,7 +390,10 @@ impl Run {
 
     /// Where `objective` is best over algorithm `at`'s curve.
     pub fn best(&self, at: usize, objective: Objective) -> Option<Evaluation> {
-        self.result.algorithms.get(at)?.best(&self.result.truth, objective)
+        self.result
+            .algorithms
+            .get(at)?
+            .best(&self.result.truth, objective)
     }
 
     /// Algorithm `at`'s stored pairs and their scores.
@@ -413,7 +412,13 @@ impl Run {
             .choices(&self.references)
             .into_iter()
             .find(|c| c.entry == a.entry && c.extraction == a.extraction)?;
-        Some(Scorer::fitted_on(config, &self.references, choice, a.fitted.clone(), fit_on))
+        Some(Scorer::fitted_on(
+            config,
+            &self.references,
+            choice,
+            a.fitted.clone(),
+            fit_on,
+        ))
     }
 
     /// The truth given by judged pairs and each algorithm's figures over
@@ -429,7 +434,11 @@ impl Run {
     /// The table of the figures over the judged pairs, when there are some.
     pub fn judged_table(&self) -> Option<String> {
         let (truth, evaluations) = self.judged_figures()?;
-        Some(super::judged::render_judged(&self.result, truth, evaluations))
+        Some(super::judged::render_judged(
+            &self.result,
+            truth,
+            evaluations,
+        ))
     }
 
     /// Writes `results.*`, `throughput.*` and `run.json` into `dir`;
@@ -520,7 +529,12 @@ impl Scorer {
 /// Page `p` as a run reads it: its `extraction`'s text tokenised by
 /// `tokenizer`, its host and structure (the semantic features weigh
 /// sentences by their place in it).
-fn page_document(n: u32, p: &Page, extraction: Extraction, tokenizer: &TokenizerConfig) -> Document {
+fn page_document(
+    n: u32,
+    p: &Page,
+    extraction: Extraction,
+    tokenizer: &TokenizerConfig,
+) -> Document {
     let extracted = extract_page(p, extraction);
     let mut d = Document::new(n, &extracted.text(), p.lang, tokenizer);
     d.host = p.url.as_deref().and_then(crate::algo::learned::host_of);

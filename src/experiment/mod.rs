@@ -22,10 +22,10 @@ use std::sync::Arc;
 
 pub use config::{ConfigError, ExperimentConfig};
 pub use front::{CacheSetting, Experiment, PrepareOptions, Prepared, Run, Scorer};
-pub use results::{render_summary, write_reports, TableWriteError};
 pub use outcome::{
     AlgorithmResult, CurveCache, EndToEnd, ExperimentResult, FittedAlgorithm, RunOutput, Watchers,
 };
+pub use results::{render_summary, write_reports, TableWriteError};
 pub use runner::{run_experiment, run_experiment_consuming, run_experiment_observed};
 
 use crate::algo::Document;

@@ -193,7 +193,6 @@ pub struct ExperimentResult {
     pub peak_memory_bytes: Option<u64>,
 }
 
-
 /// Who hears of a run's progress.
 #[derive(Debug, Default)]
 pub struct Watchers {
@@ -214,4 +213,3 @@ pub enum RunOutput {
     Truth(Truth),
     Algorithm(Box<AlgorithmResult>),
 }
-

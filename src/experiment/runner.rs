@@ -52,7 +52,14 @@ pub fn run_experiment_observed(
     watchers: Watchers,
 ) -> ExperimentResult {
     let cache = CacheSetting::ProcessDefault.dir();
-    run_pages(name, config, Cow::Borrowed(corpus), references, watchers, cache.as_deref())
+    run_pages(
+        name,
+        config,
+        Cow::Borrowed(corpus),
+        references,
+        watchers,
+        cache.as_deref(),
+    )
 }
 
 /// [`run_experiment_observed`] on a corpus it owns: each page's content
@@ -66,7 +73,14 @@ pub fn run_experiment_consuming(
     watchers: Watchers,
 ) -> ExperimentResult {
     let cache = CacheSetting::ProcessDefault.dir();
-    run_pages(name, config, Cow::Owned(corpus), references, watchers, cache.as_deref())
+    run_pages(
+        name,
+        config,
+        Cow::Owned(corpus),
+        references,
+        watchers,
+        cache.as_deref(),
+    )
 }
 
 /// Runs the experiment on the corpus, borrowed or owned (then each page's

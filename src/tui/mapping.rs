@@ -227,11 +227,7 @@ pub struct MappingView {
 impl MappingView {
     /// Reads the mapping in `dir`, the corpus it maps and the experiment's
     /// algorithms.
-    pub fn load(
-        dir: &Path,
-        experiment: &Experiment,
-        corpus: &Path,
-    ) -> Result<MappingView, String> {
+    pub fn load(dir: &Path, experiment: &Experiment, corpus: &Path) -> Result<MappingView, String> {
         let mapping = read_mapping(dir)?;
         let read = read_corpus_counted(corpus, ReadOptions::unlabelled(), &ReadCounter::default())
             .map_err(|e| e.to_string())?;
@@ -290,7 +286,11 @@ impl MappingView {
             &text(removed, self.extraction),
             &text(kept, self.extraction),
         );
-        let scores = self.scorers.iter().map(|s| s.score(removed, kept)).collect();
+        let scores = self
+            .scorers
+            .iter()
+            .map(|s| s.score(removed, kept))
+            .collect();
         self.pair = Some(MappedPair {
             removed: row.id.clone(),
             kept: row.kept_id.clone(),

@@ -765,7 +765,8 @@ fn write_demo_model(path: &std::path::Path) {
     )
     .unwrap();
     let corpus = crate::corpus::demo::demo_corpus().unwrap();
-    let (docs, truth) = crate::experiment::runner::documents(&config, &corpus, Extraction::Main, None);
+    let (docs, truth) =
+        crate::experiment::runner::documents(&config, &corpus, Extraction::Main, None);
     let trained = train(
         &LearnedConfig::default(),
         &docs,

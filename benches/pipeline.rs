@@ -109,7 +109,7 @@ fn bench_tui_threshold_move(c: &mut Criterion) {
             entry: 0,
             end_to_end: Default::default(),
             extraction: Extraction::Main,
-            run,
+            run: std::sync::Arc::new(run),
             threshold: 3.0,
             clustering: Default::default(),
             evaluations: vec![evaluation],

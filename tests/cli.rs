@@ -1274,3 +1274,55 @@ fn corpus_stats_of_an_empty_corpus_is_exit_2() {
         stderr(&o)
     );
 }
+
+/// `bench eval` prints a row per clustering method with the exponent
+/// columns, for each kind of scores; bad flags exit 2 naming the flag.
+#[test]
+fn bench_eval_times_every_clustering_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = neardup(&["bench", "eval", "--pairs", "1e3,1e4"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for kind in ["quantised", "continuous"] {
+        assert!(out.contains(&format!("### {kind} scores")), "{out}");
+    }
+    let header =
+        "| method (CPU s) | 1000 pairs | 10000 pairs | exponent (fit) | exponent (last two) |";
+    assert_eq!(out.matches(header).count(), 2, "{out}");
+    for method in [
+        "connected",
+        "center",
+        "merge_center",
+        "star",
+        "pivot",
+        "average",
+    ] {
+        // A CPU and a wall row per kind of scores, each with its cells.
+        let rows: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with(&format!("| {method} |")))
+            .collect();
+        assert_eq!(rows.len(), 4, "{method}: {out}");
+        assert!(rows.iter().all(|r| r.matches('|').count() == 8), "{rows:?}");
+    }
+    for (args, named) in [
+        (&["--pairs", "0"][..], "--pairs: 0 is out of range"),
+        (
+            &["--pairs", "1500.5"][..],
+            "--pairs: 1500.5 is not a whole number",
+        ),
+        (&["--pairs", "many"][..], "--pairs"),
+        (
+            &["--methods", "single"][..],
+            "--methods: `single` is not a clustering",
+        ),
+        (
+            &["--scores", "exact"][..],
+            "--scores: `exact` is not a kind of scores",
+        ),
+    ] {
+        let o = neardup(&[&["bench", "eval"][..], args].concat(), dir.path());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(named), "{args:?}: {}", stderr(&o));
+    }
+}

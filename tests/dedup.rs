@@ -301,11 +301,9 @@ fn a_killed_run_leaves_no_output_and_a_rerun_works() {
     };
     // SIGKILL at the last steps, from inside ...
     for step in ["dedup-kept-written", "dedup-written"] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_neardup"))
+        let out = common::command(dir.path())
             .args(["dedup", "tuned.yaml", "pages.jsonl", "-o", "out"])
             .args(["--algorithm", MINHASH])
-            .current_dir(dir.path())
-            .env("NEARDUP_CACHE_DIR", dir.path().join(".neardup-cache"))
             .env("NEARDUP_FAIL_AT", step)
             .output()
             .unwrap();
@@ -314,11 +312,9 @@ fn a_killed_run_leaves_no_output_and_a_rerun_works() {
     }
     // ... and from outside, wherever the run is.
     for after_ms in [20, 150, 400] {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_neardup"))
+        let mut child = common::command(dir.path())
             .args(["dedup", "tuned.yaml", "pages.jsonl", "-o", "out", "--force"])
             .args(["--algorithm", MINHASH])
-            .current_dir(dir.path())
-            .env("NEARDUP_CACHE_DIR", dir.path().join(".neardup-cache"))
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()

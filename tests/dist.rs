@@ -3,9 +3,11 @@
 //! written by another program are scored exactly as the in-process run
 //! scores its own.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
+use std::path::Path;
+
+use common::neardup;
 use neardup::algo::shingling::lsh::Banding;
 use neardup::algo::{Detector, Document, ScoredPair};
 use neardup::corpus::demo::demo_corpus;
@@ -19,23 +21,20 @@ const EXPERIMENT: &str = "name: dist\ncorpus: demo\nalgorithms:\n  \
     - type: minhash\n    threshold: 0.6\n  \
     - type: simhash\n    index: 6c3\n    threshold: 3\n    floor: 3\n    grid: [0, 1, 2, 3]\n";
 
-fn neardup(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_neardup"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-/// `neardup signatures EXPERIMENT -o OUT --shard SHARD`, which must succeed.
+/// `neardup signatures EXPERIMENT -o OUT --shard SHARD`, which must
+/// succeed, run in the experiment's folder (the test's own).
 fn signatures(experiment: &Path, out: &Path, shard: &str) {
-    let run = neardup(&[
-        "signatures",
-        experiment.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--shard",
-        shard,
-    ]);
+    let run = neardup(
+        &[
+            "signatures",
+            experiment.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--shard",
+            shard,
+        ],
+        experiment.parent().unwrap(),
+    );
     assert!(
         run.status.success(),
         "{}",
@@ -171,12 +170,15 @@ fn external_pairs_score_as_the_in_process_run() {
     let experiment = tmp.path().join("dist.yaml");
     std::fs::write(&experiment, EXPERIMENT).unwrap();
     let sig = tmp.path().join("sig");
-    assert!(neardup(&[
-        "signatures",
-        experiment.to_str().unwrap(),
-        "-o",
-        sig.to_str().unwrap()
-    ])
+    assert!(neardup(
+        &[
+            "signatures",
+            experiment.to_str().unwrap(),
+            "-o",
+            sig.to_str().unwrap()
+        ],
+        tmp.path()
+    )
     .status
     .success());
     let corpus = demo_corpus().unwrap();
@@ -247,18 +249,21 @@ fn external_pairs_score_as_the_in_process_run() {
     ParquetWriter::new(std::fs::File::create(&clusters).unwrap())
         .finish(&mut df)
         .unwrap();
-    let printed = neardup(&[
-        "evaluate",
-        "demo",
-        "--pairs",
-        path.to_str().unwrap(),
-        "--clusters",
-        clusters.to_str().unwrap(),
-        "-o",
-        tmp.path().join("run").to_str().unwrap(),
-        "--mapping",
-        tmp.path().join("mapped").to_str().unwrap(),
-    ]);
+    let printed = neardup(
+        &[
+            "evaluate",
+            "demo",
+            "--pairs",
+            path.to_str().unwrap(),
+            "--clusters",
+            clusters.to_str().unwrap(),
+            "-o",
+            tmp.path().join("run").to_str().unwrap(),
+            "--mapping",
+            tmp.path().join("mapped").to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
     let stdout = String::from_utf8_lossy(&printed.stdout);
     assert!(
         printed.status.success(),
@@ -302,7 +307,10 @@ fn external_pairs_score_as_the_in_process_run() {
         &[(pairs[0].0, "no-such-page", 0.9)],
         &meta["settings"],
     );
-    let bad = neardup(&["evaluate", "demo", "--pairs", path.to_str().unwrap()]);
+    let bad = neardup(
+        &["evaluate", "demo", "--pairs", path.to_str().unwrap()],
+        tmp.path(),
+    );
     assert_eq!(bad.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert!(
@@ -316,7 +324,10 @@ fn external_pairs_score_as_the_in_process_run() {
         &[(pairs[0].0, pairs[0].1, 0.9)],
         &serde_json::json!({}),
     );
-    let bad = neardup(&["evaluate", "demo", "--pairs", path.to_str().unwrap()]);
+    let bad = neardup(
+        &["evaluate", "demo", "--pairs", path.to_str().unwrap()],
+        tmp.path(),
+    );
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("settings `config`"));
 }

@@ -5,6 +5,8 @@
 //! that repeat or score off their scale, and outputs cut short by a full
 //! disk.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -12,14 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-fn neardup(args: &[&str], cwd: &Path, stdin: Option<&Path>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_neardup"));
-    cmd.args(args).current_dir(cwd);
-    if let Some(path) = stdin {
-        cmd.stdin(std::fs::File::open(path).unwrap());
-    }
-    cmd.output().expect("the binary runs")
-}
+use common::{neardup, neardup_with_stdin};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -81,14 +76,14 @@ fn distinct_pages(n: usize) -> Vec<serde_json::Value> {
 fn index_with_segments(dir: &Path, batches: usize) -> Vec<serde_json::Value> {
     let pages = distinct_pages(200);
     write_jsonl(&dir.join("seed.jsonl"), &pages[..20]);
-    let o = neardup(&["index", "build", "seed.jsonl", "-o", "idx"], dir, None);
+    let o = neardup(&["index", "build", "seed.jsonl", "-o", "idx"], dir);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let fed = 20 + 5 * batches;
     write_jsonl(&dir.join("more.jsonl"), &pages[20..fed]);
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--batch", "5"],
         dir,
-        Some(&dir.join("more.jsonl")),
+        &dir.join("more.jsonl"),
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     pages[fed..].to_vec()
@@ -133,7 +128,7 @@ fn a_manifest_with_next_segment_too_low_is_refused_and_no_segment_is_deleted() {
     write_manifest(dir.path(), &m);
     let before = snapshot(&dir.path().join("idx"));
     for args in [&["ingest", "idx"][..], &["index", "query", "idx", "-"]] {
-        let o = neardup(args, dir.path(), Some(&dir.path().join("feed.jsonl")));
+        let o = neardup_with_stdin(args, dir.path(), &dir.path().join("feed.jsonl"));
         let e = text(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
         assert!(
@@ -158,10 +153,10 @@ fn a_manifest_restored_from_an_older_copy_loses_no_newer_segment() {
     let rest = index_with_segments(dir.path(), 1);
     let older = std::fs::read(dir.path().join("idx/manifest.json")).unwrap();
     write_jsonl(&dir.path().join("next.jsonl"), &rest[..5]);
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--batch", "5"],
         dir.path(),
-        Some(&dir.path().join("next.jsonl")),
+        &dir.path().join("next.jsonl"),
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let newest = manifest(dir.path())["segments"]
@@ -176,10 +171,10 @@ fn a_manifest_restored_from_an_older_copy_loses_no_newer_segment() {
     std::fs::write(dir.path().join("idx/manifest.json"), &older).unwrap();
     let kept = snapshot(&dir.path().join("idx").join(&newest));
     write_jsonl(&dir.path().join("feed.jsonl"), &rest[5..15]);
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx"],
         dir.path(),
-        Some(&dir.path().join("feed.jsonl")),
+        &dir.path().join("feed.jsonl"),
     );
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
@@ -205,10 +200,10 @@ fn a_format_2_manifest_without_checksums_is_refused_naming_it() {
     let mut bytes = std::fs::read(&ids).unwrap();
     bytes[3] ^= 0x01;
     std::fs::write(&ids, &bytes).unwrap();
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["index", "query", "idx", "-"],
         dir.path(),
-        Some(&dir.path().join("seed.jsonl")),
+        &dir.path().join("seed.jsonl"),
     );
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
@@ -230,10 +225,10 @@ fn a_folder_in_place_of_an_index_file_is_bad_input_naming_it() {
     let file = dir.path().join("idx").join(&name).join("order.bin");
     std::fs::remove_file(&file).unwrap();
     std::fs::create_dir(&file).unwrap();
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["index", "query", "idx", "-"],
         dir.path(),
-        Some(&dir.path().join("seed.jsonl")),
+        &dir.path().join("seed.jsonl"),
     );
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
@@ -286,15 +281,12 @@ fn a_failed_commit_leaves_no_temporary_folder() {
     write_jsonl(&dir.path().join("feed.jsonl"), &rest[..100]);
     // No file may grow, as on a full disk: the segment's files fail to
     // write (EFBIG, its signal ignored).
-    let o = Command::new("bash")
-        .args([
-            "-c",
-            "ulimit -f 0; trap '' XFSZ; exec \"$0\" ingest idx --batch 100 < feed.jsonl",
-            env!("CARGO_BIN_EXE_neardup"),
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let o = common::shell(
+        "ulimit -f 0; trap '' XFSZ; exec \"$NEARDUP\" ingest idx --batch 100 < feed.jsonl",
+        dir.path(),
+    )
+    .output()
+    .unwrap();
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{e}");
     assert!(e.contains(".tmp-seg-"), "{e}");
@@ -306,10 +298,10 @@ fn a_failed_commit_leaves_no_temporary_folder() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
     // And the index still takes the pages.
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--batch", "100"],
         dir.path(),
-        Some(&dir.path().join("feed.jsonl")),
+        &dir.path().join("feed.jsonl"),
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
@@ -325,10 +317,10 @@ fn an_id_sent_again_with_other_content_is_refused_not_stored_twice() {
     changed["id"] = seed[3]["id"].clone();
     let feed = [changed.clone(), seed[4].clone(), rest[1].clone()];
     write_jsonl(&dir.path().join("feed.jsonl"), &feed);
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "7"],
         dir.path(),
-        Some(&dir.path().join("feed.jsonl")),
+        &dir.path().join("feed.jsonl"),
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = statuses(&o.stdout);
@@ -340,10 +332,10 @@ fn an_id_sent_again_with_other_content_is_refused_not_stored_twice() {
     assert_eq!(out[2]["status"], "new", "{out:?}");
     // Not stored: its content finds nothing.
     write_jsonl(&dir.path().join("changed.jsonl"), &[changed]);
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["index", "query", "idx", "-"],
         dir.path(),
-        Some(&dir.path().join("changed.jsonl")),
+        &dir.path().join("changed.jsonl"),
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(statuses(&o.stdout)[0]["matches"], serde_json::json!([]));
@@ -351,10 +343,10 @@ fn an_id_sent_again_with_other_content_is_refused_not_stored_twice() {
     let mut renamed = rest[0].clone();
     renamed["id"] = "renamed".into();
     write_jsonl(&dir.path().join("renamed.jsonl"), &[renamed]);
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "7"],
         dir.path(),
-        Some(&dir.path().join("renamed.jsonl")),
+        &dir.path().join("renamed.jsonl"),
     );
     assert_eq!(
         statuses(&o.stdout)[0]["status"],
@@ -366,10 +358,10 @@ fn an_id_sent_again_with_other_content_is_refused_not_stored_twice() {
     let mut changed = rest[2].clone();
     changed["id"] = seed[5]["id"].clone();
     write_jsonl(&dir.path().join("strict.jsonl"), &[changed]);
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--strict"],
         dir.path(),
-        Some(&dir.path().join("strict.jsonl")),
+        &dir.path().join("strict.jsonl"),
     );
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
@@ -505,11 +497,10 @@ fn ingest_against_stalled(
 ) -> (Output, Duration) {
     let dir = tempfile::tempdir().unwrap();
     let rest = index_with_segments(dir.path(), 0);
-    let mut child: Child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+    let mut child: Child = common::command(dir.path())
         .args([
             "ingest", "idx", "--job", "49", "--batch", "256", "--redis", url,
         ])
-        .current_dir(dir.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -573,10 +564,10 @@ fn a_redis_that_accepts_and_never_answers_fails_within_the_connect_deadline() {
     index_with_segments(dir.path(), 0);
     let url = format!("redis://127.0.0.1:{}/", server.port);
     let started = Instant::now();
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "1", "--redis", &url],
         dir.path(),
-        Some(&dir.path().join("seed.jsonl")),
+        &dir.path().join("seed.jsonl"),
     );
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{e}");
@@ -673,7 +664,7 @@ fn a_paused_redis_server_fails_the_batch_within_its_deadline_requires_redis() {
 fn index_check_says_what_is_wrong_and_exits_by_kind() {
     let dir = tempfile::tempdir().unwrap();
     index_with_segments(dir.path(), 2);
-    let o = neardup(&["index", "check", "idx"], dir.path(), None);
+    let o = neardup(&["index", "check", "idx"], dir.path());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(
         text(&o.stdout).starts_with("ok: idx: 3 segments, 30 pages"),
@@ -690,7 +681,7 @@ fn index_check_says_what_is_wrong_and_exits_by_kind() {
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
     std::fs::write(&ids, bytes).unwrap();
-    let o = neardup(&["index", "check", "idx"], dir.path(), None);
+    let o = neardup(&["index", "check", "idx"], dir.path());
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     let e = text(&o.stderr);
     assert!(e.contains(&format!("{segment}/ids.bin")), "{e}");
@@ -790,7 +781,6 @@ fn outside_pairs_given_twice_or_scored_off_their_scale_are_refused_naming_the_ro
         let o = neardup(
             &["evaluate", "demo", "--pairs", "pairs.parquet", "-o", "run"],
             dir.path(),
-            None,
         );
         let e = text(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{rows:?}: {e}");
@@ -825,7 +815,6 @@ fn outside_pairs_given_twice_or_scored_off_their_scale_are_refused_naming_the_ro
             "--skip-bad-pairs",
         ],
         dir.path(),
-        None,
     );
     let e = text(&o.stderr);
     assert!(o.status.success(), "{e}");
@@ -841,12 +830,8 @@ fn outside_pairs_given_twice_or_scored_off_their_scale_are_refused_naming_the_ro
 /// disk that fills up: a write past it fails ("File too large") rather
 /// than the process being killed.
 fn neardup_on_a_full_disk(args: &[&str], cwd: &Path) -> Output {
-    Command::new("sh")
-        .arg("-c")
-        .arg("trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\"")
-        .arg(env!("CARGO_BIN_EXE_neardup"))
+    common::shell("trap '' XFSZ; ulimit -f 1; exec \"$NEARDUP\" \"$@\"", cwd)
         .args(args)
-        .current_dir(cwd)
         .output()
         .expect("sh runs")
 }
@@ -859,7 +844,7 @@ fn a_write_failing_midway_leaves_every_previous_output_whole_and_nothing_beside_
     let run = ["run", experiment, "-o", "out"];
     let report = ["report", "out", "-o", "report"];
     for (args, folder) in [(&run[..], "out"), (&report[..], "report")] {
-        let o = neardup(args, dir.path(), None);
+        let o = neardup(args, dir.path());
         assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
         let before = snapshot(&dir.path().join(folder));
         assert!(before.iter().any(|(_, bytes)| bytes.len() > 512));
@@ -889,7 +874,7 @@ fn an_unterminated_quote_names_its_row_and_field_and_echoes_no_file() {
         ));
     }
     std::fs::write(dir.path().join("quote.csv"), &csv).unwrap();
-    let o = neardup(&["corpus", "stats", "quote.csv"], dir.path(), None);
+    let o = neardup(&["corpus", "stats", "quote.csv"], dir.path());
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{}", &e[..e.len().min(2000)]);
     assert!(
@@ -1018,7 +1003,7 @@ fn a_missing_file_named_in_an_experiment_names_the_line_of_its_key() {
     ];
     for (yaml, at, missing) in cases {
         std::fs::write(dir.path().join("m.yaml"), &yaml).unwrap();
-        let o = neardup(&["run", "m.yaml", "-o", "out"], dir.path(), None);
+        let o = neardup(&["run", "m.yaml", "-o", "out"], dir.path());
         let e = text(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{yaml}: {e}");
         assert!(e.contains(at) && e.contains(missing), "{yaml}: {e}");
@@ -1033,11 +1018,7 @@ fn past_the_pair_budget_the_note_counts_the_pairs_kept() {
         "corpus: demo\npair_budget_mb: 0\nalgorithms:\n  - type: jaccard\n    floor: 0.1\n",
     )
     .unwrap();
-    let o = neardup(
-        &["run", "b.yaml", "-o", "out", "--verbose"],
-        dir.path(),
-        None,
-    );
+    let o = neardup(&["run", "b.yaml", "-o", "out", "--verbose"], dir.path());
     let out = text(&o.stdout);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let number_before = |line: &str, word: &str| -> u64 {

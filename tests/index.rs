@@ -2,20 +2,15 @@
 //! reprints, survive being killed mid-ingest, filter fetched URLs (embedded
 //! and in a real Redis).
 
+mod common;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn neardup(args: &[&str], cwd: &Path, stdin: Option<&Path>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_neardup"));
-    cmd.args(args).current_dir(cwd);
-    if let Some(path) = stdin {
-        cmd.stdin(std::fs::File::open(path).unwrap());
-    }
-    cmd.output().expect("the binary runs")
-}
+use common::{neardup, neardup_with_stdin};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -65,17 +60,13 @@ fn ingested_reprints_are_flagged_with_their_originals() {
         .partition(|r| r["kind"] == "original" || r["kind"] == "unique");
     write_jsonl(&dir.path().join("orig.jsonl"), &originals);
     write_jsonl(&dir.path().join("rest.jsonl"), &rest);
-    let o = neardup(
-        &["index", "build", "orig.jsonl", "-o", "idx"],
-        dir.path(),
-        None,
-    );
+    let o = neardup(&["index", "build", "orig.jsonl", "-o", "idx"], dir.path());
     assert!(o.status.success(), "{}", text(&o.stderr));
 
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--batch", "7"],
         dir.path(),
-        Some(&dir.path().join("rest.jsonl")),
+        &dir.path().join("rest.jsonl"),
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = statuses(&o.stdout);
@@ -90,10 +81,10 @@ fn ingested_reprints_are_flagged_with_their_originals() {
     }
     // Ingesting the same pages again: every one with text is now stored
     // or a duplicate of a stored page.
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx"],
         dir.path(),
-        Some(&dir.path().join("rest.jsonl")),
+        &dir.path().join("rest.jsonl"),
     );
     let again = statuses(&o.stdout);
     assert!(again.iter().all(|s| s["status"] != "new"), "{again:?}");
@@ -105,7 +96,7 @@ fn ingested_reprints_are_flagged_with_their_originals() {
         first["html"].as_str().unwrap(),
     )
     .unwrap();
-    let o = neardup(&["index", "query", "idx", "page.html"], dir.path(), None);
+    let o = neardup(&["index", "query", "idx", "page.html"], dir.path());
     assert!(o.status.success(), "{}", text(&o.stderr));
     let q = statuses(&o.stdout);
     assert_eq!(q[0]["matches"][0]["id"], first["id"]);
@@ -142,17 +133,12 @@ fn killing_ingest_leaves_a_usable_index() {
     let dir = tempfile::tempdir().unwrap();
     let records = demo_records();
     write_jsonl(&dir.path().join("seed.jsonl"), &records[..20]);
-    let o = neardup(
-        &["index", "build", "seed.jsonl", "-o", "idx"],
-        dir.path(),
-        None,
-    );
+    let o = neardup(&["index", "build", "seed.jsonl", "-o", "idx"], dir.path());
     assert!(o.status.success(), "{}", text(&o.stderr));
     let many = many_pages(dir.path(), 12);
     for kill_after in [3, 40, 150, 400] {
-        let mut child: Child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        let mut child: Child = common::command(dir.path())
             .args(["ingest", "idx", "--batch", "5"])
-            .current_dir(dir.path())
             .stdin(std::fs::File::open(&many).unwrap())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -167,10 +153,10 @@ fn killing_ingest_leaves_a_usable_index() {
         child.kill().unwrap(); // SIGKILL: no chance to tidy up
         child.wait().unwrap();
         // The index opens, answers queries and takes more pages.
-        let o = neardup(
+        let o = neardup_with_stdin(
             &["index", "query", "idx", "-"],
             dir.path(),
-            Some(&dir.path().join("seed.jsonl")),
+            &dir.path().join("seed.jsonl"),
         );
         assert!(
             o.status.success(),
@@ -186,7 +172,7 @@ fn killing_ingest_leaves_a_usable_index() {
             "seed pages must still be found: {found:?}"
         );
     }
-    let o = neardup(&["ingest", "idx", "--batch", "50"], dir.path(), Some(&many));
+    let o = neardup_with_stdin(&["ingest", "idx", "--batch", "50"], dir.path(), &many);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("idx/manifest.json")).unwrap())
@@ -211,11 +197,7 @@ fn embedded_url_filter_skips_fetched_urls() {
     let dir = tempfile::tempdir().unwrap();
     let records = demo_records();
     write_jsonl(&dir.path().join("seed.jsonl"), &records[..5]);
-    let o = neardup(
-        &["index", "build", "seed.jsonl", "-o", "idx"],
-        dir.path(),
-        None,
-    );
+    let o = neardup(&["index", "build", "seed.jsonl", "-o", "idx"], dir.path());
     assert!(o.status.success(), "{}", text(&o.stderr));
     let mut batch = records[5..15].to_vec();
     // The same article again under a tracking parameter and another case.
@@ -234,28 +216,28 @@ fn embedded_url_filter_skips_fetched_urls() {
     .into();
     batch.push(again);
     write_jsonl(&dir.path().join("batch.jsonl"), &batch);
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "108"],
         dir.path(),
-        Some(&dir.path().join("batch.jsonl")),
+        &dir.path().join("batch.jsonl"),
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = statuses(&o.stdout);
     assert_eq!(out.last().unwrap()["status"], "seen_url", "{out:?}");
     assert_eq!(out.iter().filter(|s| s["status"] == "seen_url").count(), 1);
     // The set persists with the index: the whole batch is seen next time.
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "108"],
         dir.path(),
-        Some(&dir.path().join("batch.jsonl")),
+        &dir.path().join("batch.jsonl"),
     );
     let out = statuses(&o.stdout);
     assert!(out.iter().all(|s| s["status"] == "seen_url"), "{out:?}");
     // Another job has its own set.
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "109"],
         dir.path(),
-        Some(&dir.path().join("batch.jsonl")),
+        &dir.path().join("batch.jsonl"),
     );
     let out = statuses(&o.stdout);
     assert_eq!(out.iter().filter(|s| s["status"] == "seen_url").count(), 1);
@@ -338,22 +320,18 @@ fn redis_backend_keeps_job_hashes_with_a_ttl_and_fails_clearly_requires_redis() 
     let records = demo_records();
     write_jsonl(&dir.path().join("seed.jsonl"), &records[..5]);
     write_jsonl(&dir.path().join("batch.jsonl"), &records[5..12]);
-    let o = neardup(
-        &["index", "build", "seed.jsonl", "-o", "idx"],
-        dir.path(),
-        None,
-    );
+    let o = neardup(&["index", "build", "seed.jsonl", "-o", "idx"], dir.path());
     assert!(o.status.success(), "{}", text(&o.stderr));
     let url = server.url();
     let args = [
         "ingest", "idx", "--job", "108", "--ttl", "600", "--redis", &url,
     ];
-    let o = neardup(&args, dir.path(), Some(&dir.path().join("batch.jsonl")));
+    let o = neardup_with_stdin(&args, dir.path(), &dir.path().join("batch.jsonl"));
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(statuses(&o.stdout)
         .iter()
         .all(|s| s["status"] != "seen_url"));
-    let o = neardup(&args, dir.path(), Some(&dir.path().join("batch.jsonl")));
+    let o = neardup_with_stdin(&args, dir.path(), &dir.path().join("batch.jsonl"));
     assert!(statuses(&o.stdout)
         .iter()
         .all(|s| s["status"] == "seen_url"));
@@ -370,7 +348,7 @@ fn redis_backend_keeps_job_hashes_with_a_ttl_and_fails_clearly_requires_redis() 
     server.child.kill().unwrap();
     server.child.wait().unwrap();
     let started = Instant::now();
-    let o = neardup(&args, dir.path(), Some(&dir.path().join("batch.jsonl")));
+    let o = neardup_with_stdin(&args, dir.path(), &dir.path().join("batch.jsonl"));
     // The server's failure, not bad input.
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     let e = text(&o.stderr);
@@ -384,11 +362,7 @@ fn bad_input_to_the_index_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let records = demo_records();
     write_jsonl(&dir.path().join("seed.jsonl"), &records[..3]);
-    let o = neardup(
-        &["index", "build", "seed.jsonl", "-o", "idx"],
-        dir.path(),
-        None,
-    );
+    let o = neardup(&["index", "build", "seed.jsonl", "-o", "idx"], dir.path());
     assert!(o.status.success(), "{}", text(&o.stderr));
 
     // A broken line on stdin under --strict: exit 2, the line named, no
@@ -398,10 +372,10 @@ fn bad_input_to_the_index_is_named() {
     writeln!(feed, "{{\"id\": \"x\", \"html\": }}").unwrap();
     writeln!(feed, "{}", records[6]).unwrap();
     drop(feed);
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--strict"],
         dir.path(),
-        Some(&dir.path().join("feed.jsonl")),
+        &dir.path().join("feed.jsonl"),
     );
     assert_eq!(o.status.code(), Some(2));
     let e = text(&o.stderr);
@@ -416,10 +390,10 @@ fn bad_input_to_the_index_is_named() {
     let mut bad = records[6].clone();
     bad["url"] = "not a url at all".into();
     write_jsonl(&dir.path().join("bad.jsonl"), &[bad]);
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "1"],
         dir.path(),
-        Some(&dir.path().join("bad.jsonl")),
+        &dir.path().join("bad.jsonl"),
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = statuses(&o.stdout);
@@ -432,10 +406,10 @@ fn bad_input_to_the_index_is_named() {
 
     // A damaged manifest is named, not a panic.
     std::fs::write(dir.path().join("idx/manifest.json"), b"{\"format\": 1, ").unwrap();
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["index", "query", "idx", "-"],
         dir.path(),
-        Some(&dir.path().join("seed.jsonl")),
+        &dir.path().join("seed.jsonl"),
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(
@@ -446,7 +420,6 @@ fn bad_input_to_the_index_is_named() {
     let o = neardup(
         &["index", "build", "seed.jsonl", "-o", "x", "--layout", "4z4"],
         dir.path(),
-        None,
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(
@@ -459,14 +432,14 @@ fn bad_input_to_the_index_is_named() {
 /// Builds `idx` in `dir` from the first 20 demo pages.
 fn seed_index(dir: &Path) {
     write_jsonl(&dir.join("seed.jsonl"), &demo_records()[..20]);
-    let o = neardup(&["index", "build", "seed.jsonl", "-o", "idx"], dir, None);
+    let o = neardup(&["index", "build", "seed.jsonl", "-o", "idx"], dir);
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
 
 /// Each page of `feed` as `index query` sees it: (id, has text, ids of
 /// the stored pages found).
 fn stored(dir: &Path, feed: &Path) -> Vec<(String, bool, Vec<String>)> {
-    let o = neardup(&["index", "query", "idx", "-"], dir, Some(feed));
+    let o = neardup_with_stdin(&["index", "query", "idx", "-"], dir, feed);
     assert!(o.status.success(), "{}", text(&o.stderr));
     statuses(&o.stdout)
         .iter()
@@ -536,10 +509,9 @@ fn kill_at_every_commit_step(redis: Option<&str>) {
             if let Some(url) = redis {
                 args.extend(["--redis", url]);
             }
-            let o = Command::new(env!("CARGO_BIN_EXE_neardup"))
+            let o = common::command(dir.path())
                 .args(&args)
                 .env("NEARDUP_FAIL_AT", format!("{step}@{n}"))
-                .current_dir(dir.path())
                 .stdin(std::fs::File::open(&feed).unwrap())
                 .output()
                 .unwrap();
@@ -555,7 +527,7 @@ fn kill_at_every_commit_step(redis: Option<&str>) {
                     "{at}: {id} was printed new but is not stored"
                 );
             }
-            let o = neardup(&args, dir.path(), Some(&feed));
+            let o = neardup_with_stdin(&args, dir.path(), &feed);
             assert!(o.status.success(), "{at}, then: {}", text(&o.stderr));
             let again = statuses(&o.stdout);
             assert_eq!(again.len(), lines.len(), "{at}: {again:?}");
@@ -585,10 +557,9 @@ fn two_ingests_started_together_take_turns_or_one_refuses() {
     seed_index(dir.path());
     let feed = many_pages(dir.path(), 2);
     let spawn = |extra: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_neardup"))
+        common::command(dir.path())
             .args(["ingest", "idx", "--batch", "20"])
             .args(extra)
-            .current_dir(dir.path())
             .stdin(std::fs::File::open(&feed).unwrap())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -622,9 +593,8 @@ fn two_ingests_started_together_take_turns_or_one_refuses() {
         assert!(!has_text || !matches.is_empty(), "{id} was lost");
     }
     // The refusal itself, while a writer holds the lock.
-    let mut holder = Command::new(env!("CARGO_BIN_EXE_neardup"))
+    let mut holder = common::command(dir.path())
         .args(["ingest", "idx"])
-        .current_dir(dir.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -638,7 +608,7 @@ fn two_ingests_started_together_take_turns_or_one_refuses() {
         assert!(started.elapsed() < Duration::from_secs(120), "never locked");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let refused = neardup(&["ingest", "idx"], dir.path(), Some(&feed));
+    let refused = neardup_with_stdin(&["ingest", "idx"], dir.path(), &feed);
     assert_eq!(refused.status.code(), Some(1));
     let e = text(&refused.stderr);
     assert!(e.contains("another neardup process is writing"), "{e}");
@@ -665,10 +635,10 @@ fn damaged_index_files_are_errors_naming_the_file() {
         flipped[good.len() / 2] ^= 0x5a;
         for bad in [good[..good.len() - 3].to_vec(), flipped] {
             std::fs::write(&path, &bad).unwrap();
-            let o = neardup(
+            let o = neardup_with_stdin(
                 &["index", "query", "idx", "-"],
                 dir.path(),
-                Some(&dir.path().join("seed.jsonl")),
+                &dir.path().join("seed.jsonl"),
             );
             let e = text(&o.stderr);
             assert_eq!(o.status.code(), Some(2), "{file}: {e}");
@@ -677,10 +647,10 @@ fn damaged_index_files_are_errors_naming_the_file() {
         }
         std::fs::write(&path, &good).unwrap();
     }
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["index", "query", "idx", "-"],
         dir.path(),
-        Some(&dir.path().join("seed.jsonl")),
+        &dir.path().join("seed.jsonl"),
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
@@ -704,10 +674,10 @@ fn every_input_line_gets_one_output_line() {
         records[26].to_string(),
     ];
     std::fs::write(dir.path().join("feed.jsonl"), lines.join("\n")).unwrap();
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--batch", "2"],
         dir.path(),
-        Some(&dir.path().join("feed.jsonl")),
+        &dir.path().join("feed.jsonl"),
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = statuses(&o.stdout);
@@ -751,10 +721,10 @@ fn a_redis_timeout_is_the_servers_failure_not_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     seed_index(dir.path());
     let url = format!("redis://127.0.0.1:{port}/");
-    let o = neardup(
+    let o = neardup_with_stdin(
         &["ingest", "idx", "--job", "1", "--redis", &url],
         dir.path(),
-        Some(&dir.path().join("seed.jsonl")),
+        &dir.path().join("seed.jsonl"),
     );
     let e = text(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{e}");

@@ -7,6 +7,8 @@
 //! Needs Java and pyspark (`.ci/run` installs both); skipped with a message
 //! without them, unless NEARDUP_REQUIRE_SPARK is set.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -17,11 +19,9 @@ use neardup::dist::external::{
 use neardup::experiment::{self, ExperimentConfig, ExperimentResult};
 use polars::prelude::*;
 
-fn neardup(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_neardup"))
-        .args(args)
-        .output()
-        .unwrap();
+/// `neardup ARGS` in `cwd`, which must succeed; what it printed.
+fn neardup(args: &[&str], cwd: &Path) -> String {
+    let out = common::neardup(args, cwd);
     assert!(
         out.status.success(),
         "neardup {args:?}: {}",
@@ -70,7 +70,7 @@ fn corpus(dir: &Path) -> PathBuf {
     {
         let path = dir.join("fan2008.jsonl.gz");
         let config = root.join("datasets/fan2008.yaml");
-        let status = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        let status = common::command(dir)
             .args([
                 "corpus",
                 "build",
@@ -169,16 +169,19 @@ fn spark_join_equals_the_in_process_run() {
         assert_eq!(theirs.candidates, ours.candidates);
     }
     let report = dir.join("report");
-    let printed = neardup(&[
-        "evaluate",
-        corpus_path.to_str().unwrap(),
-        "--pairs",
-        out.join("simhash-1/pairs").to_str().unwrap(),
-        "--clusters",
-        out.join("simhash-1/clusters").to_str().unwrap(),
-        "-o",
-        report.to_str().unwrap(),
-    ]);
+    let printed = neardup(
+        &[
+            "evaluate",
+            corpus_path.to_str().unwrap(),
+            "--pairs",
+            out.join("simhash-1/pairs").to_str().unwrap(),
+            "--clusters",
+            out.join("simhash-1/clusters").to_str().unwrap(),
+            "-o",
+            report.to_str().unwrap(),
+        ],
+        dir,
+    );
     assert!(
         printed.contains("equal the closure of the pairs at <=3"),
         "{printed}"
@@ -209,21 +212,29 @@ fn write_experiment(dir: &Path, corpus_path: &Path) -> PathBuf {
 
 /// Signatures in four shards hold exactly what one shard does.
 fn shards_hold_what_one_does(experiment: &Path, one: &Path, four: &Path) {
-    neardup(&[
-        "signatures",
-        experiment.to_str().unwrap(),
-        "-o",
-        one.to_str().unwrap(),
-    ]);
-    for i in 0..4 {
-        neardup(&[
+    // Run in the experiment's folder, the test's own.
+    let dir = experiment.parent().unwrap();
+    neardup(
+        &[
             "signatures",
             experiment.to_str().unwrap(),
             "-o",
-            four.to_str().unwrap(),
-            "--shard",
-            &format!("{i}/4"),
-        ]);
+            one.to_str().unwrap(),
+        ],
+        dir,
+    );
+    for i in 0..4 {
+        neardup(
+            &[
+                "signatures",
+                experiment.to_str().unwrap(),
+                "-o",
+                four.to_str().unwrap(),
+                "--shard",
+                &format!("{i}/4"),
+            ],
+            dir,
+        );
     }
     // Four shards hold exactly what one does.
     for table in [
@@ -250,14 +261,17 @@ fn mixed_shards_are_refused(dir: &Path, experiment: &Path) {
     )
     .unwrap();
     for (i, from) in [(0, experiment), (1, &other)] {
-        neardup(&[
-            "signatures",
-            from.to_str().unwrap(),
-            "-o",
-            mixed.to_str().unwrap(),
-            "--shard",
-            &format!("{i}/2"),
-        ]);
+        neardup(
+            &[
+                "signatures",
+                from.to_str().unwrap(),
+                "-o",
+                mixed.to_str().unwrap(),
+                "--shard",
+                &format!("{i}/2"),
+            ],
+            dir,
+        );
     }
     let refused = spark_job(&mixed, &dir.join("refused"), "minhash-0");
     assert_eq!(refused.status.code(), Some(2));

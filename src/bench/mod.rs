@@ -7,6 +7,7 @@
 //! go into notes and reports; nothing here asserts a speed.
 
 pub mod accuracy;
+pub mod eval;
 pub mod scale;
 
 use std::fmt::Write as _;

@@ -1,5 +1,6 @@
-//! `neardup bench` and `neardup bench scale`: throughput per stage on real
-//! text, the SimHash index, and how the stages grow with the corpus.
+//! `neardup bench`, `bench scale` and `bench eval`: throughput per stage
+//! on real text, the SimHash index, how the stages grow with the corpus,
+//! and how the evaluation grows with the stored pairs.
 
 use std::path::{Path, PathBuf};
 
@@ -98,6 +99,24 @@ pub enum BenchCommand {
         #[arg(long)]
         dedup: bool,
     },
+    /// The evaluation alone: each clustering method's whole threshold
+    /// curve over made-up stored pairs (labelled clusters of power-law
+    /// sizes, one large clique, false candidates; fixed seed), on one
+    /// thread; CPU and wall seconds per method at each size, peak memory,
+    /// and the log-log exponent against the stored pairs.
+    Eval {
+        /// Sizes in stored pairs.
+        #[arg(long, value_delimiter = ',', default_values_t = [1e4, 1e5, 1e6, 1e7])]
+        pairs: Vec<f64>,
+        /// Clustering methods to time (connected, center, merge_center,
+        /// star, pivot, average).
+        #[arg(long, value_delimiter = ',', default_values_t = crate::eval::clustering::Clustering::ALL.map(|c| c.name().to_string()))]
+        methods: Vec<String>,
+        /// Kinds of scores: quantised (multiples of 1/128, many ties) and
+        /// continuous (all distinct); a table each.
+        #[arg(long, value_delimiter = ',', default_values_t = ["quantised".to_string(), "continuous".to_string()])]
+        scores: Vec<String>,
+    },
 }
 
 pub fn run(args: BenchArgs) -> Result<(), CliError> {
@@ -108,6 +127,11 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             algorithms,
             dedup,
         }) => run_scale(corpus, pages, algorithms, dedup),
+        Some(BenchCommand::Eval {
+            pairs,
+            methods,
+            scores,
+        }) => run_eval(&pairs, &methods, &scores),
         Some(BenchCommand::Accuracy {
             trials,
             union,
@@ -158,6 +182,60 @@ fn run_scale(
             .map_err(scale_error)?;
     print!("{}", bench_scale::render_scale(&table));
     println!("\n{}", crate::bench::machine_line());
+    Ok(())
+}
+
+/// The largest size `bench eval` makes: its input takes a few GB.
+const MOST_PAIRS: f64 = 1e8;
+
+fn run_eval(pairs: &[f64], methods: &[String], scores: &[String]) -> Result<(), CliError> {
+    use crate::bench::eval::{self as bench_eval, ScoreKind};
+    use crate::eval::clustering::Clustering;
+    let mut targets = Vec::with_capacity(pairs.len());
+    for &n in pairs {
+        if !(100.0..=MOST_PAIRS).contains(&n) {
+            return Err(CliError::Usage(format!(
+                "--pairs: {n} is out of range 1e2..=1e8"
+            )));
+        }
+        if n.fract() != 0.0 {
+            return Err(CliError::Usage(format!(
+                "--pairs: {n} is not a whole number of pairs"
+            )));
+        }
+        targets.push(n as usize);
+    }
+    targets.sort_unstable();
+    targets.dedup();
+    let mut chosen: Vec<Clustering> = Vec::new();
+    for name in methods {
+        let method: Clustering = name
+            .replace('-', "_")
+            .parse()
+            .map_err(|e: String| CliError::Usage(format!("--methods: {e}")))?;
+        if !chosen.contains(&method) {
+            chosen.push(method);
+        }
+    }
+    let mut kinds: Vec<ScoreKind> = Vec::new();
+    for name in scores {
+        let kind: ScoreKind = name
+            .parse()
+            .map_err(|e: String| CliError::Usage(format!("--scores: {e}")))?;
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    if chosen.is_empty() || kinds.is_empty() || targets.is_empty() {
+        return Err(CliError::Usage(
+            "--pairs, --methods and --scores each need a value".into(),
+        ));
+    }
+    println!("{}, 1 thread", crate::bench::machine_line());
+    for kind in kinds {
+        let table = bench_eval::run_eval(kind, &targets, &chosen, |line| eprintln!("{line}"));
+        println!("\n{}", bench_eval::render_eval(&table));
+    }
     Ok(())
 }
 

@@ -684,7 +684,7 @@ impl Scoring<'_> {
             extraction,
             fitted: None,
             curves: Default::default(),
-            run: AlgorithmRun {
+            run: std::sync::Arc::new(AlgorithmRun {
                 name,
                 label,
                 scale,
@@ -700,7 +700,7 @@ impl Scoring<'_> {
                 gate_scores: Vec::new(),
                 banding,
                 sampled: Vec::new(),
-            },
+            }),
             threshold,
             evaluations,
             candidates,

@@ -23,7 +23,8 @@ pub struct AlgorithmResult {
     pub entry: usize,
     /// The text the algorithm read.
     pub extraction: Extraction,
-    pub run: AlgorithmRun,
+    /// Shared with the curves prepared in the background.
+    pub run: Arc<AlgorithmRun>,
     /// The threshold the table is printed at.
     pub threshold: f64,
     /// How its passing pairs become clusters, for the clustered and page
@@ -72,6 +73,54 @@ impl CurveCache {
         let key = (truth.pages(), truth.true_pairs());
         *self.truth.get_or_init(|| key) == key
     }
+
+    /// The curve of `method` for `run`, from the cache when it answers
+    /// for `truth`. Other methods read their pairwise level from the
+    /// connected curve, so it is computed first. A curve another thread is
+    /// computing is waited for, never computed twice.
+    pub fn curve<'a>(
+        &'a self,
+        run: &AlgorithmRun,
+        truth: &Truth,
+        method: Clustering,
+    ) -> Cow<'a, [Evaluation]> {
+        let (gates, thresholds) = (run.gate_thresholds(), reachable_thresholds(&run.scale));
+        if !self.holds(truth) {
+            return Cow::Owned(run_curve(truth, run, &gates, method, &thresholds));
+        }
+        let connected = self
+            .slot(Clustering::Connected)
+            .get_or_init(|| run_curve(truth, run, &gates, Clustering::Connected, &thresholds));
+        Cow::Borrowed(self.slot(method).get_or_init(|| {
+            curve_beside_connected(truth, run, &gates, method, &thresholds, connected)
+        }))
+    }
+
+    /// Computes every clustering method's curve of `run`, in parallel, so
+    /// that the views that follow only read them. The methods that walk
+    /// the pairs in order share one sorting of them; average linkage, the
+    /// longest, goes beside them.
+    pub fn prepare(&self, run: &AlgorithmRun, truth: &Truth) {
+        let Cow::Borrowed(connected) = self.curve(run, truth, Clustering::Connected) else {
+            return;
+        };
+        let walked: Vec<Clustering> = Clustering::ALL
+            .into_iter()
+            .filter(|&m| m != Clustering::Average && self.slot(m).get().is_none())
+            .collect();
+        rayon::join(
+            || self.curve(run, truth, Clustering::Average),
+            || {
+                let (gates, thresholds) = (run.gate_thresholds(), reachable_thresholds(&run.scale));
+                let curves =
+                    curves_beside_connected(truth, run, &gates, &walked, &thresholds, connected);
+                for (method, curve) in walked.iter().zip(curves) {
+                    // Another thread may have made it first: the same curve.
+                    let _ = self.slot(*method).set(curve);
+                }
+            },
+        );
+    }
 }
 
 /// An algorithm after its run, fitted to the corpus.
@@ -112,49 +161,22 @@ impl AlgorithmResult {
         self.curve_of(truth, method).into_owned()
     }
 
-    /// The curve of `method`, from the cache when it answers for `truth`.
-    /// Other methods read their pairwise level from the connected curve,
-    /// so it is computed first.
+    /// The curve of `method` (see [`CurveCache::curve`]).
     pub fn curve_of(&self, truth: &Truth, method: Clustering) -> Cow<'_, [Evaluation]> {
-        let run = &self.run;
-        let (gates, thresholds) = (run.gate_thresholds(), reachable_thresholds(&run.scale));
-        if !self.curves.holds(truth) {
-            return Cow::Owned(run_curve(truth, run, &gates, method, &thresholds));
-        }
-        let slot = |m: Clustering| self.curves.slot(m);
-        let connected = slot(Clustering::Connected)
-            .get_or_init(|| run_curve(truth, run, &gates, Clustering::Connected, &thresholds));
-        Cow::Borrowed(slot(method).get_or_init(|| {
-            curve_beside_connected(truth, run, &gates, method, &thresholds, connected)
-        }))
+        self.curves.curve(&self.run, truth, method)
     }
 
-    /// Computes every clustering method's curve, in parallel, so that the
-    /// views that follow only read them. The methods that walk the pairs
-    /// in order share one sorting of them; average linkage, the longest,
-    /// goes beside them.
+    /// Every method's curve, computed now where not yet.
     pub fn prepare_curves(&self, truth: &Truth) {
-        let connected = self.curve_of(truth, Clustering::Connected);
-        let Cow::Borrowed(connected) = connected else {
-            return;
-        };
-        let walked: Vec<Clustering> = Clustering::ALL
-            .into_iter()
-            .filter(|&m| m != Clustering::Average && self.curves.slot(m).get().is_none())
-            .collect();
-        rayon::join(
-            || self.curve_of(truth, Clustering::Average),
-            || {
-                let run = &self.run;
-                let (gates, thresholds) = (run.gate_thresholds(), reachable_thresholds(&run.scale));
-                let curves =
-                    curves_beside_connected(truth, run, &gates, &walked, &thresholds, connected);
-                for (method, curve) in walked.iter().zip(curves) {
-                    // Another thread may have made it first: the same curve.
-                    let _ = self.curves.slot(*method).set(curve);
-                }
-            },
-        );
+        self.curves.prepare(&self.run, truth);
+    }
+
+    /// Starts computing every method's curve in the thread pool and
+    /// returns at once: the runner goes on with the next algorithm, and a
+    /// view that asks for a curve before it is done waits for it.
+    pub fn prepare_curves_in_background(&self, truth: &Arc<Truth>) {
+        let (run, curves, truth) = (self.run.clone(), self.curves.clone(), truth.clone());
+        rayon::spawn(move || curves.prepare(&run, &truth));
     }
 
     /// Where `objective` is best over [`Self::full_curve`].

@@ -137,8 +137,12 @@ pub(super) fn run_pages(
         run.on_extraction(extraction, structures, extract_charge);
     }
 
-    let truth = run.truth.unwrap_or_else(|| Truth::new(&[], &[]));
-    // Every view reads the curves; each is computed once, here, in parallel.
+    let truth = run
+        .truth
+        .map(Arc::unwrap_or_clone)
+        .unwrap_or_else(|| Truth::new(&[], &[]));
+    // Every view reads the curves; each is computed once, begun in the
+    // background as its run ended, and finished here.
     run.algorithms
         .par_iter()
         .for_each(|a| a.prepare_curves(&truth));
@@ -206,7 +210,7 @@ struct AlgorithmRuns<'a> {
     /// A watcher that hung up (a workbench reloaded or closed) wants no
     /// more runs: the run stops after the algorithm it is on.
     abandoned: bool,
-    truth: Option<Truth>,
+    truth: Option<Arc<Truth>>,
     algorithms: Vec<AlgorithmResult>,
     empty_after_extraction: Vec<(Extraction, usize)>,
 }
@@ -299,7 +303,7 @@ impl AlgorithmRuns<'_> {
             if let Some(results) = &self.results {
                 self.abandoned |= results.send(RunOutput::Truth(truth.clone())).is_err();
             }
-            self.truth = Some(truth);
+            self.truth = Some(Arc::new(truth));
         }
         // Documents per tokenizer: algorithms with tokens of their own
         // tokenise once per kind, not once each.
@@ -470,8 +474,11 @@ impl AlgorithmRuns<'_> {
             result.end_to_end.cpu_seconds += r.cpu_seconds;
         }
         if let Some(tokens) = own_tokens {
-            result.run.label = format!("{} on {tokens}", result.run.label);
+            let run = Arc::make_mut(&mut result.run);
+            run.label = format!("{} on {tokens}", run.label);
         }
+        let truth = self.truth.as_ref().expect("made by the first extraction");
+        result.prepare_curves_in_background(truth);
         match &self.results {
             Some(results) => {
                 self.abandoned |= results
@@ -1096,7 +1103,7 @@ fn run_algorithm(
         threshold: prepared.threshold,
         clustering: prepared.clustering,
         evaluations: Vec::new(),
-        run,
+        run: Arc::new(run),
         curves: Arc::default(),
     };
     // The method in use is evaluated now, the others when first asked.

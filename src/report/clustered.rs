@@ -5,7 +5,7 @@ use crate::eval::clustering::Clustering;
 use crate::experiment::stored::{StoredAlgorithm, StoredClusteredCurve};
 use crate::util::fmt::percent_sign_finite as pct;
 
-type Figure = (Option<f64>, String);
+use super::measures::Reading;
 
 fn curve_of<'a>(
     a: Option<&'a StoredAlgorithm>,
@@ -33,7 +33,7 @@ pub fn clustered_f(
     algorithm: &str,
     clustering: Clustering,
     threshold: Option<f64>,
-) -> Figure {
+) -> Reading {
     let (a, curve) = match curve_of(a, algorithm, clustering) {
         Ok(found) => found,
         Err(e) => return (None, e),
@@ -70,7 +70,7 @@ pub fn over_range(
     clustering: Clustering,
     (from, to): (f64, f64),
     drop: bool,
-) -> Figure {
+) -> Reading {
     let (a, curve) = match curve_of(a, algorithm, clustering) {
         Ok(found) => found,
         Err(e) => return (None, e),

@@ -13,9 +13,15 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::*;
 
 use super::charts::{self, color, draw_key, font, font_in, Chart, DrawResult, KeyEntry};
-use super::{draw_files, measure_value, pct, series_of, write_frame, ReportError, Series};
+use super::figures::draw_files;
+use super::frames::{opt, slice_frame, write_frame};
+use super::measures::measure_value;
+use super::runs::{all_slices, paper_bars};
+use super::series::{busy_slices, series_of, Series};
+use super::ReportError;
 use crate::experiment::paper::{Claim, Measure, Paper, Verdict};
 use crate::experiment::stored::{to_counts, StoredRun};
+use crate::util::fmt::percent_sign_finite as pct;
 
 /// Mean, sample standard deviation, least and most of a figure over the
 /// seeds where it is defined.
@@ -414,11 +420,11 @@ fn seeds_frame(seeds: &[u64], rows: &[SeedRow]) -> PolarsResult<DataFrame> {
         for (j, &s) in seeds.iter().enumerate() {
             seed.push(s);
             name.push(row.name.clone());
-            p.push(super::opt(row.precision[j]));
-            r.push(super::opt(row.recall[j]));
-            f.push(super::opt(row.f1[j]));
-            bf.push(super::opt(row.best_f1[j]));
-            bt.push(super::opt(row.best_threshold[j]));
+            p.push(opt(row.precision[j]));
+            r.push(opt(row.recall[j]));
+            f.push(opt(row.f1[j]));
+            bf.push(opt(row.best_f1[j]));
+            bt.push(opt(row.best_threshold[j]));
         }
     }
     DataFrame::new_infer_height(vec![
@@ -524,19 +530,19 @@ pub fn render_seeds_report(
     // The first seed's slices, as a single run's report draws them: the
     // papers' verdicts point at this heatmap.
     let first = [(name.to_string(), runs[0].1.clone())];
-    let slices = super::busy_slices(&per_seed[0], &super::all_slices(&first));
+    let slices = busy_slices(&per_seed[0], &all_slices(&first));
     written.extend(draw_files(
         &charts::SliceHeatmap {
             series: &per_seed[0],
             slices: slices.clone(),
-            paper: super::paper_bars(&first),
+            paper: paper_bars(&first),
         },
         "slices",
         out,
     )?);
     written.extend(write_frame(
         "slices",
-        super::slice_frame(&per_seed[0], &slices),
+        slice_frame(&per_seed[0], &slices),
         out,
     )?);
     written.extend(write_frame("seeds", seeds_frame(&seeds, &rows), out)?);

@@ -8,16 +8,13 @@ use super::outcome::{
     AlgorithmResult, EndToEnd, ExperimentResult, FittedAlgorithm, RunOutput, Watchers,
 };
 use super::References;
-use crate::algo::{stand_in_structures, AlgorithmRun, Document};
+use crate::algo::{stand_in_structures, Document};
 use crate::corpus::{Content, Corpus, Lang, Page};
-use crate::eval::choose::{choose, reachable_thresholds, Objective};
-use crate::eval::clustering::{
-    curve_beside_connected, curves_beside_connected, run_curve, Clustering,
-};
+use crate::eval::clustering::run_curve;
 use crate::eval::{grouped_pair_recall, sampled_counts, stored_recall, Counts, Evaluation, Truth};
 use crate::util::stage::{
-    peak_memory_bytes, process_cpu_seconds, release_freed_memory, Progress, Stage, StageClock,
-    StageRecord, Started, Ticker,
+    peak_memory_bytes, process_cpu_seconds, release_freed_memory, Stage, StageClock, Started,
+    Ticker,
 };
 use std::borrow::Cow;
 use std::collections::HashMap;

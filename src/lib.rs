@@ -35,7 +35,7 @@
 //! };
 //! let run = Experiment::demo()?.prepare(options)?.run(Watchers::default());
 //! let best = run.best(0, Objective::PairwiseF1).expect("the demo has pairs");
-//! println!("{}: best F1 {:.3}", run.algorithms()[0].run.label, best.pairwise.f1());
+//! println!("{}: best F1 {:.3}", run.algorithms()[0].run.label, best.pairwise.overall.f1());
 //! assert!(run.summary_table().contains("F1"));
 //! # Ok::<(), neardup::experiment::ExperimentError>(())
 //! ```

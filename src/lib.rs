@@ -18,6 +18,27 @@
 //!    job's inputs and outputs, and the benchmarks.
 //! 10. [`tui`]: the workbench, a view over results.
 //! 11. [`cli`]: one file per subcommand.
+//!
+//! Every front end reaches runs through one door,
+//! [`experiment::Experiment`]: open an experiment (a file or a value),
+//! prepare it (the corpus, reference corpora and judged pairs read once;
+//! the extraction cache a setting), run it, and ask the [`experiment::Run`]
+//! what it found:
+//!
+//! ```
+//! use neardup::eval::choose::Objective;
+//! use neardup::experiment::{CacheSetting, Experiment, PrepareOptions, Watchers};
+//!
+//! let options = PrepareOptions {
+//!     cache: CacheSetting::Off,
+//!     ..PrepareOptions::default()
+//! };
+//! let run = Experiment::demo()?.prepare(options)?.run(Watchers::default());
+//! let best = run.best(0, Objective::PairwiseF1).expect("the demo has pairs");
+//! println!("{}: best F1 {:.3}", run.algorithms()[0].run.label, best.pairwise.overall.f1());
+//! assert!(run.summary_table().contains("F1"));
+//! # Ok::<(), neardup::experiment::ExperimentError>(())
+//! ```
 
 pub mod algo;
 pub mod bench;

@@ -31,7 +31,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::corpus::{read_corpus, Content, Corpus, CorpusError, Page, ReadOptions};
-use crate::experiment::{self, ExperimentConfig, Watchers};
+use crate::experiment::{CacheSetting, Experiment, ExperimentConfig, References, Watchers};
 use crate::extract::{extract_page, Extraction};
 use crate::util::stage::{peak_memory_bytes, process_cpu_seconds, Stage};
 
@@ -215,8 +215,10 @@ pub fn run_scale(
 ) -> Result<ScaleTable, ScaleError> {
     // The pages are made here, never read again: caching their extraction
     // would only write a file per size (gigabytes at a million pages).
-    crate::extract::cache::set_dir(None);
-    let references = experiment::load_references(config, Path::new("."))?;
+    let experiment = Experiment::from_config(config.clone(), Path::new("."));
+    let references = experiment
+        .read_references()
+        .map_err(|e| ScaleError::Config(e.to_string()))?;
     let mut table = ScaleTable {
         pages: sizes.to_vec(),
         rows: Vec::new(),
@@ -231,13 +233,11 @@ pub fn run_scale(
         reset_peak_memory();
         let cpu = process_cpu_seconds();
         let wall = std::time::Instant::now();
-        let result = experiment::run_experiment_consuming(
-            "scale",
-            config,
-            corpus,
-            &references,
-            Watchers::default(),
-        );
+        let run = experiment
+            .clone()
+            .prepare_pages(corpus, references.clone(), CacheSetting::Off)
+            .run(Watchers::default());
+        let result = run.into_result();
         table.wall_seconds.push(wall.elapsed().as_secs_f64());
         table.cpu_seconds.push(process_cpu_seconds() - cpu);
         table.peak_bytes.push(peak_memory_bytes());
@@ -295,7 +295,7 @@ pub fn run_scale(
             megabytes(table.peak_bytes[column])
         ));
         if dedup {
-            let figures = dedup_size(sources, config, n)?;
+            let figures = dedup_size(sources, &experiment, &references, n)?;
             progress(&format!(
                 "{n} pages deduplicated by {}: {:.1} s wall, {:.1} s CPU, peak {}, {} removed",
                 figures.label,
@@ -315,32 +315,32 @@ pub fn run_scale(
 /// temporary folder, then removed).
 fn dedup_size(
     sources: &[SourcePage],
-    config: &ExperimentConfig,
+    experiment: &Experiment,
+    references: &References,
     n: usize,
 ) -> Result<DedupFigures, ScaleError> {
     use crate::experiment::{dedup, mapping};
     let fail = |e: String| ScaleError::Config(format!("dedup at {n} pages: {e}"));
-    let references = experiment::load_references(config, Path::new("."))?;
-    let choice = dedup::choices(config, &references)
+    let choice = experiment
+        .choices(references)
         .into_iter()
         .next()
         .ok_or_else(|| fail("no algorithm".into()))?;
-    let one = dedup::narrowed(config, &choice, Path::new(&config.corpus));
+    let corpus_path = Path::new(&experiment.config().corpus);
+    let one = dedup::DedupRun {
+        experiment,
+        references,
+        corpus: corpus_path,
+        choice: &choice,
+        cache: CacheSetting::Off,
+    };
     let corpus = scaled_corpus(sources, n);
     let out = std::env::temp_dir().join(format!("neardup-scale-dedup-{}", std::process::id()));
     crate::util::io::create_dir_all(&out).map_err(|e| fail(e.to_string()))?;
     reset_peak_memory();
     let cpu = process_cpu_seconds();
     let wall = std::time::Instant::now();
-    let done = dedup::deduplicate_pages(
-        &one,
-        Path::new("."),
-        corpus,
-        &choice,
-        dedup::KeepPolicy::First,
-        None,
-    )
-    .map_err(|e| fail(e.to_string()))?;
+    let done = dedup::deduplicate_pages(&one, corpus, dedup::KeepPolicy::First, None);
     let summary = mapping::summarize(&done, dedup::KeepPolicy::First);
     let written =
         mapping::write_mapping(&done, &out).and_then(|()| mapping::write_summary(&summary, &out));

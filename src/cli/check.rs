@@ -7,9 +7,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::experiment_file::{load_experiment, read_judged};
+use super::experiment_file::load_experiment;
 use super::CliError;
-use crate::experiment::{self, ExperimentError};
+use crate::experiment::{CacheSetting, Experiment, PrepareOptions, References};
 
 #[derive(Args)]
 pub struct CheckArgs {
@@ -18,8 +18,10 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: CheckArgs) -> Result<(), CliError> {
-    let (config, path) = load_experiment(&args.experiment)?;
-    let corpus = match config.corpus_path(&path) {
+    let experiment = load_experiment(&args.experiment)?;
+    let (config, path) = (experiment.config(), experiment.path());
+    let name = experiment.name();
+    let (corpus, references) = match config.corpus_path(path) {
         Some(corpus) if !corpus.exists() && config.build.is_some() => {
             // `run` builds it first; the builder file is what can be wrong.
             let builder = path
@@ -27,37 +29,44 @@ pub fn run(args: CheckArgs) -> Result<(), CliError> {
                 .unwrap_or(std::path::Path::new("."))
                 .join(config.build.as_deref().unwrap_or_default());
             crate::corpus::build::BuildConfig::load(&builder)?;
-            format!(
+            let line = format!(
                 "{} (missing: `run` builds it from {})",
                 corpus.display(),
                 builder.display()
-            )
+            );
+            (line, experiment.read_references()?)
         }
         _ => {
-            let corpus = experiment::load_corpus(&config, &path).map_err(ExperimentError::from)?;
-            let ids: Vec<String> = corpus.pages.iter().map(|p| p.id.clone()).collect();
-            read_judged(&config, &path, &ids)?;
+            let prepared = experiment.prepare(PrepareOptions {
+                cache: CacheSetting::Off,
+                ..PrepareOptions::default()
+            })?;
+            let corpus = prepared.corpus();
             let clusters: std::collections::HashSet<&str> =
                 corpus.pages.iter().map(|p| p.cluster.as_str()).collect();
-            format!(
+            let line = format!(
                 "{} ({} pages, {} clusters)",
                 corpus.source,
                 corpus.len(),
                 clusters.len()
-            )
+            );
+            return finish(prepared.experiment(), &name, &line, prepared.references());
         }
     };
-    let references = experiment::load_references(&config, &path).map_err(ExperimentError::from)?;
-    let labels: Vec<String> = config
-        .prepare(&references)
-        .iter()
-        .map(|p| p.algorithm.label())
-        .collect();
+    finish(&experiment, &name, &corpus, &references)
+}
+
+/// The line `check` prints of what would run.
+fn finish(
+    experiment: &Experiment,
+    name: &str,
+    corpus: &str,
+    references: &References,
+) -> Result<(), CliError> {
     println!(
-        "ok: {}: {} runs ({}) on {corpus}",
-        experiment::experiment_name(&config, &path),
-        config.runs(),
-        labels.join(", ")
+        "ok: {name}: {} runs ({}) on {corpus}",
+        experiment.config().runs(),
+        experiment.labels(references).join(", ")
     );
     Ok(())
 }

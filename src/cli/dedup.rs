@@ -44,11 +44,10 @@ pub struct DedupArgs {
 }
 
 pub fn run(args: DedupArgs) -> Result<(), CliError> {
-    let (config, path) = load_experiment(&args.experiment)?;
+    let experiment = load_experiment(&args.experiment)?;
     let pending = PendingDir::new(&args.out, args.force).map_err(mapping_error)?;
     let done = deduplicate(
-        &config,
-        &path,
+        &experiment,
         &args.corpus,
         args.algorithm.as_deref(),
         args.keep,

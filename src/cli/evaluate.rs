@@ -106,7 +106,12 @@ fn run_evaluate(
         json: false,
         pairs: None,
     };
-    write_run(&result, None, None, &dir, &options)?;
+    write_run(
+        &result,
+        |dir| crate::experiment::write_reports(&result, None, dir),
+        &dir,
+        &options,
+    )?;
     if let (Some(pending), Some((out, keep, _))) = (pending, mapping) {
         let given = inputs[0].clusters.as_ref().map(|c| c.1.as_slice());
         let done = map_external(&corpus, &result, given, keep, started);

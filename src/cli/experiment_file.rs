@@ -1,25 +1,18 @@
-//! What `run`, `tune`, `train` and `evaluate` share: loading an experiment
-//! (or the embedded demo), building its corpus when missing, running it
-//! with progress, and writing and printing its results.
+//! What `run`, `tune`, `train` and `evaluate` share: opening an experiment
+//! (or the embedded demo), running it through the front door with
+//! progress, and writing and printing its results.
 
 use std::path::{Path, PathBuf};
 
 use super::CliError;
-use crate::corpus;
-use crate::corpus::build::{self, BuildConfig};
-use crate::corpus::demo;
-use crate::experiment::{self, ExperimentConfig, ExperimentError};
+use crate::experiment::{self, Experiment, ExperimentConfig, ExperimentError, PrepareOptions, Run};
 
 /// The experiment at `path`, or the embedded demo experiment for `demo`.
-pub(super) fn load_experiment(path: &Path) -> Result<(ExperimentConfig, PathBuf), CliError> {
+pub(super) fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
     if path == Path::new("demo") {
-        let path = PathBuf::from(demo::DEMO_EXPERIMENT_NAME);
-        let config =
-            ExperimentConfig::parse(&path, demo::DEMO_EXPERIMENT).map_err(ExperimentError::from)?;
-        return Ok((config, path));
+        return Ok(Experiment::demo()?);
     }
-    let config = ExperimentConfig::load(path).map_err(ExperimentError::from)?;
-    Ok((config, path.to_path_buf()))
+    Ok(Experiment::open(path)?)
 }
 
 /// Rewrites the experiment's relative paths (corpus, builder, reference
@@ -78,57 +71,22 @@ pub(super) struct RunOptions {
     pub(super) pairs: Option<PathBuf>,
 }
 
-/// Builds the corpus when the experiment names a builder and the corpus
-/// is missing.
-pub(super) fn build_if_missing(config: &ExperimentConfig, path: &Path) -> Result<(), CliError> {
-    experiment::check_named_files(config, path)?;
-    if let (Some(builder), Some(corpus_path)) = (&config.build, config.corpus_path(path)) {
-        if !corpus_path.exists() {
-            let builder = path.parent().unwrap_or(Path::new(".")).join(builder);
-            eprintln!(
-                "{} is missing: building it from {} (once)",
-                corpus_path.display(),
-                builder.display()
-            );
-            let build = BuildConfig::load(&builder)?;
-            let pages = build::build_corpus(&build, builder.parent().unwrap_or(Path::new(".")))?;
-            if let Some(dir) = corpus_path.parent() {
-                std::fs::create_dir_all(dir).map_err(|source| CliError::Io {
-                    path: dir.to_path_buf(),
-                    source,
-                })?;
-            }
-            corpus::write_corpus(&pages, &corpus_path)?;
-        }
-    }
-    Ok(())
-}
-
-/// Runs the experiment with progress bars on a terminal's stderr; returns
-/// its name, its result and the corpus's page ids.
-pub(super) fn run_quietly(
-    config: &ExperimentConfig,
-    path: &Path,
-) -> Result<(String, experiment::ExperimentResult, Vec<String>), CliError> {
-    let name = experiment::experiment_name(config, path);
-    build_if_missing(config, path)?;
-    let corpus = experiment::load_corpus(config, path).map_err(ExperimentError::from)?;
-    let references = experiment::load_references(config, path).map_err(ExperimentError::from)?;
+/// Prepares and runs the experiment with progress bars on a terminal's
+/// stderr, the corpus built first when missing, and warns of an
+/// extraction cache that could not be read or written.
+pub(super) fn run_quietly(experiment: Experiment) -> Result<Run, CliError> {
+    let options = PrepareOptions {
+        build_missing: true,
+        ..PrepareOptions::default()
+    };
+    let prepared = experiment.prepare(options)?;
     let watchers = experiment::Watchers {
         stages: None,
         progress: crate::util::progress::terminal_progress(),
         results: None,
     };
-    let ids: Vec<String> = corpus.pages.iter().map(|p| p.id.clone()).collect();
-    // A learned judge with `folds` fits on this corpus's labels.
-    let mut labelled = config.clone();
-    let judged = read_judged(config, path, &ids)?;
-    let config = match experiment::attach_learning_labels(&mut labelled, &corpus, judged.as_ref()) {
-        true => &labelled,
-        false => config,
-    };
-    let result = experiment::run_experiment_consuming(&name, config, corpus, &references, watchers);
-    for (extraction, cache) in &result.extract_cache {
+    let run = prepared.run(watchers);
+    for (extraction, cache) in &run.result().extract_cache {
         if let Some(warning) = &cache.warning {
             eprintln!(
                 "warning: extraction cache [{}]: {warning}; {} pages extracted again",
@@ -137,70 +95,45 @@ pub(super) fn run_quietly(
             );
         }
     }
-    Ok((name, result, ids))
+    Ok(run)
 }
 
-/// The experiment's judged pairs, when it gives its truth so; errors name
-/// the pairs file, line and field.
-pub(super) fn read_judged(
-    config: &ExperimentConfig,
-    path: &Path,
-    ids: &[String],
-) -> Result<Option<crate::eval::judged::JudgedTruth>, CliError> {
-    config
-        .judged
-        .as_ref()
-        .map(|spec| {
-            crate::eval::judged::JudgedTruth::read(&spec.path(path), ids, spec.positive_from)
-                .map_err(|e| CliError::Usage(e.to_string()))
-        })
-        .transpose()
-}
-
-pub(super) fn run_experiment_file(
-    config: &ExperimentConfig,
-    path: &Path,
+/// Runs the experiment, prints its tables and writes its files (the
+/// judged figures and, with `--pairs`, the pairs beside them); returns
+/// where they went and the run.
+pub(super) fn run_and_write(
+    experiment: Experiment,
     options: RunOptions,
-) -> Result<(PathBuf, experiment::ExperimentResult), CliError> {
-    let (name, result, ids) = run_quietly(config, path)?;
+) -> Result<(PathBuf, Run), CliError> {
+    let run = run_quietly(experiment)?;
     let dir = options
         .out
         .clone()
-        .unwrap_or_else(|| Path::new("reports").join(&name));
-    let judged = read_judged(config, path, &ids)?;
-    let evaluations = judged
-        .as_ref()
-        .map(|truth| experiment::judged::judge(&result, truth));
-    let both = judged.as_ref().zip(evaluations.as_deref());
-    write_run(&result, config.paper.as_ref(), both, &dir, &options)?;
-    if let Some((truth, evaluations)) = both {
-        let table = experiment::judged::render_judged(&result, truth, evaluations);
+        .unwrap_or_else(|| Path::new("reports").join(run.name()));
+    write_run(run.result(), |dir| run.write_files(dir), &dir, &options)?;
+    if let Some(table) = run.judged_table() {
         if options.json {
             eprint!("{table}");
         } else {
             print!("{table}");
         }
-        experiment::judged::write_judged(&result, evaluations, &dir)
-            .map_err(ExperimentError::from)?;
+        run.write_judged(&dir).map_err(ExperimentError::from)?;
     }
     if let Some(pairs) = &options.pairs {
-        let written = experiment::pairs::write_pairs(&result, &ids, judged.as_ref(), pairs, &dir)
+        let written = run
+            .write_pairs(pairs, &dir)
             .map_err(ExperimentError::from)?;
         let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
         eprintln!("wrote the pairs to {}", names.join(" and "));
     }
-    Ok((dir, result))
+    Ok((dir, run))
 }
 
 /// Prints the summary (table, verbose tables or JSON), writes the results
 /// into `dir` and, with `--report`, draws the report beside them.
 pub(super) fn write_run(
     result: &experiment::ExperimentResult,
-    paper: Option<&crate::experiment::paper::Paper>,
-    judged: Option<(
-        &crate::eval::judged::JudgedTruth,
-        &[Vec<crate::eval::judged::JudgedEvaluation>],
-    )>,
+    write_files: impl FnOnce(&Path) -> Result<Vec<PathBuf>, experiment::TableWriteError>,
     dir: &Path,
     options: &RunOptions,
 ) -> Result<(), CliError> {
@@ -216,8 +149,7 @@ pub(super) fn write_run(
         }
         print!("{}", experiment::summary::render_summary_table(result));
     }
-    let mut written = experiment::results::write_reports_judged(result, paper, judged, dir)
-        .map_err(ExperimentError::from)?;
+    let mut written = write_files(dir).map_err(ExperimentError::from)?;
     if options.report {
         let run = crate::report::load_run(dir)?;
         written.extend(crate::report::render_report(

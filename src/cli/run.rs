@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::experiment_file::{load_experiment, run_experiment_file, RunOptions};
+use super::experiment_file::{load_experiment, run_and_write, RunOptions};
 use super::CliError;
-use crate::experiment::{self, ExperimentConfig};
+use crate::experiment::{self, Experiment};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -58,7 +58,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         scale,
         workers: _,
     } = args;
-    let (config, path) = load_experiment(&experiment)?;
+    let experiment = load_experiment(&experiment)?;
     let options = RunOptions {
         out,
         report,
@@ -66,7 +66,8 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         json,
         pairs: pairs.map(Option::unwrap_or_default),
     };
-    let seeds = config
+    let seeds = experiment
+        .config()
         .seeds
         .clone()
         .filter(|_| !no_seeds && corpus.is_none());
@@ -77,9 +78,9 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     }
     let json = options.json;
     match (corpus, seeds) {
-        (Some(other), _) => run_transfer(config, &path, &other, options),
-        (None, Some(seeds)) => run_seeds(&config, &path, &seeds, scale, options),
-        (None, None) => run_experiment_file(&config, &path, options).map(|_| ()),
+        (Some(other), _) => run_transfer(experiment, &other, options),
+        (None, Some(seeds)) => run_seeds(&experiment, &seeds, scale, options),
+        (None, None) => run_and_write(experiment, options).map(|_| ()),
     }?;
     // Last, so that it covers every file written.
     let totals = crate::util::stage::CommandTotals::now();
@@ -94,8 +95,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 /// it (cached), results in DIR/seed-N/, and with `--report` the report of
 /// the mean and spread in DIR.
 fn run_seeds(
-    config: &ExperimentConfig,
-    path: &Path,
+    experiment: &Experiment,
     seeds: &experiment::seeds::SeedsConfig,
     scale: Option<f64>,
     options: RunOptions,
@@ -116,7 +116,8 @@ fn run_seeds(
             "--pairs: a run over seeds writes each seed's pairs into its own directory; give no PATH".into(),
         ));
     }
-    let name = experiment::experiment_name(config, path);
+    let (config, path) = (experiment.config(), experiment.path());
+    let name = experiment.name();
     let dir = options
         .out
         .clone()
@@ -134,9 +135,8 @@ fn run_seeds(
         }
         let one = seeds::for_seed(config, &corpus, seed);
         let seed_dir = seeds::seed_dir(&dir, seed);
-        run_experiment_file(
-            &one,
-            path,
+        run_and_write(
+            Experiment::from_config(one, path),
             RunOptions {
                 out: Some(seed_dir.clone()),
                 report: false,
@@ -162,11 +162,12 @@ fn run_seeds(
 /// `run TUNED.yaml --corpus OTHER`: the experiment's algorithms at its
 /// thresholds on another corpus, with the transfer table.
 fn run_transfer(
-    mut config: ExperimentConfig,
-    path: &Path,
+    mut experiment: Experiment,
     other: &Path,
     mut options: RunOptions,
 ) -> Result<(), CliError> {
+    let name_before = experiment.name();
+    let config = experiment.config_mut();
     config.corpus = if other == Path::new("demo") {
         "demo".into()
     } else {
@@ -203,19 +204,21 @@ fn run_transfer(
             })
             .unwrap_or_else(|| "corpus".into())
     };
-    let name = format!("{}-on-{stem}", experiment::experiment_name(&config, path));
+    let name = format!("{name_before}-on-{stem}");
     config.name = Some(name.clone());
+    let tuned = config.tuned.clone();
     options.out = options
         .out
         .or_else(|| Some(Path::new("reports").join(&name)));
     let json = options.json;
     let report = options.report;
-    let (dir, result) = run_experiment_file(&config, path, options)?;
-    let rows = experiment::tune::transfer_table(config.tuned.as_ref(), &result);
-    let by_method = experiment::tune::transfer_by_method(&result);
+    let (dir, run) = run_and_write(experiment, options)?;
+    let result = run.result();
+    let rows = experiment::tune::transfer_table(tuned.as_ref(), result);
+    let by_method = experiment::tune::transfer_by_method(result);
     let table = format!(
         "{}\n{}",
-        experiment::tune::render_transfer(config.tuned.as_ref(), &rows, &result.corpus_source),
+        experiment::tune::render_transfer(tuned.as_ref(), &rows, &result.corpus_source),
         experiment::tune::render_transfer_by_method(&by_method)
     );
     let write = |file: &str, text: &str| {

@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::CliError;
 use crate::corpus::{self, demo, ReadOptions};
-use crate::experiment::{self, ExperimentConfig, ExperimentError};
+use crate::experiment::Experiment;
 
 #[derive(Args)]
 pub struct SignaturesArgs {
@@ -39,23 +39,24 @@ fn run_signatures(input: &Path, out: &Path, shard: Option<String>) -> Result<(),
         input.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml")
     );
-    let (config, corpus_path) = if is_yaml {
-        let config = ExperimentConfig::load(input).map_err(ExperimentError::from)?;
-        let corpus_path = config.corpus_path(input);
-        (config, corpus_path)
+    let (experiment, corpus_path) = if is_yaml {
+        let experiment = Experiment::open(input)?;
+        let corpus_path = experiment.config().corpus_path(input);
+        (experiment, corpus_path)
     } else {
-        let config = ExperimentConfig::parse(Path::new("<defaults>"), DEFAULT_EXPERIMENT)
-            .map_err(ExperimentError::from)?;
+        let defaults = Experiment::parse(DEFAULT_EXPERIMENT, Path::new("<defaults>"))?;
+        // Reference corpora are named relative to the input.
+        let experiment = Experiment::from_config(defaults.config().clone(), input);
         let corpus_path = (input != Path::new("demo")).then(|| input.to_path_buf());
-        (config, corpus_path)
+        (experiment, corpus_path)
     };
     let corpus = match corpus_path {
         None => demo::demo_corpus()?,
         Some(path) => corpus::read_corpus(&path, ReadOptions::unlabelled())?,
     };
-    let references = experiment::load_references(&config, input).map_err(ExperimentError::from)?;
+    let references = experiment.read_references()?;
     let started = std::time::Instant::now();
-    for e in write_signatures(&config, &corpus, &references, out, shard)? {
+    for e in write_signatures(experiment.config(), &corpus, &references, out, shard)? {
         match e {
             Exported::Written {
                 key,

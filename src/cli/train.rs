@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::experiment_file::{build_if_missing, read_judged};
 use super::CliError;
 use crate::algo::learned::folds::{cross_validate, CrossValidation, FoldFigures};
 use crate::algo::learned::{Labels, LearnedConfig};
-use crate::experiment::{self, ExperimentConfig, ExperimentError};
+use crate::experiment::config::{AlgorithmConfig, AlgorithmEntry};
+use crate::experiment::{Experiment, ExperimentConfig, PrepareOptions};
 
 #[derive(Args)]
 pub struct TrainArgs {
@@ -33,27 +33,26 @@ pub fn run(args: TrainArgs) -> Result<(), CliError> {
 
 /// Fits the experiment's learned judge on its corpus: cross-validated
 /// with `folds`, and written to `out` when given.
-fn run_train(experiment: &Path, out: Option<&Path>, folds: Option<usize>) -> Result<(), CliError> {
-    use crate::experiment::config::AlgorithmConfig;
-    let config = ExperimentConfig::load_untrained(experiment).map_err(ExperimentError::from)?;
-    let Some((entry, learned)) = config.algorithms.iter().find_map(|e| match &e.config {
-        AlgorithmConfig::Learned(l) => Some((e, l)),
-        _ => None,
-    }) else {
+fn run_train(path: &Path, out: Option<&Path>, folds: Option<usize>) -> Result<(), CliError> {
+    let experiment = Experiment::open_untrained(path)?;
+    if learned_entry(experiment.config()).is_none() {
         return Err(CliError::Usage(format!(
             "{}: no `type: learned` entry to train",
-            experiment.display()
+            path.display()
         )));
-    };
-    build_if_missing(&config, experiment)?;
-    let corpus = experiment::load_corpus(&config, experiment).map_err(ExperimentError::from)?;
-    let ids: Vec<String> = corpus.pages.iter().map(|p| p.id.clone()).collect();
-    let judged = read_judged(&config, experiment, &ids)?;
-    let labels = experiment::learning_labels(&corpus, judged.as_ref());
+    }
+    let prepared = experiment.prepare(PrepareOptions {
+        build_missing: true,
+        ..PrepareOptions::default()
+    })?;
+    let config = prepared.experiment().config();
+    let (entry, learned) = learned_entry(config).expect("found before preparing");
+    let labels = prepared.learning_labels();
     let extraction = entry
         .extract
         .unwrap_or_else(|| config.default_extractions()[0]);
-    let (docs, _) = experiment::runner::documents(&config, &corpus, extraction);
+    let (docs, _) = prepared.documents(extraction);
+    let corpus = prepared.corpus();
     let trained_on = corpus.source.clone();
     let truth = match (&labels, &config.judged) {
         (Labels::Judged(_), Some(spec)) => format!("judged pairs {}", spec.pairs),
@@ -71,6 +70,14 @@ fn run_train(experiment: &Path, out: Option<&Path>, folds: Option<usize>) -> Res
         write_model(learned, &docs, &labels, &trained_on, out)?;
     }
     Ok(())
+}
+
+/// The experiment's first `type: learned` entry.
+fn learned_entry(config: &ExperimentConfig) -> Option<(&AlgorithmEntry, &LearnedConfig)> {
+    config.algorithms.iter().find_map(|e| match &e.config {
+        AlgorithmConfig::Learned(l) => Some((e, l)),
+        _ => None,
+    })
 }
 
 fn cross_validated(

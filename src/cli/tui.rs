@@ -112,9 +112,9 @@ fn open_mapping(
     };
     let experiment = named("experiment", experiment)?;
     let corpus = named("corpus", corpus)?;
-    let (config, path) = load_experiment(&experiment)?;
-    let view = crate::tui::mapping::MappingView::load(dir, &config, &path, &corpus)
-        .map_err(CliError::Usage)?;
+    let opened = load_experiment(&experiment)?;
+    let view =
+        crate::tui::mapping::MappingView::load(dir, &opened, &corpus).map_err(CliError::Usage)?;
     let source = match experiment.as_path() == Path::new("demo") {
         true => crate::tui::Source::Demo,
         false => crate::tui::Source::Experiment(experiment),

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::experiment_file::{load_experiment, read_judged, relocate_paths, run_quietly};
+use super::experiment_file::{load_experiment, relocate_paths, run_quietly};
 use super::CliError;
 use crate::experiment::{ExperimentConfig, ExperimentError};
 
@@ -34,12 +34,11 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
     let objective: crate::eval::choose::Objective = objective
         .parse()
         .map_err(|e: String| CliError::Usage(format!("--objective: {e}")))?;
-    let (config, path) = load_experiment(&experiment)?;
-    let (_, result, ids) = run_quietly(&config, &path)?;
-    let judged = read_judged(&config, &path, &ids)?;
-    let tuned =
-        crate::experiment::tune::tune_experiment(&config, &result, objective, judged.as_ref())
-            .map_err(|e| CliError::Usage(format!("--objective: {e}")))?;
+    let run = run_quietly(load_experiment(&experiment)?)?;
+    let (config, path) = (run.experiment().config(), run.experiment().path());
+    let judged = run.judged().map(|j| &**j);
+    let tuned = crate::experiment::tune::tune_experiment(config, run.result(), objective, judged)
+        .map_err(|e| CliError::Usage(format!("--objective: {e}")))?;
     // Paths in the file stay relative: to where it is written.
     let mut tuned = tuned;
     let out_dir = out.parent().unwrap_or(Path::new(""));
@@ -52,7 +51,7 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
             source,
         })?;
     }
-    let seeds_note = crate::experiment::tune::seeds_note(&config);
+    let seeds_note = crate::experiment::tune::seeds_note(config);
     let text = format!(
         "# {} tuned for {objective} by `neardup tune`; every knob is written out.\n{}{body}",
         experiment.display(),
@@ -66,7 +65,7 @@ pub fn run(args: TuneArgs) -> Result<(), CliError> {
         source: e.source,
     })?;
     let on = tuned.tuned.as_ref().expect("tune records its corpus");
-    let over = match &judged {
+    let over = match judged {
         Some(truth) => format!(" over the judged pairs of {}", truth.source.display()),
         None => String::new(),
     };

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::config::{AlgorithmEntry, ExperimentConfig};
-use super::{load_references, run_experiment_consuming, ExperimentError, Watchers};
+use super::{CacheSetting, Experiment, ExperimentError, References, Watchers};
 use crate::algo::{AlgorithmRun, PageGroup, ScoredPair};
 use crate::corpus::{read_corpus_counted, Corpus, Published, ReadCounter, ReadOptions};
 use crate::eval::clustering::{
@@ -330,36 +330,51 @@ pub struct Deduplicated {
 /// Reads `corpus` without labels (a `cluster` field is ignored), runs the
 /// chosen entry on it at its threshold and maps every page.
 pub fn deduplicate(
-    config: &ExperimentConfig,
-    experiment_path: &Path,
+    experiment: &Experiment,
     corpus: &Path,
     wanted: Option<&str>,
     policy: KeepPolicy,
     progress: Option<Progress>,
 ) -> Result<Deduplicated, DedupError> {
     let started = std::time::Instant::now();
-    let references = load_references(config, experiment_path).map_err(ExperimentError::from)?;
-    let choice = choose(&choices(config, &references), wanted)?;
-    let one = narrowed(config, &choice, corpus);
+    let references = experiment.read_references()?;
+    let choice = choose(&experiment.choices(&references), wanted)?;
     let pages = read_corpus_counted(corpus, ReadOptions::unlabelled(), &ReadCounter::default())
         .map_err(ExperimentError::from)?;
-    let mut done = deduplicate_pages(&one, experiment_path, pages, &choice, policy, progress)?;
+    let one = DedupRun {
+        experiment,
+        references: &references,
+        corpus,
+        choice: &choice,
+        cache: CacheSetting::ProcessDefault,
+    };
+    let mut done = deduplicate_pages(&one, pages, policy, progress);
     done.seconds = started.elapsed().as_secs_f64();
     Ok(done)
 }
 
+/// The entry a deduplication runs: chosen from the experiment, whose
+/// reference corpora are read, on the corpus at `corpus`.
+pub struct DedupRun<'a> {
+    pub experiment: &'a Experiment,
+    pub references: &'a References,
+    pub corpus: &'a Path,
+    pub choice: &'a Choice,
+    pub cache: CacheSetting,
+}
+
 /// [`deduplicate`] on pages already read (`neardup bench scale` makes
-/// them), with `config` narrowed to the chosen entry.
+/// them).
 pub fn deduplicate_pages(
-    one: &ExperimentConfig,
-    experiment_path: &Path,
+    one: &DedupRun,
     mut pages: Corpus,
-    choice: &Choice,
     policy: KeepPolicy,
     progress: Option<Progress>,
-) -> Result<Deduplicated, DedupError> {
+) -> Deduplicated {
     let started = std::time::Instant::now();
-    let references = load_references(one, experiment_path).map_err(ExperimentError::from)?;
+    let narrowed = narrowed(one.experiment.config(), one.choice, one.corpus);
+    // The narrowed experiment's one entry reads the chosen entry's reference.
+    let references = vec![one.references.get(one.choice.entry).cloned().flatten()];
     ignore_clusters(&mut pages);
     let skipped_empty = pages.skipped_empty;
     let mut facts: Vec<PageFacts> = pages
@@ -376,7 +391,10 @@ pub fn deduplicate_pages(
         progress,
         ..Watchers::default()
     };
-    let result = run_experiment_consuming("dedup", one, pages, &references, watchers);
+    let run = Experiment::from_config(narrowed, one.experiment.path())
+        .prepare_pages(pages, references, one.cache.clone())
+        .run(watchers);
+    let result = run.result();
     for (f, &len) in facts.iter_mut().zip(&result.truth.text_len) {
         f.text_len = len;
     }
@@ -388,15 +406,15 @@ pub fn deduplicate_pages(
     let labels = cluster_run(facts.len(), &ran.run, ran.threshold, ran.clustering);
     let kept = representatives(&labels, &facts, policy);
     let rows = mapping(&labels, &kept, &pairs, &groups);
-    Ok(Deduplicated {
-        label: choice.label.clone(),
+    Deduplicated {
+        label: one.choice.label.clone(),
         threshold: ran.threshold,
         facts,
         rows,
         skipped_empty,
         seconds: started.elapsed().as_secs_f64(),
         peak_memory_bytes: result.peak_memory_bytes,
-    })
+    }
 }
 
 /// Every page its own true cluster: the run's evaluation then costs

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use super::config::format_threshold;
+use super::outcome::ExperimentResult;
 use super::results::{write_frame, TableWriteError};
-use super::runner::ExperimentResult;
 use crate::eval::judged::{evaluate_judged, JudgedEvaluation, JudgedTruth};
 use crate::util::fmt::percent_sign;
 

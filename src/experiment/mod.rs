@@ -4,8 +4,10 @@
 
 pub mod config;
 pub mod dedup;
+pub mod front;
 pub mod judged;
 pub mod mapping;
+pub mod outcome;
 pub mod pairs;
 pub mod paper;
 pub mod results;
@@ -19,11 +21,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use config::{ConfigError, ExperimentConfig};
-pub use results::{render_summary, write_reports, TableWriteError};
-pub use runner::{
-    run_experiment, run_experiment_consuming, run_experiment_observed, AlgorithmResult,
-    ExperimentResult, RunOutput, Watchers,
+pub use front::{CacheSetting, Experiment, PrepareOptions, Prepared, Run, Scorer};
+pub use outcome::{
+    AlgorithmResult, CurveCache, EndToEnd, ExperimentResult, FittedAlgorithm, RunOutput, Watchers,
 };
+pub use results::{render_summary, write_reports, TableWriteError};
+pub use runner::{run_experiment, run_experiment_consuming, run_experiment_observed};
 
 use crate::algo::Document;
 use crate::corpus::{
@@ -80,6 +83,10 @@ pub enum ExperimentError {
     Corpus(#[from] CorpusError),
     #[error(transparent)]
     Report(#[from] TableWriteError),
+    #[error(transparent)]
+    Judged(#[from] crate::eval::judged::JudgedError),
+    #[error(transparent)]
+    Build(#[from] crate::corpus::build::BuildError),
 }
 
 /// The corpus an experiment names, read with labels required; a corpus

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 use rayon::prelude::*;
 
+use super::outcome::ExperimentResult;
 use super::results::TableWriteError;
-use super::runner::ExperimentResult;
 use crate::eval::judged::JudgedTruth;
 
 /// One row per pair `a < b` that any algorithm stored (a group's pairs

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use super::config::format_threshold;
-use super::runner::{AlgorithmResult, ExperimentResult};
+use super::outcome::{AlgorithmResult, ExperimentResult};
 use crate::eval::{Counts, Evaluation, LevelMetrics};
 use crate::util::fmt::percent_sign as pct;
 use crate::util::io::FileError;

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::config::format_threshold;
-use super::runner::{AlgorithmResult, ExperimentResult};
+use super::outcome::{AlgorithmResult, ExperimentResult};
 use crate::eval::choose::{choose, Objective};
 use crate::eval::clustering::Clustering;
 use crate::eval::Truth;

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::config::{AlgorithmEntry, ExperimentConfig};
-use super::runner::ExperimentResult;
+use super::outcome::ExperimentResult;
 use crate::eval::choose::{choose, reachable_thresholds, Objective};
 use crate::eval::clustering::Clustering;
 use crate::eval::judged::{choose_judged, JudgedCurve, JudgedTruth};

@@ -74,6 +74,28 @@ pub fn dir() -> Option<PathBuf> {
     DIR.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
+/// Where a run keeps its extraction cache. A front end passes it down;
+/// `ProcessDefault` is what [`set_dir`] last made the process's (the
+/// command line's `--no-cache` and default folder; off until set).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum CacheSetting {
+    #[default]
+    ProcessDefault,
+    Off,
+    Dir(PathBuf),
+}
+
+impl CacheSetting {
+    /// The cache's folder, when the setting turns it on.
+    pub fn dir(&self) -> Option<PathBuf> {
+        match self {
+            CacheSetting::ProcessDefault => dir(),
+            CacheSetting::Off => None,
+            CacheSetting::Dir(dir) => Some(dir.clone()),
+        }
+    }
+}
+
 /// `$NEARDUP_CACHE_DIR`, else `$XDG_CACHE_HOME/neardup`, else
 /// `~/.cache/neardup`.
 pub fn default_dir() -> Option<PathBuf> {

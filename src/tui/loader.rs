@@ -10,8 +10,10 @@ use std::thread;
 
 use super::workbench::{Source, Tuning, Workbench};
 use crate::corpus::{demo, ReadCounter};
-use crate::eval::judged::JudgedTruth;
-use crate::experiment::{self, AlgorithmResult, ExperimentConfig, ExperimentResult, RunOutput};
+use crate::experiment::{
+    AlgorithmResult, CacheSetting, Experiment, ExperimentConfig, ExperimentResult, PrepareOptions,
+    RunOutput, Watchers,
+};
 use crate::util::stage::{Progress, ProgressSink, StageRecord};
 
 /// What the worker tells the UI.
@@ -186,11 +188,12 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<(), String> {
         return Ok(());
     }
     let (text, path) = experiment_text(source)?;
-    let config = ExperimentConfig::parse(&path, &text).map_err(|e| e.to_string())?;
-    let name = experiment::experiment_name(&config, &path);
+    let experiment = Experiment::parse(&text, &path).map_err(|e| e.to_string())?;
+    let name = experiment.name();
     // The gauge counts the file's bytes: pages are known only once read.
     let counter = Arc::new(ReadCounter::default());
-    let total_bytes = config
+    let total_bytes = experiment
+        .config()
         .corpus_path(&path)
         .and_then(|p| std::fs::metadata(p).ok())
         .filter(|m| m.is_file())
@@ -199,36 +202,24 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<(), String> {
         total_bytes,
         counter: counter.clone(),
     });
-    let corpus =
-        experiment::load_corpus_counted(&config, &path, &counter).map_err(|e| e.to_string())?;
-    // A reference collection (an I-Match lexicon's) is read and tokenised
-    // whole before the run: say so, with the time it takes.
-    if config
-        .algorithms
-        .iter()
-        .any(|a| config.reference_path(&a.config, &path).is_some())
-    {
-        let _ = events.send(LoadEvent::Work {
-            what: "read and tokenise the reference collections".into(),
-            total: 0,
-            done: Arc::new(AtomicU64::new(0)),
-        });
-    }
-    let references = experiment::load_references(&config, &path).map_err(|e| e.to_string())?;
+    let gauge = Arc::new(Gauge {
+        events: Mutex::new(events.clone()),
+        done: Arc::new(AtomicU64::new(0)),
+    });
     // Judged pairs are read before the run, so that a bad pairs file fails
-    // at once, naming its line and field.
-    let judged = match &config.judged {
-        Some(spec) => {
-            let ids: Vec<String> = corpus.pages.iter().map(|p| p.id.clone()).collect();
-            Some(Arc::new(
-                JudgedTruth::read(&spec.path(&path), &ids, spec.positive_from)
-                    .map_err(|e| e.to_string())?,
-            ))
-        }
-        None => None,
+    // at once, naming its line and field; the gauge is told of reading a
+    // reference collection (an I-Match lexicon's), which takes a while.
+    let options = PrepareOptions {
+        cache: CacheSetting::ProcessDefault,
+        build_missing: false,
+        read_counter: Some(counter),
+        progress: Some(Progress(gauge.clone())),
     };
-    let mut config = config;
-    experiment::attach_learning_labels(&mut config, &corpus, judged.as_deref());
+    let prepared = experiment.prepare(options).map_err(|e| e.to_string())?;
+    let config = prepared.run_config().clone();
+    let judged = prepared.judged().cloned();
+    // Held here, the corpus keeps its pages' content for the inspector.
+    let corpus = prepared.corpus().clone();
     let _ = events.send(LoadEvent::Planned {
         runs: config.runs(),
         pages: corpus.len(),
@@ -243,11 +234,6 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<(), String> {
             }
         })
     };
-    let gauge = Arc::new(Gauge {
-        events: Mutex::new(events.clone()),
-        done: Arc::new(AtomicU64::new(0)),
-    });
-    let corpus = Arc::new(corpus);
     // Each finished run's threshold curve is built here while the runner
     // goes on with the next algorithm, and the run goes to the UI at once.
     let (outputs, run_outputs) = channel::<RunOutput>();
@@ -297,13 +283,12 @@ fn load(source: &Source, events: &Sender<LoadEvent>) -> Result<(), String> {
             truth.is_some()
         })
     };
-    let watchers = experiment::Watchers {
+    let watchers = Watchers {
         stages: Some(stages),
         progress: Some(Progress(gauge.clone())),
         results: Some(outputs),
     };
-    let result =
-        experiment::run_experiment_observed(&name, &config, &corpus, &references, watchers);
+    let result = prepared.run(watchers).into_result();
     let _ = forward.join();
     let started = tuner
         .join()

@@ -6,11 +6,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::inspect::{shared_text, Highlighted};
-use crate::algo::Document;
 use crate::corpus::{read_corpus_counted, Page, ReadCounter, ReadOptions};
-use crate::experiment::config::PreparedAlgorithm;
-use crate::experiment::dedup::{choices, Choice};
-use crate::experiment::{load_references, ExperimentConfig};
+use crate::experiment::Experiment;
 use crate::extract::{extract_page, Extraction};
 
 /// The columns `neardup dedup` writes, in its order.
@@ -188,30 +185,7 @@ fn group(pages: &[MappedPage]) -> Result<Vec<MappedCluster>, (usize, String)> {
     Ok(clusters)
 }
 
-/// One algorithm of the experiment, ready to score a pair.
-pub struct Scorer {
-    pub label: String,
-    pub extraction: Extraction,
-    algorithm: Box<dyn crate::algo::Algorithm>,
-    tokenizer: crate::text::TokenizerConfig,
-}
-
-impl Scorer {
-    /// Page `p` as this algorithm's run reads it.
-    fn document(&self, n: u32, p: &Page) -> Document {
-        let extracted = extract_page(p, self.extraction);
-        let mut d = Document::new(n, &extracted.text(), p.lang, &self.tokenizer);
-        d.host = p.url.as_deref().and_then(crate::algo::learned::host_of);
-        d.structure = Some(std::sync::Arc::new(extracted.structure));
-        d
-    }
-}
-
-impl std::fmt::Debug for Scorer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.label)
-    }
-}
+pub use crate::experiment::Scorer;
 
 /// A removed page beside its kept page.
 #[derive(Debug, Clone)]
@@ -253,12 +227,7 @@ pub struct MappingView {
 impl MappingView {
     /// Reads the mapping in `dir`, the corpus it maps and the experiment's
     /// algorithms.
-    pub fn load(
-        dir: &Path,
-        config: &ExperimentConfig,
-        experiment_path: &Path,
-        corpus: &Path,
-    ) -> Result<MappingView, String> {
+    pub fn load(dir: &Path, experiment: &Experiment, corpus: &Path) -> Result<MappingView, String> {
         let mapping = read_mapping(dir)?;
         let read = read_corpus_counted(corpus, ReadOptions::unlabelled(), &ReadCounter::default())
             .map_err(|e| e.to_string())?;
@@ -278,42 +247,16 @@ impl MappingView {
                 corpus.display()
             ));
         }
-        let references = load_references(config, experiment_path).map_err(|e| e.to_string())?;
-        let all: Vec<Choice> = choices(config, &references);
-        let prepared: Vec<PreparedAlgorithm> = config.prepare(&references);
-        let extraction = all
-            .iter()
-            .find(|c| c.label == mapping.algorithm)
-            .map_or(Extraction::Main, |c| c.extraction);
-        let mut scorers: Vec<Scorer> = all
-            .into_iter()
-            .filter_map(|c| {
-                // An entry's algorithm serves each of its extractions.
-                let p = prepared.iter().find(|p| p.entry == c.entry)?;
-                let settings = config.algorithms[c.entry].config.settings();
-                Some(Scorer {
-                    algorithm: settings.build(references.get(c.entry).cloned().flatten()),
-                    label: c.label,
-                    extraction: c.extraction,
-                    tokenizer: p
-                        .tokenizer
-                        .clone()
-                        .unwrap_or_else(|| config.tokenizer.clone()),
-                })
-            })
-            .collect();
+        let references = experiment.read_references().map_err(|e| e.to_string())?;
         let mut fit_pages: Vec<&Page> = pages.values().collect();
         // File order is lost in the map; the ids give a fixed order.
         fit_pages.sort_by(|a, b| a.id.cmp(&b.id));
         fit_pages.truncate(FIT_PAGES);
-        for s in &mut scorers {
-            let docs: Vec<Document> = fit_pages
-                .iter()
-                .enumerate()
-                .map(|(n, p)| s.document(n as u32, p))
-                .collect();
-            s.algorithm.fit_collection(&docs);
-        }
+        let scorers = experiment.scorers(&references, &fit_pages);
+        let extraction = scorers
+            .iter()
+            .find(|s| s.label == mapping.algorithm)
+            .map_or(Extraction::Main, |s| s.extraction);
         Ok(MappingView {
             mapping,
             corpus: corpus.to_path_buf(),
@@ -346,10 +289,7 @@ impl MappingView {
         let scores = self
             .scorers
             .iter()
-            .map(|s| {
-                let doc = |n, p| s.document(n, p);
-                s.algorithm.score_pair(&doc(0, removed), &doc(1, kept))
-            })
+            .map(|s| s.score(removed, kept))
             .collect();
         self.pair = Some(MappedPair {
             removed: row.id.clone(),

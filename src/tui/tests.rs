@@ -765,7 +765,8 @@ fn write_demo_model(path: &std::path::Path) {
     )
     .unwrap();
     let corpus = crate::corpus::demo::demo_corpus().unwrap();
-    let (docs, truth) = crate::experiment::runner::documents(&config, &corpus, Extraction::Main);
+    let (docs, truth) =
+        crate::experiment::runner::documents(&config, &corpus, Extraction::Main, None);
     let trained = train(
         &LearnedConfig::default(),
         &docs,
@@ -1766,9 +1767,9 @@ fn demo_mapping(lines: &str) -> Result<super::mapping::MappingView, String> {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("mapping.csv"), lines).unwrap();
     let path = std::path::PathBuf::from(DEMO_EXPERIMENT_NAME);
-    let config = ExperimentConfig::parse(&path, DEMO_EXPERIMENT).unwrap();
+    let experiment = crate::experiment::Experiment::parse(DEMO_EXPERIMENT, &path).unwrap();
     let corpus = std::path::Path::new("datasets/demo/demo.jsonl.gz");
-    let mut view = super::mapping::MappingView::load(dir.path(), &config, &path, corpus)?;
+    let mut view = super::mapping::MappingView::load(dir.path(), &experiment, corpus)?;
     // The temporary folder's name changes from run to run.
     view.mapping.path = "OUT/mapping.csv".into();
     Ok(view)

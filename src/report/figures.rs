@@ -24,15 +24,8 @@ use super::ReportError;
 
 /// A chart of the report with the data behind it and its section.
 pub(super) trait Figure {
-    /// The chart's file stem: `{chart}.png` and `{chart}.svg`.
-    fn chart(&self) -> &'static str;
-    /// The data's file stem, `{data}.csv` and `{data}.parquet`: the
-    /// chart's unless said.
-    fn data(&self) -> &'static str {
-        self.chart()
-    }
-    /// Its heading in `report.md`.
-    fn title(&self) -> &'static str;
+    /// Its file stems and heading.
+    fn names(&self) -> Names;
     /// What the chart shows, under its heading.
     fn caption(&self, report: &ReportData) -> &'static str;
     /// Whether the runs have what it shows; the figures that always do
@@ -46,13 +39,27 @@ pub(super) trait Figure {
     fn frame(&self, report: &ReportData) -> PolarsResult<DataFrame>;
     /// Its section of `report.md`.
     fn section(&self, report: &ReportData, md: &mut String) {
-        chart_section(
-            md,
-            self.title(),
-            self.chart(),
-            self.data(),
-            self.caption(report),
-        );
+        chart_section(md, &self.names(), self.caption(report));
+    }
+}
+
+/// What a figure is called: its files and its heading in `report.md`.
+pub(super) struct Names {
+    /// The chart's file stem: `{chart}.png` and `{chart}.svg`.
+    pub chart: &'static str,
+    /// The data's file stem, `{data}.csv` and `{data}.parquet`.
+    pub data: &'static str,
+    pub title: &'static str,
+}
+
+impl Names {
+    /// A figure whose data has the chart's name.
+    const fn of(chart: &'static str, title: &'static str) -> Self {
+        Names {
+            chart,
+            data: chart,
+            title,
+        }
     }
 }
 
@@ -76,9 +83,9 @@ pub(super) fn write_figures(report: &ReportData, out: &Path) -> Result<Vec<PathB
     for figure in FIGURES {
         if figure.applies(report) {
             written.extend(figure.draw(report, out)?);
-            written.extend(write_frame(figure.data(), figure.frame(report), out)?);
+            written.extend(write_frame(figure.names().data, figure.frame(report), out)?);
         } else {
-            let (chart, data) = (figure.chart(), figure.data());
+            let Names { chart, data, .. } = figure.names();
             for file in [
                 format!("{chart}.png"),
                 format!("{chart}.svg"),
@@ -126,11 +133,8 @@ pub(super) fn draw_files<C: Chart>(
 struct PrFigure;
 
 impl Figure for PrFigure {
-    fn chart(&self) -> &'static str {
-        "pr"
-    }
-    fn title(&self) -> &'static str {
-        "Precision and recall"
+    fn names(&self) -> Names {
+        Names::of("pr", "Precision and recall")
     }
     fn caption(&self, report: &ReportData) -> &'static str {
         if report.judged.is_empty() {
@@ -156,7 +160,7 @@ impl Figure for PrFigure {
                 paper_marks(report.runs)
             },
         };
-        draw_files(&chart, self.chart(), out)
+        draw_files(&chart, self.names().chart, out)
     }
     fn frame(&self, report: &ReportData) -> PolarsResult<DataFrame> {
         curve_frame(report.curves())
@@ -168,11 +172,8 @@ impl Figure for PrFigure {
 struct PrClustersFigure;
 
 impl Figure for PrClustersFigure {
-    fn chart(&self) -> &'static str {
-        "pr_clusters"
-    }
-    fn title(&self) -> &'static str {
-        "Precision and recall against the clusters"
+    fn names(&self) -> Names {
+        Names::of("pr_clusters", "Precision and recall against the clusters")
     }
     fn caption(&self, _report: &ReportData) -> &'static str {
         "Pairwise against the pages' clusters, over all slices."
@@ -188,7 +189,7 @@ impl Figure for PrClustersFigure {
             overview: overview(&report.series),
             paper: paper_marks(report.runs),
         };
-        draw_files(&chart, self.chart(), out)
+        draw_files(&chart, self.names().chart, out)
     }
     fn frame(&self, report: &ReportData) -> PolarsResult<DataFrame> {
         curve_frame(&report.series)
@@ -198,11 +199,8 @@ impl Figure for PrClustersFigure {
 struct F1Figure;
 
 impl Figure for F1Figure {
-    fn chart(&self) -> &'static str {
-        "f1"
-    }
-    fn title(&self) -> &'static str {
-        "F1 against threshold"
+    fn names(&self) -> Names {
+        Names::of("f1", "F1 against threshold")
     }
     fn caption(&self, _report: &ReportData) -> &'static str {
         "One panel per score scale (similarities and distances do not share an axis)."
@@ -213,7 +211,7 @@ impl Figure for F1Figure {
             over: report.curves_over(),
             panels: report.curve_panels.clone(),
         };
-        draw_files(&chart, self.chart(), out)
+        draw_files(&chart, self.names().chart, out)
     }
     fn frame(&self, report: &ReportData) -> PolarsResult<DataFrame> {
         curve_frame(report.curves())
@@ -223,11 +221,8 @@ impl Figure for F1Figure {
 struct SlicesFigure;
 
 impl Figure for SlicesFigure {
-    fn chart(&self) -> &'static str {
-        "slices"
-    }
-    fn title(&self) -> &'static str {
-        "Per slice"
+    fn names(&self) -> Names {
+        Names::of("slices", "Per slice")
     }
     fn caption(&self, _report: &ReportData) -> &'static str {
         "Page level (seed 001's counts) at the configured thresholds."
@@ -238,7 +233,7 @@ impl Figure for SlicesFigure {
             slices: report.slices.clone(),
             paper: paper_bars(report.runs),
         };
-        draw_files(&chart, self.chart(), out)
+        draw_files(&chart, self.names().chart, out)
     }
     fn frame(&self, report: &ReportData) -> PolarsResult<DataFrame> {
         slice_frame(&report.series, &report.slices)
@@ -246,13 +241,7 @@ impl Figure for SlicesFigure {
     /// The chart, its counts as a table, and what boilerplate removal
     /// took from the pages those counts are over.
     fn section(&self, report: &ReportData, md: &mut String) {
-        chart_section(
-            md,
-            self.title(),
-            self.chart(),
-            self.data(),
-            self.caption(report),
-        );
+        chart_section(md, &self.names(), self.caption(report));
         slice_table(md, &report.series, &report.slices);
         boilerplate_section(md, report.runs);
     }
@@ -261,20 +250,18 @@ impl Figure for SlicesFigure {
 struct ThroughputFigure;
 
 impl Figure for ThroughputFigure {
-    fn chart(&self) -> &'static str {
-        "throughput"
-    }
-    fn data(&self) -> &'static str {
-        "throughput_stages"
-    }
-    fn title(&self) -> &'static str {
-        "Throughput"
+    fn names(&self) -> Names {
+        Names {
+            chart: "throughput",
+            data: "throughput_stages",
+            title: "Throughput",
+        }
     }
     fn caption(&self, _report: &ReportData) -> &'static str {
         "Pages per second of each algorithm's own stages (decoding, extraction and tokenising are shared and listed in the runs' throughput.csv)."
     }
     fn draw(&self, report: &ReportData, out: &Path) -> Result<Vec<PathBuf>, ReportError> {
-        draw_files(&ThroughputBars(&report.series), self.chart(), out)
+        draw_files(&ThroughputBars(&report.series), self.names().chart, out)
     }
     fn frame(&self, report: &ReportData) -> PolarsResult<DataFrame> {
         throughput_frame(&report.series)
@@ -284,17 +271,14 @@ impl Figure for ThroughputFigure {
 struct ScoresFigure;
 
 impl Figure for ScoresFigure {
-    fn chart(&self) -> &'static str {
-        "scores"
-    }
-    fn title(&self) -> &'static str {
-        "Scores of true and false pairs"
+    fn names(&self) -> Names {
+        Names::of("scores", "Scores of true and false pairs")
     }
     fn caption(&self, _report: &ReportData) -> &'static str {
         "Every stored pair (within the floor) by score; the black line is the configured threshold."
     }
     fn draw(&self, report: &ReportData, out: &Path) -> Result<Vec<PathBuf>, ReportError> {
-        draw_files(&ScoreHistograms(&report.series), self.chart(), out)
+        draw_files(&ScoreHistograms(&report.series), self.names().chart, out)
     }
     fn frame(&self, report: &ReportData) -> PolarsResult<DataFrame> {
         histogram_frame(&report.series)
@@ -305,11 +289,8 @@ impl Figure for ScoresFigure {
 struct LshFigure;
 
 impl Figure for LshFigure {
-    fn chart(&self) -> &'static str {
-        "lsh"
-    }
-    fn title(&self) -> &'static str {
-        "LSH S-curves"
+    fn names(&self) -> Names {
+        Names::of("lsh", "LSH S-curves")
     }
     fn caption(&self, _report: &ReportData) -> &'static str {
         "The probability that a pair of sets with Jaccard J becomes a candidate, for each banding chosen."
@@ -318,7 +299,7 @@ impl Figure for LshFigure {
         !report.banded.is_empty()
     }
     fn draw(&self, report: &ReportData, out: &Path) -> Result<Vec<PathBuf>, ReportError> {
-        draw_files(&LshCurves(&report.banded), self.chart(), out)
+        draw_files(&LshCurves(&report.banded), self.names().chart, out)
     }
     fn frame(&self, report: &ReportData) -> PolarsResult<DataFrame> {
         lsh_frame(&report.banded)
@@ -330,11 +311,8 @@ impl Figure for LshFigure {
 struct LexiconSweepFigure;
 
 impl Figure for LexiconSweepFigure {
-    fn chart(&self) -> &'static str {
-        "imatch_k"
-    }
-    fn title(&self) -> &'static str {
-        "I-Match against extra lexicons"
+    fn names(&self) -> Names {
+        Names::of("imatch_k", "I-Match against extra lexicons")
     }
     fn caption(&self, _report: &ReportData) -> &'static str {
         "Pairwise recall and precision of I-Match with K extra randomised lexicons (Kołcz et al. 2004), at each algorithm's threshold."
@@ -343,7 +321,7 @@ impl Figure for LexiconSweepFigure {
         !report.sweep.is_empty()
     }
     fn draw(&self, report: &ReportData, out: &Path) -> Result<Vec<PathBuf>, ReportError> {
-        draw_files(&LexiconSweep(&report.series), self.chart(), out)
+        draw_files(&LexiconSweep(&report.series), self.names().chart, out)
     }
     fn frame(&self, report: &ReportData) -> PolarsResult<DataFrame> {
         sweep_frame(&report.sweep)

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::figures::FIGURES;
+use super::figures::{Names, FIGURES};
 use super::measures::{find, measure, measure_value};
 use super::series::{series_of, ReportData, Series};
 use crate::experiment::paper::{inconsistencies, IndexPlan, Paper, PaperTable};
@@ -92,7 +92,8 @@ pub(super) fn markdown(data: &ReportData) -> String {
 
 /// A figure's section: its title, what it shows, the PNG inline and
 /// links to the SVG and the data.
-pub(super) fn chart_section(md: &mut String, title: &str, chart: &str, data: &str, what: &str) {
+pub(super) fn chart_section(md: &mut String, names: &Names, what: &str) {
+    let Names { chart, data, title } = names;
     let _ = writeln!(md, "\n## {title}\n\n{what}\n\n![{title}]({chart}.png)\n\n[SVG]({chart}.svg) · data: [{data}.csv]({data}.csv), [{data}.parquet]({data}.parquet)");
 }
 
